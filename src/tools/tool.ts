@@ -1,0 +1,56 @@
+import type { z } from "zod";
+
+/**
+ * What a tool may ask of the server that runs it. The server builds one per call; tests can build
+ * their own. Tools never see the transport, the engine or another client's sessions.
+ */
+export interface ToolContext {
+  /** The calling client; sessions and task stacks are scoped to it. */
+  readonly clientId: string;
+  /** Aborted when the client cancels the request or goes away. */
+  readonly signal: AbortSignal;
+  /** Reports progress; a no-op when the client did not ask for progress. */
+  progress(message: string, progress?: number, total?: number): void;
+  /** Services the tools share; each tool family declares what it needs from here. */
+  readonly services: ToolServices;
+}
+
+/**
+ * Filled in by the server. Kept as an open interface so each tool family adds the service it
+ * needs by declaration merging in its own file, without this file knowing every family.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ToolServices {}
+
+/** An MCP tool as plain data plus one async function; `server/` registers these. */
+export interface ToolDefinition<
+  In extends z.ZodRawShape = z.ZodRawShape,
+  Out extends z.ZodRawShape = z.ZodRawShape,
+> {
+  /** snake_case, stable: clients depend on it. */
+  readonly name: string;
+  readonly title: string;
+  /** Written for a model: what it does, when to use it, what it returns, its limits. */
+  readonly description: string;
+  readonly inputSchema: In;
+  readonly outputSchema: Out;
+  readonly annotations?: {
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+  /** Throws a DrydockError (or any error) on failure; the server turns it into an isError result. */
+  run(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
+}
+
+/** Lets a list hold tools of different shapes. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyToolDefinition = ToolDefinition<any, any>;
+
+/** Identity helper that keeps the argument types of `run` inferred from the schemas. */
+export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
+  tool: ToolDefinition<In, Out>,
+): ToolDefinition<In, Out> {
+  return tool;
+}

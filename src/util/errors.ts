@@ -1,0 +1,127 @@
+/**
+ * Every error drydock raises on purpose. Messages say what was wrong and what to do next; the
+ * server turns any of these into an `isError` tool result in one place.
+ */
+export class DrydockError extends Error {
+  override name = "DrydockError";
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export class EngineUnavailableError extends DrydockError {
+  override name = "EngineUnavailableError";
+  constructor(detail: string, options?: { cause?: unknown }) {
+    super(
+      "engine_unavailable",
+      `no Docker Engine answers (${detail}). Start Docker (or run scripts/setup.sh as root), or point DOCKER_HOST at a running engine; check with \`drydock doctor\``,
+      options,
+    );
+  }
+}
+
+export class ImageMissingError extends DrydockError {
+  override name = "ImageMissingError";
+  constructor(readonly image: string) {
+    super("image_missing", `image ${image} is not present in the engine; build it with \`drydock image build\``);
+  }
+}
+
+export class SessionNotFoundError extends DrydockError {
+  override name = "SessionNotFoundError";
+  constructor(readonly sessionId: string) {
+    super(
+      "session_not_found",
+      `session ${sessionId} not found; list sessions with session_list or create one with session_create`,
+    );
+  }
+}
+
+export class InvalidArgumentError extends DrydockError {
+  override name = "InvalidArgumentError";
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super("invalid_argument", `${field}: ${problem}`);
+  }
+}
+
+export class PathOutsideWorkspaceError extends DrydockError {
+  override name = "PathOutsideWorkspaceError";
+  constructor(
+    readonly path: string,
+    why = "it resolves outside /workspace",
+  ) {
+    super(
+      "path_outside_workspace",
+      `path ${JSON.stringify(path)} is refused: ${why}. Use a path under /workspace or relative to it`,
+    );
+  }
+}
+
+export class CommandTimeoutError extends DrydockError {
+  override name = "CommandTimeoutError";
+  constructor(
+    readonly timeoutMs: number,
+    readonly output: string,
+  ) {
+    super("command_timeout", `command did not finish within ${Math.round(timeoutMs / 1000)} s`);
+  }
+}
+
+export class CommandExitError extends DrydockError {
+  override name = "CommandExitError";
+  constructor(
+    readonly exitCode: number,
+    readonly output: string,
+    what: string,
+  ) {
+    super("command_exit", `${what} failed with exit code ${exitCode}: ${output.trim().slice(-2000)}`);
+  }
+}
+
+export class ApplyConflictError extends DrydockError {
+  override name = "ApplyConflictError";
+  constructor(
+    readonly files: string[],
+    detail: string,
+  ) {
+    super(
+      "apply_conflict",
+      `the diff does not apply cleanly to the host repository (files: ${files.join(", ") || "unknown"}); nothing on the host was changed. ${detail}`.trim(),
+    );
+  }
+}
+
+export class UnsafeDiffError extends DrydockError {
+  override name = "UnsafeDiffError";
+  constructor(reason: string) {
+    super("unsafe_diff", `the diff was refused before anything was applied: ${reason}`);
+  }
+}
+
+export class LimitExceededError extends DrydockError {
+  override name = "LimitExceededError";
+  constructor(message: string) {
+    super("limit_exceeded", message);
+  }
+}
+
+export class NotFoundError extends DrydockError {
+  override name = "NotFoundError";
+  constructor(message: string) {
+    super("not_found", message);
+  }
+}
+
+/** A message fit for a user: our own errors as they are, anything else with its name. */
+export function describeError(error: unknown): string {
+  if (error instanceof DrydockError) return error.message;
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

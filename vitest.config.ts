@@ -1,0 +1,29 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects, both run by `npm test` and in CI: unit tests need no Docker; integration tests
+// start real containers and fail (never skip) with a fix hint when no engine answers.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: "integration",
+          include: ["test/integration/**/*.test.ts", "test/security/**/*.test.ts", "test/faults/**/*.test.ts"],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          globalSetup: ["test/helpers/global-setup.ts"],
+          // Boxes are real containers on a 2-core machine: a few files at a time.
+          maxWorkers: 2,
+          fileParallelism: true,
+        },
+      },
+    ],
+  },
+});
