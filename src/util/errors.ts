@@ -125,3 +125,30 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }
+
+export class InvalidJsonError extends DrydockError {
+  override name = "InvalidJsonError";
+  constructor(
+    readonly line: number,
+    readonly column: number,
+    detail: string,
+  ) {
+    super(
+      "invalid_json",
+      `the file is not valid JSON at line ${line} column ${column}: ${detail}. Nothing was changed; view the lines around it with file_editor and fix them there`,
+    );
+  }
+}
+
+export class BinaryFileError extends DrydockError {
+  override name = "BinaryFileError";
+  constructor(
+    readonly path: string,
+    why = "it holds NUL bytes",
+  ) {
+    super(
+      "binary_file",
+      `${path} looks like a binary file (${why}); text tools refuse it. Inspect it with bash (xxd, file) instead`,
+    );
+  }
+}
