@@ -152,3 +152,14 @@ export class BinaryFileError extends DrydockError {
     );
   }
 }
+
+/**
+ * A task-stack rule refused the operation (no current task, open sub-tasks, a completed task), or a
+ * stored stack could not be read or saved. `code` names which.
+ */
+export class TaskStackError extends DrydockError {
+  override name = "TaskStackError";
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
