@@ -6,7 +6,11 @@ import { walk, type TreeNode } from "./task-tree.js";
  * it sat in and that row's parent. The spec's order: the leftmost open sibling; else the parent if
  * open; else the rightmost open task anywhere; else undefined (zen).
  */
-export function nextFocus<T extends TreeNode<T>>(roots: readonly T[], parent: T | undefined, row: readonly T[]): T | undefined {
+export function nextFocus<T extends TreeNode<T>>(
+  roots: readonly T[],
+  parent: T | undefined,
+  row: readonly T[],
+): T | undefined {
   const sibling = row.find(isOpen);
   if (sibling) return firstWorkableTask(sibling);
   if (parent && isOpen(parent)) return firstWorkableTask(parent);

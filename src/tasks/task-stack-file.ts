@@ -17,8 +17,7 @@ const envelopeSchema = z.object({
 });
 
 export type DecodedTaskStackFile =
-  | { ok: true; sessionId: string; savedAt: string; state: TaskStackState }
-  | { ok: false; problem: string };
+  { ok: true; sessionId: string; savedAt: string; state: TaskStackState } | { ok: false; problem: string };
 
 /** The text of a stack file: an envelope naming the session, with a checksum over the state. */
 export function encodeTaskStackFile(sessionId: string, state: TaskStackState, savedAt: Date): string {
@@ -51,7 +50,12 @@ export function decodeTaskStackFile(text: string): DecodedTaskStackFile {
   if (!state.success) return { ok: false, problem: `malformed task data (${z.prettifyError(state.error)})` };
   const problems = findInvariantViolations(state.data);
   if (problems.length > 0) return { ok: false, problem: `inconsistent task data (${problems.join("; ")})` };
-  return { ok: true, sessionId: envelope.data.session_id, savedAt: envelope.data.saved_at, state: state.data };
+  return {
+    ok: true,
+    sessionId: envelope.data.session_id,
+    savedAt: envelope.data.saved_at,
+    state: state.data,
+  };
 }
 
 function checksum(state: unknown): string {

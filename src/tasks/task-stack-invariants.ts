@@ -29,7 +29,8 @@ export function findInvariantViolations(state: TaskStackState): string[] {
     } else {
       anyOpen = true;
       if (task.completedAt !== null) problems.push(`open task ${task.id} has a completion time`);
-      if (parent?.status === "completed") problems.push(`open task ${task.id} sits under completed ${parent.id}`);
+      if (parent?.status === "completed")
+        problems.push(`open task ${task.id} sits under completed ${parent.id}`);
     }
   }
 
@@ -38,7 +39,8 @@ export function findInvariantViolations(state: TaskStackState): string[] {
   } else {
     const current = locate(state.tasks, state.currentTaskId);
     if (!current) problems.push(`current task ${state.currentTaskId} is not in the stack`);
-    else if (current.task.status === "completed") problems.push(`current task ${current.task.id} is completed`);
+    else if (current.task.status === "completed")
+      problems.push(`current task ${current.task.id} is completed`);
   }
   return problems;
 }

@@ -148,8 +148,10 @@ export class TaskStackStore implements TaskStackOpener {
     if (main === undefined) return { kind: "none" };
     if (main.ok) return { kind: "main", state: main.state, savedAt: main.savedAt };
     const backup = await readStackFile(paths.backup, sessionId);
-    if (backup?.ok) return { kind: "backup", state: backup.state, savedAt: backup.savedAt, damage: main.problem };
-    const backupNote = backup === undefined ? "there is no backup" : `the backup is damaged too (${backup.problem})`;
+    if (backup?.ok)
+      return { kind: "backup", state: backup.state, savedAt: backup.savedAt, damage: main.problem };
+    const backupNote =
+      backup === undefined ? "there is no backup" : `the backup is damaged too (${backup.problem})`;
     throw new TaskStackError(
       "task_stack_damaged",
       `the task stack of session ${sessionId} cannot be read: ${paths.main} is damaged (${main.problem}) and ${backupNote}. Nothing was changed; move ${paths.main} aside to start this session with an empty stack`,

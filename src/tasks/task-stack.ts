@@ -88,7 +88,10 @@ export class TaskStack implements TaskStackView {
     }
     const problems = findInvariantViolations(parsed.data);
     if (problems.length > 0) {
-      throw new TaskStackError("task_stack_invalid", `task stack data is inconsistent: ${problems.join("; ")}`);
+      throw new TaskStackError(
+        "task_stack_invalid",
+        `task stack data is inconsistent: ${problems.join("; ")}`,
+      );
     }
     return new TaskStack(structuredClone(parsed.data), options);
   }
