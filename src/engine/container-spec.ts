@@ -1,0 +1,93 @@
+/**
+ * What the engine needs to create a box, in drydock's terms. `toCreateOptions` maps it to the
+ * Docker Engine API; it is pure so the hardening it produces can be checked without an engine.
+ */
+import type { ContainerCreateOptions } from "dockerode";
+
+export interface TmpfsMount {
+  path: string;
+  sizeMB: number;
+  /** Owner of the mount's root, so the non-root user can write there. */
+  uid: number;
+  gid: number;
+  exec: boolean;
+  /** Octal permission bits of the mount's root, e.g. "1777" for a shared /tmp. */
+  mode: string;
+}
+
+export interface BindMount {
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+}
+
+export interface ContainerSpec {
+  image: string;
+  name?: string;
+  labels: Record<string, string>;
+  user: string;
+  workdir: string;
+  env: Record<string, string>;
+  command: string[];
+  /** "none" unless a relaxation asks for a Docker network by name. */
+  network: string;
+  memoryMB: number;
+  cpus: number;
+  pidsLimit: number;
+  readOnlyRootfs: boolean;
+  capDrop: string[];
+  capAdd: string[];
+  noNewPrivileges: boolean;
+  tmpfs: TmpfsMount[];
+  binds: BindMount[];
+  /** Open files per process. */
+  nofile: number;
+}
+
+export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
+  const tmpfs: Record<string, string> = {};
+  for (const t of spec.tmpfs) {
+    tmpfs[t.path] = [
+      "rw",
+      t.exec ? "exec" : "noexec",
+      "nosuid",
+      "nodev",
+      `size=${t.sizeMB}m`,
+      `uid=${t.uid}`,
+      `gid=${t.gid}`,
+      `mode=${t.mode}`,
+    ].join(",");
+  }
+  return {
+    Image: spec.image,
+    name: spec.name,
+    Labels: spec.labels,
+    User: spec.user,
+    WorkingDir: spec.workdir,
+    Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+    Cmd: spec.command,
+    Tty: false,
+    OpenStdin: false,
+    NetworkDisabled: spec.network === "none",
+    HostConfig: {
+      NetworkMode: spec.network,
+      Memory: spec.memoryMB * 1024 * 1024,
+      // Equal to Memory: no swap, so a memory bomb meets the limit instead of the host's disk.
+      MemorySwap: spec.memoryMB * 1024 * 1024,
+      NanoCpus: Math.round(spec.cpus * 1e9),
+      PidsLimit: spec.pidsLimit,
+      ReadonlyRootfs: spec.readOnlyRootfs,
+      CapDrop: spec.capDrop,
+      CapAdd: spec.capAdd.length > 0 ? spec.capAdd : undefined,
+      SecurityOpt: spec.noNewPrivileges ? ["no-new-privileges:true"] : [],
+      Tmpfs: tmpfs,
+      Binds: spec.binds.map((b) => `${b.hostPath}:${b.containerPath}:${b.readOnly ? "ro" : "rw"}`),
+      Init: true,
+      IpcMode: "private",
+      Ulimits: [{ Name: "nofile", Soft: spec.nofile, Hard: spec.nofile }],
+      AutoRemove: false,
+      Privileged: false,
+      PublishAllPorts: false,
+    },
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The container backend: the only place that knows dockerode. Every call logs what it does with
+ * the short container id and rethrows with context.
+ */
+import Docker from "dockerode";
+import type { Readable } from "node:stream";
+import { DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
+import { logger } from "../util/log.js";
+import { toCreateOptions, type ContainerSpec } from "./container-spec.js";
+import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
+
+const log = logger("engine");
+
+export interface BoxSummary {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+  state: string;
+  createdAt: Date;
+}
+
+export interface EngineVersion {
+  version: string;
+  apiVersion: string;
+  os: string;
+}
+
+export const short = (id: string): string => id.slice(0, 12);
+
+export class Engine {
+  private constructor(readonly docker: Docker) {}
+
+  /** Connects to the engine named by DOCKER_HOST or the default socket, and checks it answers. */
+  static async connect(options: { timeoutMs?: number } = {}): Promise<Engine> {
+    const docker = new Docker({ timeout: options.timeoutMs });
+    try {
+      await docker.ping();
+    } catch (error) {
+      throw new EngineUnavailableError(
+        `${process.env.DOCKER_HOST ?? "/var/run/docker.sock"}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return new Engine(docker);
+  }
+
+  async version(): Promise<EngineVersion> {
+    const v = await this.docker.version();
+    return { version: v.Version, apiVersion: v.ApiVersion, os: `${v.Os}/${v.Arch}` };
+  }
+
+  async hasImage(ref: string): Promise<boolean> {
+    try {
+      await this.docker.getImage(ref).inspect();
+      return true;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return false;
+      throw this.wrap(error, `inspect image ${ref}`);
+    }
+  }
+
+  /** The image id for a reference, or undefined when the engine does not have it. */
+  async imageId(ref: string): Promise<string | undefined> {
+    try {
+      return (await this.docker.getImage(ref).inspect()).Id;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+      throw this.wrap(error, `inspect image ${ref}`);
+    }
+  }
+
+  async tag(source: string, target: string): Promise<void> {
+    const [repo, tag] = target.split(":");
+    await this.docker.getImage(source).tag({ repo: repo!, tag: tag ?? "latest" });
+  }
+
+  /** Pulls an image; fails after timeoutMs (no registry may be reachable). */
+  async pull(ref: string, timeoutMs: number): Promise<void> {
+    const pulling = new Promise<void>((resolve, reject) => {
+      this.docker.pull(ref, (error: Error | null, stream: NodeJS.ReadableStream) => {
+        if (error) return reject(error);
+        this.docker.modem.followProgress(stream, (e: Error | null) => (e ? reject(e) : resolve()));
+      });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      await Promise.race([pulling, timeout]);
+    } catch (error) {
+      throw this.wrap(error, `pull ${ref}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Builds an image from a tar of the build context; each line of build output goes to onLine. */
+  async buildImage(
+    context: Readable,
+    options: { tag: string; buildArgs: Record<string, string>; labels?: Record<string, string> },
+    onLine: (line: string) => void,
+  ): Promise<void> {
+    log.info(`building image ${options.tag}`);
+    const stream = await this.docker.buildImage(context, {
+      t: options.tag,
+      buildargs: options.buildArgs,
+      labels: options.labels,
+      rm: true,
+      forcerm: true,
+    });
+    await new Promise<void>((resolve, reject) => {
+      this.docker.modem.followProgress(
+        stream,
+        (error: Error | null, output: Array<{ error?: string }>) => {
+          const failed = error ?? output.find((o) => o.error);
+          if (failed) {
+            reject(
+              new DrydockError(
+                "image_build_failed",
+                `building ${options.tag} failed: ${error ? error.message : (failed as { error: string }).error}`,
+              ),
+            );
+          } else resolve();
+        },
+        (event: { stream?: string; status?: string; error?: string }) => {
+          const text = event.stream ?? event.status ?? event.error ?? "";
+          for (const line of text.split("\n")) if (line.trim()) onLine(line.trimEnd());
+        },
+      );
+    });
+  }
+
+  async createBox(spec: ContainerSpec): Promise<string> {
+    try {
+      const container = await this.docker.createContainer(toCreateOptions(spec));
+      log.debug(`created ${short(container.id)} from ${spec.image}`);
+      return container.id;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) throw new ImageMissingError(spec.image);
+      throw this.wrap(error, `create a container from ${spec.image}`);
+    }
+  }
+
+  async start(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).start();
+      log.debug(`started ${short(id)}`);
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 304) return;
+      throw this.wrap(error, `start ${short(id)}`);
+    }
+  }
+
+  /** Removes a box and everything in it; a box already gone is not an error. */
+  async remove(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true });
+      log.debug(`removed ${short(id)}`);
+    } catch (error) {
+      const code = (error as { statusCode?: number }).statusCode;
+      if (code === 404) return;
+      // 409: removal already in progress elsewhere; it will finish without us.
+      if (code === 409) return;
+      throw this.wrap(error, `remove ${short(id)}`);
+    }
+  }
+
+  async isRunning(id: string): Promise<boolean> {
+    try {
+      const info = await this.docker.getContainer(id).inspect();
+      return info.State.Running === true;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return false;
+      throw this.wrap(error, `inspect ${short(id)}`);
+    }
+  }
+
+  async inspect(id: string): Promise<Docker.ContainerInspectInfo> {
+    try {
+      return await this.docker.getContainer(id).inspect();
+    } catch (error) {
+      throw this.wrap(error, `inspect ${short(id)}`);
+    }
+  }
+
+  /** Boxes carrying a label (any value), or a label with the given value. */
+  async listBoxes(label: string, value?: string): Promise<BoxSummary[]> {
+    const filter = value === undefined ? label : `${label}=${value}`;
+    const list = await this.docker.listContainers({ all: true, filters: { label: [filter] } });
+    return list.map((c) => ({
+      id: c.Id,
+      name: (c.Names[0] ?? "").replace(/^\//, ""),
+      labels: c.Labels,
+      state: c.State,
+      createdAt: new Date(c.Created * 1000),
+    }));
+  }
+
+  /** Runs a program in a box (no shell) and collects its output; see ExecOptions for limits. */
+  async exec(id: string, argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    try {
+      return await runExec(this.docker.getContainer(id), argv, options);
+    } catch (error) {
+      if (error instanceof DrydockError) throw error;
+      throw this.wrap(error, `exec ${argv[0]} in ${short(id)}`);
+    }
+  }
+
+  private wrap(error: unknown, what: string): Error {
+    const code = (error as { code?: string }).code;
+    if (code === "ECONNREFUSED" || code === "ENOENT" || code === "EACCES") {
+      return new EngineUnavailableError(`${what}: ${(error as Error).message}`, { cause: error });
+    }
+    const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
+    log.debug(`${what} failed: ${message}`);
+    return new DrydockError("engine_error", `${what} failed: ${message}`, { cause: error });
+  }
+}

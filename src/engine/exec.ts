@@ -1,0 +1,133 @@
+/**
+ * One program run in a box through the engine's exec API, with stdin, a time limit and capped
+ * output. Output is demultiplexed by hand (the 8-byte frame headers of a non-TTY exec) so a
+ * stream that ends mid-frame is handled and nothing is buffered beyond the cap.
+ */
+import type Docker from "dockerode";
+import { Readable } from "node:stream";
+import { CommandTimeoutError } from "../util/errors.js";
+
+export interface ExecOptions {
+  user?: string;
+  workdir?: string;
+  env?: Record<string, string>;
+  /** Bytes or a stream written to the program's stdin, which is then closed. */
+  stdin?: Buffer | string | Readable;
+  /** Default 120_000. */
+  timeoutMs?: number;
+  /** Per stream; what is past the cap is counted and dropped. Default 64 MiB. */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+  /** Called with each stdout chunk as it arrives (before capping), for streaming consumers. */
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: Buffer;
+  /** True when either stream went past maxOutputBytes. */
+  truncated: boolean;
+}
+
+class CappedBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  truncated = false;
+  constructor(private readonly cap: number) {}
+  push(chunk: Buffer): void {
+    const room = this.cap - this.size;
+    if (room <= 0) {
+      this.truncated = true;
+      return;
+    }
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (part.length < chunk.length) this.truncated = true;
+    this.chunks.push(part);
+    this.size += part.length;
+  }
+  value(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+export async function runExec(
+  container: Docker.Container,
+  argv: string[],
+  options: ExecOptions,
+): Promise<ExecResult> {
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const cap = options.maxOutputBytes ?? 64 * 1024 * 1024;
+  const exec = await container.exec({
+    Cmd: argv,
+    User: options.user,
+    WorkingDir: options.workdir,
+    Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
+    AttachStdin: options.stdin !== undefined,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+  });
+  const stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
+  const stdout = new CappedBuffer(cap);
+  const stderr = new CappedBuffer(cap);
+
+  let pending: Buffer = Buffer.alloc(0);
+  stream.on("data", (data: Buffer) => {
+    pending = pending.length ? Buffer.concat([pending, data]) : data;
+    while (pending.length >= 8) {
+      const kind = pending[0];
+      const size = pending.readUInt32BE(4);
+      if (pending.length < 8 + size) break;
+      const payload = pending.subarray(8, 8 + size);
+      pending = pending.subarray(8 + size);
+      if (kind === 2) {
+        options.onStderr?.(payload);
+        stderr.push(payload);
+      } else {
+        options.onStdout?.(payload);
+        stdout.push(payload);
+      }
+    }
+  });
+
+  if (options.stdin !== undefined) {
+    const input =
+      options.stdin instanceof Readable ? options.stdin : Readable.from([Buffer.from(options.stdin)]);
+    input.on("error", (error) => stream.destroy(error));
+    input.pipe(stream);
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stream.on("end", resolve);
+      stream.on("close", resolve);
+      stream.on("error", reject);
+      timer = setTimeout(() => {
+        stream.destroy();
+        reject(new CommandTimeoutError(timeoutMs, stdout.value().toString("utf8")));
+      }, timeoutMs);
+      if (options.signal) {
+        onAbort = () => {
+          stream.destroy();
+          reject(new Error("cancelled"));
+        };
+        if (options.signal.aborted) onAbort();
+        else options.signal.addEventListener("abort", onAbort, { once: true });
+      }
+    });
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) options.signal?.removeEventListener("abort", onAbort);
+  }
+  const info = await exec.inspect();
+  return {
+    exitCode: info.ExitCode ?? -1,
+    stdout: stdout.value(),
+    stderr: stderr.value(),
+    truncated: stdout.truncated || stderr.truncated,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Labels on every box: which session, which drydock process owns it, when it was made. They let
+ * a later process or `drydock sessions prune` find boxes whose owner died.
+ */
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+
+export const LABEL_SESSION = "drydock.session";
+export const LABEL_OWNER = "drydock.owner";
+export const LABEL_CREATED = "drydock.created";
+export const LABEL_REPO = "drydock.repo";
+export const LABEL_POOL = "drydock.pool";
+
+/** An owner is a process on a host, told apart from a later process with the same pid by its start time. */
+export interface Owner {
+  host: string;
+  pid: number;
+  startTicks: string;
+}
+
+export function formatOwner(owner: Owner): string {
+  return `${owner.host}/${owner.pid}/${owner.startTicks}`;
+}
+
+export function parseOwner(value: string | undefined): Owner | undefined {
+  if (!value) return undefined;
+  const parts = value.split("/");
+  if (parts.length !== 3) return undefined;
+  const pid = Number(parts[1]);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  return { host: parts[0]!, pid, startTicks: parts[2]! };
+}
+
+/** The process start time from /proc (clock ticks since boot), or "" where /proc is missing. */
+export function processStartTicks(pid: number): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export function currentOwner(): Owner {
+  return { host: hostname(), pid: process.pid, startTicks: processStartTicks(process.pid) };
+}
+
+/**
+ * Whether the owner is known to be gone. Owners on other hosts are never judged dead: their
+ * boxes are left for `prune --all`.
+ */
+export function ownerIsDead(owner: Owner, here: string = hostname()): boolean {
+  if (owner.host !== here) return false;
+  try {
+    process.kill(owner.pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  const ticks = processStartTicks(owner.pid);
+  return ticks !== "" && owner.startTicks !== "" && ticks !== owner.startTicks;
+}

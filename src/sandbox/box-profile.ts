@@ -1,0 +1,100 @@
+/**
+ * The hardening profile of a box. The defaults are the safe ones; every relaxation is an explicit
+ * option, and `relaxations()` names each one so the caller can log it.
+ */
+import type { ContainerSpec } from "../engine/container-spec.js";
+
+export const BOX_USER = "1000";
+export const BOX_UID = 1000;
+export const WORKSPACE = "/workspace";
+export const GATEWAY_DIR_IN_BOX = "/run/drydock";
+
+export interface BoxOptions {
+  image: string;
+  /** Docker network to join; "none" (the default) means no network at all. */
+  network?: string;
+  memoryMB?: number;
+  cpus?: number;
+  pidsLimit?: number;
+  /** Size of the in-memory /workspace (counted against memoryMB). */
+  workspaceMB?: number;
+  tmpMB?: number;
+  /** Relaxation: a writable root filesystem. */
+  writableRootfs?: boolean;
+  /** Relaxation: allow setuid programs to gain privileges. */
+  allowNewPrivileges?: boolean;
+  /** Relaxation: capabilities to keep (all are dropped by default). */
+  capAdd?: string[];
+  /** A host directory (holding the gateway socket) bind-mounted read-only at /run/drydock. */
+  gatewayDir?: string;
+  env?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export const DEFAULT_LIMITS = {
+  memoryMB: 2048,
+  cpus: 1,
+  pidsLimit: 256,
+  workspaceMB: 1024,
+  tmpMB: 512,
+} as const;
+
+export interface BoxLimits {
+  network: string;
+  memoryMB: number;
+  cpus: number;
+  pidsLimit: number;
+  workspaceMB: number;
+  tmpMB: number;
+}
+
+export function boxLimits(options: BoxOptions): BoxLimits {
+  return {
+    network: options.network ?? "none",
+    memoryMB: options.memoryMB ?? DEFAULT_LIMITS.memoryMB,
+    cpus: options.cpus ?? DEFAULT_LIMITS.cpus,
+    pidsLimit: options.pidsLimit ?? DEFAULT_LIMITS.pidsLimit,
+    workspaceMB: options.workspaceMB ?? DEFAULT_LIMITS.workspaceMB,
+    tmpMB: options.tmpMB ?? DEFAULT_LIMITS.tmpMB,
+  };
+}
+
+/** Each way these options are weaker than the default profile, in words for a log. */
+export function relaxations(options: BoxOptions): string[] {
+  const out: string[] = [];
+  if ((options.network ?? "none") !== "none") out.push(`network "${options.network}" (default: none)`);
+  if (options.writableRootfs) out.push("writable root filesystem (default: read-only)");
+  if (options.allowNewPrivileges) out.push("new privileges allowed (default: no-new-privileges)");
+  if (options.capAdd?.length) out.push(`capabilities kept: ${options.capAdd.join(", ")} (default: none)`);
+  return out;
+}
+
+export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
+  const limits = boxLimits(options);
+  return {
+    image: options.image,
+    name,
+    labels: options.labels ?? {},
+    user: BOX_USER,
+    workdir: WORKSPACE,
+    env: { HOME: "/home/agent", ...options.env },
+    command: ["sleep", "infinity"],
+    network: limits.network,
+    memoryMB: limits.memoryMB,
+    cpus: limits.cpus,
+    pidsLimit: limits.pidsLimit,
+    readOnlyRootfs: !options.writableRootfs,
+    capDrop: ["ALL"],
+    capAdd: options.capAdd ?? [],
+    noNewPrivileges: !options.allowNewPrivileges,
+    tmpfs: [
+      { path: WORKSPACE, sizeMB: limits.workspaceMB, uid: BOX_UID, gid: BOX_UID, exec: true, mode: "0755" },
+      { path: "/tmp", sizeMB: limits.tmpMB, uid: 0, gid: 0, exec: true, mode: "1777" },
+      { path: "/home/agent", sizeMB: 256, uid: BOX_UID, gid: BOX_UID, exec: false, mode: "0755" },
+    ],
+    binds: options.gatewayDir
+      ? [{ hostPath: options.gatewayDir, containerPath: GATEWAY_DIR_IN_BOX, readOnly: true }]
+      : [],
+    nofile: 4096,
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * A running box: one hardened container, created from a profile, with helpers to run programs
+ * in it as the box user. Removing it removes everything in it.
+ */
+import { Engine, short } from "../engine/engine.js";
+import type { ExecOptions, ExecResult } from "../engine/exec.js";
+import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, currentOwner, formatOwner } from "../engine/labels.js";
+import { logger } from "../util/log.js";
+import { BOX_USER, WORKSPACE, boxLimits, boxSpec, relaxations, type BoxLimits, type BoxOptions } from "./box-profile.js";
+
+const log = logger("box");
+
+export class Box {
+  private removed = false;
+
+  private constructor(
+    readonly engine: Engine,
+    readonly id: string,
+    readonly sessionId: string,
+    readonly image: string,
+    readonly limits: BoxLimits,
+  ) {}
+
+  /** Creates and starts a box for a session; labels name the session, the owner and the time. */
+  static async create(engine: Engine, sessionId: string, options: BoxOptions): Promise<Box> {
+    for (const r of relaxations(options)) log.warn(`session ${sessionId}: relaxed: ${r}`);
+    const labels = {
+      ...options.labels,
+      [LABEL_SESSION]: sessionId,
+      [LABEL_OWNER]: formatOwner(currentOwner()),
+      [LABEL_CREATED]: new Date().toISOString(),
+    };
+    const id = await engine.createBox(boxSpec({ ...options, labels }, `drydock-${sessionId}`));
+    const box = new Box(engine, id, sessionId, options.image, boxLimits(options));
+    try {
+      await engine.start(id);
+    } catch (error) {
+      await engine.remove(id);
+      throw error;
+    }
+    log.debug(`session ${sessionId}: box ${short(id)} started`);
+    return box;
+  }
+
+  /** Adopts an existing container (a pooled box handed to a session). */
+  static adopt(engine: Engine, id: string, sessionId: string, image: string, limits: BoxLimits): Box {
+    return new Box(engine, id, sessionId, image, limits);
+  }
+
+  get shortId(): string {
+    return short(this.id);
+  }
+
+  /** Runs a program as the box user in /workspace. */
+  exec(argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    return this.engine.exec(this.id, argv, { user: BOX_USER, workdir: WORKSPACE, ...options });
+  }
+
+  /** Runs a short bash script with positional arguments (never interpolated into the script). */
+  sh(script: string, args: string[] = [], options: ExecOptions = {}): Promise<ExecResult> {
+    return this.exec(["bash", "-c", script, "drydock", ...args], options);
+  }
+
+  isRunning(): Promise<boolean> {
+    return this.engine.isRunning(this.id);
+  }
+
+  async remove(): Promise<void> {
+    if (this.removed) return;
+    this.removed = true;
+    await this.engine.remove(this.id);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.remove();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Collects a command's output within a byte budget: the head and the tail are kept, the middle is
+ * counted and replaced by a marker saying how much was cut. Memory stays bounded whatever the
+ * command prints.
+ */
+import stripAnsi from "strip-ansi";
+
+export class OutputCapture {
+  private head: Buffer[] = [];
+  private headSize = 0;
+  private tail: Buffer[] = [];
+  private tailSize = 0;
+  private dropped = 0;
+  private readonly headCap: number;
+  private readonly tailCap: number;
+
+  constructor(readonly maxBytes: number) {
+    this.headCap = Math.floor(maxBytes / 2);
+    this.tailCap = maxBytes - this.headCap;
+  }
+
+  get totalBytes(): number {
+    return this.headSize + this.tailSize + this.dropped;
+  }
+
+  get truncated(): boolean {
+    return this.dropped > 0;
+  }
+
+  push(chunk: Buffer): void {
+    let rest = chunk;
+    if (this.headSize < this.headCap) {
+      const take = rest.subarray(0, this.headCap - this.headSize);
+      this.head.push(take);
+      this.headSize += take.length;
+      rest = rest.subarray(take.length);
+    }
+    if (rest.length === 0) return;
+    this.tail.push(rest);
+    this.tailSize += rest.length;
+    while (this.tailSize > this.tailCap) {
+      const first = this.tail[0]!;
+      const excess = this.tailSize - this.tailCap;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailSize -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailSize -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+
+  /** The text a caller sees: terminal control sequences removed, line ends normalised. */
+  text(): string {
+    const head = cleanTerminalText(Buffer.concat(this.head).toString("utf8"));
+    if (!this.truncated) return head + cleanTerminalText(Buffer.concat(this.tail).toString("utf8"));
+    const tail = cleanTerminalText(Buffer.concat(this.tail).toString("utf8"));
+    return `${head}\n[... ${this.dropped} bytes of output cut (output is capped at ${this.maxBytes} bytes: head and tail kept); redirect to a file and view parts of it to see more ...]\n${tail}`;
+  }
+}
+
+/** Removes ANSI escape sequences and other control characters except newline and tab. */
+export function cleanTerminalText(text: string): string {
+  return (
+    stripAnsi(text)
+      .replace(/\r\n/g, "\n")
+      // A lone carriage return redraws the line (progress bars): keep what was drawn last.
+      .replace(/^.*\r(?!$)/gm, "")
+      .replace(/\r/g, "")
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "")
+  );
+}

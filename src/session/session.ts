@@ -1,0 +1,148 @@
+/**
+ * A session: one box, the repository copied into it, and its persistent shell. The host never
+ * shares a path with the box; files move as tar streams and changes come out as a diff.
+ */
+import { randomBytes } from "node:crypto";
+import type { Engine } from "../engine/engine.js";
+import { Box } from "../sandbox/box.js";
+import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
+import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
+import { PtyShell, type ShellResult } from "../sandbox/pty-shell.js";
+import { findDockerCli } from "../util/docker-cli.js";
+import { logger } from "../util/log.js";
+import { copyIn, diffOut, diffStat } from "../workspace/box-workspace.js";
+import type { HostRepo } from "../workspace/host-repo.js";
+
+const log = logger("session");
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
+
+export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "env"> {
+  /** Host path of the repository to copy in. */
+  repo: string;
+  /** A commit-ish to start from instead of the working tree as it is now. */
+  ref?: string;
+  image: string;
+  commandTimeoutMs?: number;
+  maxOutputBytes?: number;
+  labels?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
+export interface SessionInfo {
+  session_id: string;
+  repo: string;
+  base_commit: string;
+  image: string;
+  box: string;
+  created_at: string;
+  limits: BoxLimits & { command_timeout_s: number; max_output_bytes: number };
+}
+
+export function newSessionId(): string {
+  return randomBytes(6).toString("hex");
+}
+
+export class Session {
+  readonly createdAt = new Date();
+  private constructor(
+    readonly id: string,
+    readonly box: Box,
+    readonly shell: PtyShell,
+    readonly repo: HostRepo,
+    readonly baseCommit: string,
+    readonly dirty: boolean,
+    readonly commandTimeoutMs: number,
+    readonly maxOutputBytes: number,
+  ) {}
+
+  /** Starts a box, copies the repository in and starts the shell; removes the box on failure. */
+  static async create(engine: Engine, options: SessionOptions, id = newSessionId()): Promise<Session> {
+    const started = Date.now();
+    const box = await Box.create(engine, id, options);
+    try {
+      const [copied, shell] = await Promise.all([
+        copyIn(box, options.repo, options.ref),
+        PtyShell.start({
+          dockerPath: findDockerCli(),
+          containerId: box.id,
+          user: BOX_USER,
+          workdir: WORKSPACE,
+          env: { PAGER: "cat", GIT_PAGER: "cat", ...options.env },
+          signalCommandProcesses: (pid, signal) => signalSession(box, pid, signal),
+        }),
+      ]);
+      log.info(`session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}, ${copied.stats.files} files)`);
+      return new Session(
+        id,
+        box,
+        shell,
+        copied.repo,
+        copied.baseCommit,
+        copied.dirty,
+        options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+        options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      );
+    } catch (error) {
+      await box.remove().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  info(): SessionInfo {
+    return {
+      session_id: this.id,
+      repo: this.repo.root,
+      base_commit: this.baseCommit,
+      image: this.box.image,
+      box: this.box.shortId,
+      created_at: this.createdAt.toISOString(),
+      limits: {
+        ...this.box.limits,
+        command_timeout_s: this.commandTimeoutMs / 1000,
+        max_output_bytes: this.maxOutputBytes,
+      },
+    };
+  }
+
+  /** Runs a command in the persistent shell. */
+  bash(
+    command: string,
+    options: { timeoutMs?: number; signal?: AbortSignal; onOutput?: (text: string) => void } = {},
+  ): Promise<ShellResult> {
+    return this.shell.run(command, {
+      timeoutMs: options.timeoutMs ?? this.commandTimeoutMs,
+      maxOutputBytes: this.maxOutputBytes,
+      signal: options.signal,
+      onOutput: options.onOutput,
+    });
+  }
+
+  diff(signal?: AbortSignal): Promise<string> {
+    return diffOut(this.box, { signal });
+  }
+
+  diffStat(signal?: AbortSignal): Promise<string> {
+    return diffStat(this.box, { signal });
+  }
+
+  async destroy(): Promise<void> {
+    await this.shell.dispose();
+    await this.box.remove();
+    log.info(`session ${this.id} removed`);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.destroy();
+  }
+}
+
+/** Signals every process in the shell's session except the shell itself. */
+async function signalSession(box: Box, shellPid: number, signal: "INT" | "KILL"): Promise<void> {
+  await box.sh(
+    'for p in $(pgrep -s "$1"); do [ "$p" = "$1" ] || kill -s "$2" "$p" 2>/dev/null; done; true',
+    [String(shellPid), signal],
+    { timeoutMs: 10_000 },
+  );
+}

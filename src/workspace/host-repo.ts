@@ -1,0 +1,103 @@
+/**
+ * Read-only questions about the user's repository on the host. Git runs with hooks, fsmonitor
+ * and pagers off, and only ever in the user's own repository.
+ */
+import { execFile } from "node:child_process";
+import { realpath, stat } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { DrydockError, InvalidArgumentError } from "../util/errors.js";
+
+const run = promisify(execFile);
+
+export const SAFE_GIT_CONFIG = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.pager=cat",
+];
+export const SAFE_GIT_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_OPTIONAL_LOCKS: "0" };
+
+/** Runs git in a host repository and returns stdout as a Buffer. */
+export async function hostGit(repo: string, args: string[], maxBuffer = 256 * 1024 * 1024): Promise<Buffer> {
+  try {
+    const { stdout } = await run("git", [...SAFE_GIT_CONFIG, "-C", repo, ...args], {
+      encoding: "buffer",
+      maxBuffer,
+      env: { ...process.env, ...SAFE_GIT_ENV },
+    });
+    return stdout;
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString("utf8").trim() ?? "";
+    throw new DrydockError(
+      "git_failed",
+      `git ${args[0]} in ${repo} failed: ${stderr || (error as Error).message}`,
+    );
+  }
+}
+
+export interface HostRepo {
+  /** The top of the working tree. */
+  root: string;
+  /** This working tree's git dir (differs from commonDir in a linked worktree). */
+  gitDir: string;
+  commonDir: string;
+  /** null for a repository with no commit yet. */
+  head: string | null;
+  objectFormat: string;
+}
+
+/** Resolves a path to the repository that holds it, with a clear error when it is not one. */
+export async function openHostRepo(path: string, field = "repo"): Promise<HostRepo> {
+  const absolute = isAbsolute(path) ? path : resolve(path);
+  try {
+    if (!(await stat(absolute)).isDirectory()) throw new Error("not a directory");
+  } catch {
+    throw new InvalidArgumentError(
+      field,
+      `${absolute} is not a directory; give the path of a git repository`,
+    );
+  }
+  let root: string;
+  try {
+    root = (await hostGit(absolute, ["rev-parse", "--show-toplevel"])).toString("utf8").trim();
+  } catch {
+    throw new InvalidArgumentError(
+      field,
+      `${absolute} is not inside a git repository (or it has no working tree); run \`git init\` there or give another path`,
+    );
+  }
+  root = await realpath(root);
+  const dirs = (await hostGit(root, ["rev-parse", "--absolute-git-dir", "--git-common-dir"]))
+    .toString("utf8")
+    .trim()
+    .split("\n");
+  const gitDir = dirs[0]!;
+  const commonDir = isAbsolute(dirs[1]!) ? dirs[1]! : join(root, dirs[1]!);
+  let head: string | null = null;
+  try {
+    head = (await hostGit(root, ["rev-parse", "--verify", "-q", "HEAD"])).toString("utf8").trim() || null;
+  } catch {
+    head = null;
+  }
+  let objectFormat = "sha1";
+  try {
+    objectFormat =
+      (await hostGit(root, ["rev-parse", "--show-object-format"])).toString("utf8").trim() || "sha1";
+  } catch {
+    // Older git: sha1 is the only format it knows.
+  }
+  return { root, gitDir, commonDir: await realpath(commonDir), head, objectFormat };
+}
+
+/** Paths (relative, NUL-safe) of the files a snapshot holds: tracked and present, plus untracked not ignored. */
+export async function snapshotFileList(repo: HostRepo): Promise<string[]> {
+  const split = (b: Buffer) => b.toString("utf8").split("\0").filter(Boolean);
+  const listed = split(
+    await hostGit(repo.root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]),
+  );
+  const deleted = new Set(split(await hostGit(repo.root, ["ls-files", "-z", "--deleted"])));
+  return [...new Set(listed)].filter((p) => !deleted.has(p));
+}
