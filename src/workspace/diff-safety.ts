@@ -1,0 +1,229 @@
+/**
+ * The rules a diff from the box must pass before anything touches the host repository. The box
+ * may be compromised, so the diff is treated as hostile: every path it names must stay inside
+ * the repository and away from `.git`, and nothing may be written or read through a symlink.
+ *
+ * Symlinks: by default a diff may not create or change a symlink (mode 120000); deleting one is
+ * fine, and symlinks the diff does not touch stay as they are. With `allowSymlinks` a diff may
+ * create or change symlinks whose target is relative and stays inside the repository. Writing
+ * or reading a path that goes through a symlink is refused always, whether the diff made the
+ * symlink or the repository already had it. Gitlinks (submodules, mode 160000) are refused always.
+ */
+import { posix } from "node:path";
+import { UnsafeDiffError } from "../util/errors.js";
+import { diffBytes, parseGitDiff, type FileChange } from "./parse-git-diff.js";
+
+/** 20 MiB: far above any reviewable change, far below what could exhaust the host. */
+export const DEFAULT_MAX_DIFF_BYTES = 20 * 1024 * 1024;
+
+export interface DiffSafetyOptions {
+  /** Refuse diffs larger than this many bytes. Default 20 MiB. */
+  maxBytes?: number;
+  /** Let the diff create or change symlinks that point inside the repository. Default false. */
+  allowSymlinks?: boolean;
+}
+
+const SYMLINK = "120000";
+const GITLINK = "160000";
+const FILE_MODES = new Set(["100644", "100755", SYMLINK]);
+/** Code points HFS+ ignores when comparing names, so `.g\u200cit` is `.git` there. */
+const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
+/** Files git itself refuses to hold as symlinks (it reads them through the worktree). */
+const NO_SYMLINK_NAMES = new Set([".gitmodules", ".gitattributes", ".gitignore", ".mailmap"]);
+
+/**
+ * Parses the diff and refuses it (throws `UnsafeDiffError`) if it is too large, malformed, or
+ * breaks any rule above; returns the file changes it holds.
+ */
+export function assertDiffIsSafe(diff: string | Uint8Array, options: DiffSafetyOptions = {}): FileChange[] {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
+  const size = typeof diff === "string" ? Buffer.byteLength(diff, "utf8") : diff.byteLength;
+  if (size > maxBytes) {
+    throw new UnsafeDiffError(
+      `the diff is ${formatMB(size)} (${size} bytes), over the ${formatMB(maxBytes)} cap; ` +
+        `if a change this large is expected, raise the maxBytes option`,
+    );
+  }
+  const changes = parseGitDiff(typeof diff === "string" ? diff : diffBytes(diff));
+  for (const change of changes) {
+    for (const path of pathsOf(change)) assertSafeRepoPath(path);
+    for (const mode of [change.oldMode, change.newMode]) {
+      if (mode === GITLINK) {
+        throw new UnsafeDiffError(
+          `${show(change.path)} is a submodule (gitlink); drydock does not apply submodule changes`,
+        );
+      }
+      if (mode !== undefined && !FILE_MODES.has(mode))
+        throw new UnsafeDiffError(`${show(change.path)} has the unknown mode ${mode}`);
+    }
+  }
+  assertEachPathOnce(changes);
+  const symlinks = changes.filter(isSymlinkWrite).map((c) => c.path);
+  assertNothingThrough(changes, (prefix) => symlinks.some((s) => foldKey(s) === foldKey(prefix)));
+  for (const change of changes.filter(isSymlinkWrite)) assertSymlinkAllowed(change, options);
+  return changes;
+}
+
+/** How the repository looked before the diff: the mode of a path, or undefined when it does not exist. */
+export type ModeLookup = (path: string) => string | undefined;
+
+/**
+ * The checks that need the host repository: no path of the diff may go through a symlink or a
+ * submodule the repository already has, and a file the diff renames, copies or edits without
+ * naming its mode must not turn out to be a symlink or gitlink.
+ */
+export function assertChangesFitBase(
+  changes: FileChange[],
+  modeOf: ModeLookup,
+  options: DiffSafetyOptions = {},
+): void {
+  const removed = new Set(
+    changes.flatMap((c) =>
+      c.status === "deleted" ? [c.path] : c.status === "renamed" && c.oldPath ? [c.oldPath] : [],
+    ),
+  );
+  assertNothingThrough(changes, (prefix) => {
+    const mode = modeOf(prefix);
+    if (mode === GITLINK)
+      throw new UnsafeDiffError(
+        `${show(prefix)} is a submodule or nested repository; the diff may not write inside it`,
+      );
+    return mode === SYMLINK && !removed.has(prefix);
+  });
+  for (const change of changes) {
+    if (change.status === "added") continue;
+    const before = change.oldPath ?? change.path;
+    const mode = modeOf(before);
+    if (mode === undefined) continue;
+    if (mode === GITLINK) {
+      throw new UnsafeDiffError(
+        `${show(before)} is a submodule (gitlink); drydock does not apply submodule changes`,
+      );
+    }
+    if (change.oldMode !== undefined && (change.oldMode === SYMLINK) !== (mode === SYMLINK)) {
+      throw new UnsafeDiffError(
+        `the diff gives ${show(before)} the mode ${change.oldMode}, but the repository has ${mode}`,
+      );
+    }
+    const after = change.status === "deleted" ? undefined : (change.newMode ?? mode);
+    if (after === SYMLINK) assertSymlinkAllowed({ ...change, newMode: SYMLINK }, options);
+  }
+}
+
+/** Every path and parent directory the diff names, for looking up their modes on the host. */
+export function pathsToCheck(changes: FileChange[]): string[] {
+  const out = new Set<string>();
+  for (const path of changes.flatMap(pathsOf)) {
+    const parts = path.split("/");
+    for (let n = 1; n <= parts.length; n++) out.add(parts.slice(0, n).join("/"));
+  }
+  return [...out];
+}
+
+/** Throws `UnsafeDiffError` unless `path` is a plain relative path inside the repository and outside `.git`. */
+export function assertSafeRepoPath(path: string): void {
+  const refuse = (why: string): never => {
+    throw new UnsafeDiffError(`the path ${show(path)} ${why}`);
+  };
+  if (path === "") refuse("is empty");
+  if (/[\x00-\x1f\x7f]/.test(path)) refuse("holds a control character");
+  if (path.startsWith("/") || path.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(path)) refuse("is absolute");
+  // A backslash separates directories on Windows: treat it as one so `..\x` and `.git\x` are caught too.
+  for (const part of path.split(/[\\/]/)) {
+    if (part === "") refuse("has an empty component (`//` or a trailing slash)");
+    if (part === "." || part === "..") refuse("has a `.` or `..` component and could leave the repository");
+    if (isGitDirName(part)) refuse("is inside a `.git` directory");
+  }
+}
+
+/** `.git` in any case, with the spellings other file systems treat as `.git` (`.git.`, `git~1`, HFS+ ignorables). */
+export function isGitDirName(part: string): boolean {
+  const name = part
+    .replace(HFS_IGNORABLE, "")
+    .toLowerCase()
+    .replace(/[. ]+$/u, "");
+  return name === ".git" || name === "git~1";
+}
+
+function isSymlinkWrite(change: FileChange): boolean {
+  return change.status !== "deleted" && change.newMode === SYMLINK;
+}
+
+function assertSymlinkAllowed(change: FileChange, options: DiffSafetyOptions): void {
+  const where = show(change.path);
+  if (!options.allowSymlinks) {
+    throw new UnsafeDiffError(
+      `the diff creates or changes the symlink ${where}; symlinks from a box are refused by default ` +
+        `(pass allowSymlinks to accept symlinks that point inside the repository)`,
+    );
+  }
+  const name = change.path.split("/").at(-1)?.toLowerCase() ?? "";
+  if (NO_SYMLINK_NAMES.has(name)) throw new UnsafeDiffError(`${where} may not be a symlink`);
+  const target = change.singleNewLine;
+  if (change.binary || target === undefined) {
+    throw new UnsafeDiffError(
+      `cannot read the target of the symlink ${where} from the diff, so it cannot be checked`,
+    );
+  }
+  const resolved = posix.normalize(posix.join(posix.dirname(change.path), target));
+  const bad = target === "" || /[\x00-\x1f\x7f\\]/.test(target) || posix.isAbsolute(target);
+  if (bad || resolved === ".." || resolved.startsWith("../") || resolved.split("/").some(isGitDirName)) {
+    throw new UnsafeDiffError(
+      `the symlink ${where} points to ${JSON.stringify(target)}, outside the repository or into .git`,
+    );
+  }
+}
+
+function assertNothingThrough(changes: FileChange[], isLink: (prefix: string) => boolean): void {
+  for (const change of changes) {
+    for (const path of pathsOf(change)) {
+      const parts = path.split("/");
+      for (let n = 1; n < parts.length; n++) {
+        const prefix = parts.slice(0, n).join("/");
+        if (isLink(prefix))
+          throw new UnsafeDiffError(
+            `${show(path)} goes through the symlink ${show(prefix)}; nothing may be written or read beyond a symlink`,
+          );
+      }
+    }
+  }
+}
+
+/** A path may be written by one file section only (a type change is a deletion then an addition). */
+function assertEachPathOnce(changes: FileChange[]): void {
+  const written = new Map<string, FileChange>();
+  const removed = new Set<string>();
+  for (const change of changes) {
+    const key = foldKey(change.path);
+    if (change.status === "deleted") {
+      if (removed.has(key) || written.has(key))
+        throw new UnsafeDiffError(`${show(change.path)} is deleted twice or after it was written`);
+      removed.add(key);
+      continue;
+    }
+    const earlier = written.get(key);
+    if (earlier)
+      throw new UnsafeDiffError(
+        `${show(change.path)} is written by two file sections (lines ${earlier.line} and ${change.line})`,
+      );
+    written.set(key, change);
+    if (change.status === "renamed" && change.oldPath !== undefined) removed.add(foldKey(change.oldPath));
+  }
+}
+
+function pathsOf(change: FileChange): string[] {
+  return change.oldPath === undefined ? [change.path] : [change.oldPath, change.path];
+}
+
+/** Names that may be one file on a case-insensitive or normalising file system compare equal. */
+function foldKey(path: string): string {
+  return path.normalize("NFC").replace(HFS_IGNORABLE, "").toLowerCase();
+}
+
+function formatMB(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function show(path: string): string {
+  return JSON.stringify(path);
+}

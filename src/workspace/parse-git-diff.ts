@@ -1,0 +1,350 @@
+/**
+ * A strict parser for the output of `git diff --binary --full-index -M`. The diff comes from the
+ * box and may be hostile, so this parser accepts only the grammar git itself writes: every line
+ * must be a file header, an extended header, a hunk line counted by its hunk header, or binary
+ * patch data. Anything else (leading prose, a traditional `---`/`+++` patch without a
+ * `diff --git` line, garbage between files) is refused, so no file can hide from the safety
+ * checks and still be seen by `git apply`.
+ */
+import { UnsafeDiffError } from "../util/errors.js";
+import { readQuoted, unquoteWhole } from "./git-quoted-path.js";
+
+export type FileStatus = "added" | "deleted" | "modified" | "renamed" | "copied";
+
+export interface FileChange {
+  status: FileStatus;
+  /** Path after the change, relative to the repository root; for a deletion, the path deleted. */
+  path: string;
+  /** Path before the change, for renames and copies. */
+  oldPath?: string;
+  /** Modes the diff declares (six octal digits); absent when the diff leaves them implicit. */
+  oldMode?: string;
+  newMode?: string;
+  binary: boolean;
+  similarity?: number;
+  insertions: number;
+  deletions: number;
+  /** For a text change whose new side is a single line (a symlink's target), that line. */
+  singleNewLine?: string;
+  /** 1-based line of the `diff --git` header, for messages. */
+  line: number;
+}
+
+type Lines = readonly string[];
+
+const EXTENDED: ReadonlyArray<[RegExp, keyof Extended]> = [
+  [/^old mode ([0-7]{6})$/, "oldMode"],
+  [/^new mode ([0-7]{6})$/, "newMode"],
+  [/^deleted file mode ([0-7]{6})$/, "deletedMode"],
+  [/^new file mode ([0-7]{6})$/, "newFileMode"],
+  [/^similarity index (\d{1,3})%$/, "similarity"],
+  [/^dissimilarity index (\d{1,3})%$/, "dissimilarity"],
+  [/^rename from (.+)$/, "renameFrom"],
+  [/^rename to (.+)$/, "renameTo"],
+  [/^copy from (.+)$/, "copyFrom"],
+  [/^copy to (.+)$/, "copyTo"],
+  [/^index [0-9a-f]{7,64}\.\.[0-9a-f]{7,64}(?: ([0-7]{6}))?$/, "indexMode"],
+];
+
+interface Extended {
+  oldMode?: string;
+  newMode?: string;
+  deletedMode?: string;
+  newFileMode?: string;
+  similarity?: string;
+  dissimilarity?: string;
+  renameFrom?: string;
+  renameTo?: string;
+  copyFrom?: string;
+  copyTo?: string;
+  indexMode?: string;
+}
+
+const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+const BINARY_DATA = /^[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]+$/;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The diff as bytes, whether given as text or bytes. */
+export function diffBytes(diff: string | Uint8Array): Buffer {
+  return typeof diff === "string" ? Buffer.from(diff, "utf8") : Buffer.from(diff);
+}
+
+/** Parses every file section of a git diff; throws `UnsafeDiffError` on anything git would not write. */
+export function parseGitDiff(diff: string | Uint8Array): FileChange[] {
+  // latin1 maps each byte to one character, so content in any encoding survives and paths can be
+  // compared byte for byte before they are decoded.
+  const lines = diffBytes(diff).toString("latin1").split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  while (lines.length > 0 && lines.at(-1) === "") lines.pop();
+  const changes: FileChange[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    if (!(lines[i] ?? "").startsWith("diff --git "))
+      throw malformed(i, lines, "expected a `diff --git` header");
+    const { change, next } = parseSection(lines, i);
+    changes.push(change);
+    i = next;
+  }
+  return changes;
+}
+
+function parseSection(lines: Lines, start: number): { change: FileChange; next: number } {
+  const ext: Extended = {};
+  const seen = new Set<string>();
+  let i = start + 1;
+  for (; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const hit = EXTENDED.find(([re]) => re.test(line));
+    if (!hit) break;
+    const [re, key] = hit;
+    if (seen.has(key)) throw malformed(i, lines, "the same header line twice in one file");
+    seen.add(key);
+    const value = re.exec(line)?.[1];
+    if (value !== undefined) ext[key] = value;
+  }
+
+  let minus: string | null | undefined;
+  let plus: string | null | undefined;
+  let binary = false;
+  const counts = { insertions: 0, deletions: 0, newLines: [] as string[], hunks: 0 };
+  const line = lines[i];
+  if (line?.startsWith("--- ")) {
+    minus = fileLineName(line.slice(4), "a/", i, lines);
+    const plusLine = lines[i + 1];
+    if (!plusLine?.startsWith("+++ "))
+      throw malformed(i + 1, lines, "a `---` line must be followed by `+++`");
+    plus = fileLineName(plusLine.slice(4), "b/", i + 1, lines);
+    i += 2;
+    if (!lines[i]?.startsWith("@@ ")) throw malformed(i, lines, "expected a hunk header after `+++`");
+    while (lines[i]?.startsWith("@@ ")) {
+      i = parseHunk(lines, i, counts);
+      counts.hunks++;
+    }
+  } else if (line === "GIT binary patch") {
+    binary = true;
+    i = parseBinaryBlock(lines, i + 1);
+    if (/^(literal|delta) /.test(lines[i] ?? "")) i = parseBinaryBlock(lines, i);
+  } else if (line?.startsWith("Binary files ") && line.endsWith(" differ")) {
+    binary = true;
+    i++;
+  }
+  if (i < lines.length && !(lines[i] ?? "").startsWith("diff --git ")) {
+    throw malformed(i, lines, "unexpected line in a file section");
+  }
+
+  const change = resolveNames(lines, start, ext, minus, plus);
+  change.binary = binary;
+  change.insertions = counts.insertions;
+  change.deletions = counts.deletions;
+  const only = counts.newLines[0];
+  if (counts.hunks === 1 && counts.newLines.length === 1 && only !== undefined) {
+    change.singleNewLine = Buffer.from(only, "latin1").toString("utf8");
+  }
+  return { change, next: i };
+}
+
+function resolveNames(
+  lines: Lines,
+  start: number,
+  ext: Extended,
+  minus: string | null | undefined,
+  plus: string | null | undefined,
+): FileChange {
+  const header = headerCandidates((lines[start] ?? "").slice("diff --git ".length));
+  if (header.length === 0) throw malformed(start, lines, "the header does not name `a/<path> b/<path>`");
+  const renamed = ext.renameFrom !== undefined || ext.renameTo !== undefined;
+  const copied = ext.copyFrom !== undefined || ext.copyTo !== undefined;
+  const added = ext.newFileMode !== undefined;
+  const deleted = ext.deletedMode !== undefined;
+  if ([renamed, copied, added, deleted].filter(Boolean).length > 1) {
+    throw malformed(start, lines, "a file cannot be added, deleted, renamed or copied at once");
+  }
+  if (
+    (renamed && (ext.renameFrom === undefined || ext.renameTo === undefined)) ||
+    (copied && (ext.copyFrom === undefined || ext.copyTo === undefined))
+  ) {
+    throw malformed(start, lines, "a rename or copy needs both its `from` and `to` lines");
+  }
+  if ((added || deleted) && (ext.oldMode !== undefined || ext.newMode !== undefined)) {
+    throw malformed(start, lines, "an added or deleted file cannot also change mode");
+  }
+  if (minus !== undefined && ((minus === null) !== added || (plus === null) !== deleted)) {
+    throw malformed(start, lines, "`/dev/null` does not match the file's added/deleted headers");
+  }
+
+  const olds = [ext.renameFrom ?? ext.copyFrom, minus]
+    .filter((n): n is string => typeof n === "string")
+    .map((n) => quotedOrRaw(n, start, lines));
+  const news = [ext.renameTo ?? ext.copyTo, plus]
+    .filter((n): n is string => typeof n === "string")
+    .map((n) => quotedOrRaw(n, start, lines));
+  if (new Set(olds).size > 1)
+    throw malformed(start, lines, `the old path is named inconsistently (${olds.map(show).join(" vs ")})`);
+  if (new Set(news).size > 1)
+    throw malformed(start, lines, `the new path is named inconsistently (${news.map(show).join(" vs ")})`);
+  let oldName = olds[0];
+  let newName = news[0];
+  if (oldName === undefined && newName === undefined) {
+    const same = header.find(([a, b]) => a === b);
+    if (!same) throw malformed(start, lines, "cannot tell which path the header names");
+    [oldName, newName] = same;
+  }
+  const a = oldName ?? newName;
+  const b = newName ?? oldName;
+  if (!header.some(([ha, hb]) => ha === a && hb === b)) {
+    throw malformed(
+      start,
+      lines,
+      `the header does not match the paths in the lines below it (${show(a ?? "")} -> ${show(b ?? "")})`,
+    );
+  }
+  if (!renamed && !copied && a !== b)
+    throw malformed(start, lines, "old and new paths differ without a rename or copy");
+
+  const status: FileStatus = added
+    ? "added"
+    : deleted
+      ? "deleted"
+      : renamed
+        ? "renamed"
+        : copied
+          ? "copied"
+          : "modified";
+  const change: FileChange = {
+    status,
+    path: decodePath(deleted ? (a ?? "") : (b ?? ""), start, lines),
+    binary: false,
+    insertions: 0,
+    deletions: 0,
+    line: start + 1,
+  };
+  if (renamed || copied) change.oldPath = decodePath(a ?? "", start, lines);
+  const oldMode = ext.deletedMode ?? ext.oldMode ?? (added ? undefined : ext.indexMode);
+  const newMode = ext.newFileMode ?? ext.newMode ?? (deleted ? undefined : ext.indexMode);
+  if (oldMode !== undefined) change.oldMode = oldMode;
+  if (newMode !== undefined) change.newMode = newMode;
+  const similarity =
+    ext.similarity ?? (ext.dissimilarity === undefined ? undefined : String(100 - Number(ext.dissimilarity)));
+  if (similarity !== undefined) change.similarity = Number(similarity);
+  return change;
+}
+
+/** `null` stands for /dev/null; otherwise the name with its `a/` or `b/` prefix removed (still quoted if it was). */
+function fileLineName(rest: string, prefix: string, i: number, lines: Lines): string | null {
+  // git ends a name with a tab when it holds a space; nothing may follow that tab.
+  let name: string;
+  if (rest.startsWith('"')) {
+    const q = readQuoted(rest);
+    if ("error" in q) throw malformed(i, lines, q.error);
+    if (rest.slice(q.end) !== "" && rest.slice(q.end) !== "\t")
+      throw malformed(i, lines, "text after a quoted path");
+    name = rest.slice(0, q.end);
+  } else {
+    const tab = rest.indexOf("\t");
+    if (tab !== -1 && tab !== rest.length - 1) throw malformed(i, lines, "text after a tab in a path line");
+    name = tab === -1 ? rest : rest.slice(0, tab);
+  }
+  if (name === "/dev/null") return null;
+  return (
+    stripPrefix(name, prefix) ?? throwMalformed(i, lines, `a path in this line must start with "${prefix}"`)
+  );
+}
+
+function stripPrefix(name: string, prefix: string): string | undefined {
+  if (name.startsWith('"' + prefix)) return '"' + name.slice(prefix.length + 1);
+  if (name.startsWith(prefix)) return name.slice(prefix.length);
+  return undefined;
+}
+
+/** Every way to read `a/X b/Y`, as byte strings with prefixes removed. */
+function headerCandidates(rest: string): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  const add = (a: string, b: string): void => {
+    const pa = unquoteWhole(a);
+    const pb = unquoteWhole(b);
+    if (pa?.startsWith("a/") && pb?.startsWith("b/")) pairs.push([pa.slice(2), pb.slice(2)]);
+  };
+  for (let k = rest.indexOf(" "); k !== -1; k = rest.indexOf(" ", k + 1))
+    add(rest.slice(0, k), rest.slice(k + 1));
+  return pairs;
+}
+
+function quotedOrRaw(name: string, i: number, lines: Lines): string {
+  return unquoteWhole(name) ?? throwMalformed(i, lines, `cannot read the quoted path ${name}`);
+}
+
+function parseHunk(
+  lines: Lines,
+  start: number,
+  counts: { insertions: number; deletions: number; newLines: string[] },
+): number {
+  const m = HUNK.exec(lines[start] ?? "");
+  if (!m) throw malformed(start, lines, "bad hunk header");
+  let oldLeft = m[2] === undefined ? 1 : Number(m[2]);
+  let newLeft = m[4] === undefined ? 1 : Number(m[4]);
+  if (oldLeft === 0 && newLeft === 0) throw malformed(start, lines, "an empty hunk");
+  let i = start + 1;
+  while (oldLeft > 0 || newLeft > 0) {
+    if (i >= lines.length) throw malformed(i - 1, lines, "the diff ends inside a hunk");
+    const line = lines[i] ?? "";
+    const c = line[0];
+    // git reads an empty line inside a hunk as an empty context line.
+    if (c === " " || c === undefined) {
+      oldLeft--;
+      newLeft--;
+      counts.newLines.push(line.slice(1));
+    } else if (c === "-") {
+      oldLeft--;
+      counts.deletions++;
+    } else if (c === "+") {
+      newLeft--;
+      counts.insertions++;
+      counts.newLines.push(line.slice(1));
+    } else if (c !== "\\") {
+      throw malformed(i, lines, "a line inside a hunk must start with space, +, - or \\");
+    }
+    if (oldLeft < 0 || newLeft < 0)
+      throw malformed(i, lines, "the hunk holds more lines than its header says");
+    i++;
+  }
+  while (lines[i]?.startsWith("\\")) i++;
+  return i;
+}
+
+function parseBinaryBlock(lines: Lines, start: number): number {
+  if (!/^(literal|delta) \d+$/.test(lines[start] ?? ""))
+    throw malformed(start, lines, "expected `literal N` or `delta N`");
+  let i = start + 1;
+  if (!BINARY_DATA.test(lines[i] ?? "")) throw malformed(i, lines, "a binary patch without data");
+  while (BINARY_DATA.test(lines[i] ?? "")) i++;
+  if (i < lines.length) {
+    if (lines[i] !== "") throw malformed(i, lines, "bad binary patch data");
+    i++;
+  }
+  return i;
+}
+
+function decodePath(bytes: string, i: number, lines: Lines): string {
+  try {
+    return utf8.decode(Buffer.from(bytes, "latin1"));
+  } catch {
+    throw malformed(i, lines, `the path ${show(bytes)} is not valid UTF-8`);
+  }
+}
+
+function show(bytes: string): string {
+  return JSON.stringify(Buffer.from(bytes, "latin1").toString("utf8"));
+}
+
+function malformed(i: number, lines: Lines, why: string): UnsafeDiffError {
+  const text = lines[i];
+  const excerpt =
+    text === undefined
+      ? ""
+      : `: ${JSON.stringify(Buffer.from(text.slice(0, 120), "latin1").toString("utf8"))}`;
+  return new UnsafeDiffError(`line ${i + 1} is not a well-formed git diff (${why})${excerpt}`);
+}
+
+function throwMalformed(i: number, lines: Lines, why: string): never {
+  throw malformed(i, lines, why);
+}

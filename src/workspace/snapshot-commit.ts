@@ -1,0 +1,57 @@
+/**
+ * Records the host repository's working state as a commit object, so a session that started from
+ * uncommitted changes has a real commit on the host for its branch to sit on. Only objects are
+ * written: no ref, no change to the user's index or working tree.
+ */
+import { copyFile, stat } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { InvalidArgumentError } from "../util/errors.js";
+import { logger } from "../util/log.js";
+import { commitIdentityEnv, runHostGit, withTempIndex } from "./host-git.js";
+
+const log = logger("workspace");
+
+export interface SnapshotCommitOptions {
+  /** Commit message for the snapshot. Default "drydock: snapshot of the working tree". */
+  message?: string;
+}
+
+/**
+ * Returns the id of a commit holding HEAD plus uncommitted tracked changes and untracked files that
+ * are not ignored; when there are no such changes, HEAD itself. Writes no ref.
+ */
+export async function snapshotCommit(repoPath: string, options: SnapshotCommitOptions = {}): Promise<string> {
+  const top = await runHostGit(repoPath, ["rev-parse", "--show-toplevel"], { okExitCodes: [0, 128] }).catch(
+    () => undefined,
+  );
+  if (!top || top.exitCode !== 0) {
+    throw new InvalidArgumentError("repoPath", `${repoPath} is not a git repository with a working tree`);
+  }
+  const root = top.stdout.trim();
+  const head = (
+    await runHostGit(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { okExitCodes: [0, 1] })
+  ).stdout.trim();
+  const indexPath = (await runHostGit(root, ["rev-parse", "--git-path", "index"])).stdout.trim();
+  const realIndex = isAbsolute(indexPath) ? indexPath : join(root, indexPath);
+
+  const tree = await withTempIndex(async (env) => {
+    // Starting from a copy of the user's index keeps files they force-added and lets git trust its
+    // stat data instead of hashing every file again.
+    if (await stat(realIndex).catch(() => undefined)) await copyFile(realIndex, env.GIT_INDEX_FILE);
+    else if (head) await runHostGit(root, ["read-tree", head], { env });
+    await runHostGit(root, ["add", "--all", "--", "."], { env });
+    return (await runHostGit(root, ["write-tree"], { env })).stdout.trim();
+  });
+
+  if (head) {
+    const headTree = (await runHostGit(root, ["rev-parse", `${head}^{tree}`])).stdout.trim();
+    if (headTree === tree) return head;
+  }
+  const message = options.message ?? "drydock: snapshot of the working tree";
+  const args = ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"];
+  const commit = (
+    await runHostGit(root, args, { input: message, env: await commitIdentityEnv(root) })
+  ).stdout.trim();
+  log.info(`recorded uncommitted changes in ${root} as ${commit.slice(0, 12)} (no ref written)`);
+  return commit;
+}
