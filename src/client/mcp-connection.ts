@@ -1,18 +1,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { logger } from "../util/log.js";
-import { errorCode, ServerConnectError } from "./call-failure.js";
+import { ServerConnectError } from "./call-failure.js";
 import type { AiderServerConfig } from "./server-config.js";
 import type { ToolReply } from "./tool-reply.js";
 
 const log = logger("aider-bridge");
 const clientInfo = { name: "drydock-aider-bridge", version: "0.1.0" };
 const maxStderrTailChars = 2_000;
+const pingTimeoutMs = 10_000;
 
 /** Per-call request settings handed to the SDK. */
 export interface ToolCallOptions {
@@ -20,17 +18,6 @@ export interface ToolCallOptions {
   maxTotalTimeoutMs?: number;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
-}
-
-/**
- * Errors that mean the request never reached a live server: the old connection is stale (the
- * child exited, the HTTP server restarted and forgot our session, nothing listens any more), so
- * sending again on a fresh connection cannot run the tool twice.
- */
-function isStaleConnection(error: unknown): boolean {
-  if (error instanceof Error && error.message === "Not connected") return true;
-  if (error instanceof StreamableHTTPError && error.code === 404) return true;
-  return errorCode(error) === "ECONNREFUSED";
 }
 
 function describeTarget(server: AiderServerConfig): string {
@@ -64,20 +51,12 @@ export class McpConnection {
     return this.stderrTail;
   }
 
-  /** Calls a tool; throws a ServerConnectError when no connection could be made. */
+  /**
+   * Calls a tool; throws a ServerConnectError when no connection could be made. The call itself is
+   * sent once and never repeated: a server that dies during it may have done part of the work.
+   */
   async callTool(name: string, args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolReply> {
-    const reused = this.client !== undefined;
-    const client = await this.open();
-    try {
-      return await this.send(client, name, args, options);
-    } catch (error) {
-      if (!reused || !isStaleConnection(error) || options.signal?.aborted) throw error;
-      log.debug(
-        `connection to ${describeTarget(this.server)} went away (${String(error)}); reconnecting once`,
-      );
-      await this.discard(client);
-      return await this.send(await this.open(), name, args, options);
-    }
+    return await this.send(await this.open(), name, args, options);
   }
 
   /** Closes the connection (and stops a stdio server); later calls fail. */
@@ -113,13 +92,27 @@ export class McpConnection {
     });
   }
 
-  private open(): Promise<Client> {
-    if (this.closed) return Promise.reject(new Error("the connection is closed"));
-    if (this.client) return Promise.resolve(this.client);
+  /**
+   * The open connection if it still answers a ping, else a new one. The ping is what makes a
+   * reconnect safe: a child that just exited, an HTTP server that restarted and forgot our session,
+   * or one that stopped listening all fail it before any tool call is sent.
+   */
+  private async open(): Promise<Client> {
+    if (this.closed) throw new Error("the connection is closed");
+    const current = this.client;
+    if (current) {
+      try {
+        await current.ping({ timeout: Math.min(this.connectTimeoutMs, pingTimeoutMs) });
+        return current;
+      } catch (error) {
+        log.debug(`${describeTarget(this.server)} went away (${String(error)}); reconnecting once`);
+        await this.discard(current);
+      }
+    }
     this.connecting ??= this.connect().finally(() => {
       this.connecting = undefined;
     });
-    return this.connecting;
+    return await this.connecting;
   }
 
   private async discard(client: Client): Promise<void> {
