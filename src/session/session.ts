@@ -11,7 +11,9 @@ import { PtyShell, type ShellResult } from "../sandbox/pty-shell.js";
 import { findDockerCli } from "../util/docker-cli.js";
 import { logger } from "../util/log.js";
 import { copyIn, diffOut, diffStat } from "../workspace/box-workspace.js";
+import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
 import type { HostRepo } from "../workspace/host-repo.js";
+import { snapshotCommit } from "../workspace/snapshot-commit.js";
 
 const log = logger("session");
 
@@ -53,6 +55,8 @@ export class Session {
     readonly repo: HostRepo,
     readonly baseCommit: string,
     readonly dirty: boolean,
+    /** The host commit the diff applies to: HEAD, the ref, or a commit of the dirty snapshot. */
+    readonly hostBaseCommit: string,
     readonly commandTimeoutMs: number,
     readonly maxOutputBytes: number,
   ) {}
@@ -73,6 +77,10 @@ export class Session {
           signalCommandProcesses: (pid, signal) => signalSession(box, pid, signal),
         }),
       ]);
+      // The box's snapshot commit exists only in the box; record the same tree on the host (no
+      // ref, working tree untouched) so a branch can sit on exactly what the box started from.
+      const hostBase =
+        copied.dirty && !options.ref ? await snapshotCommit(copied.repo.root) : copied.baseCommit;
       log.info(`session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}, ${copied.stats.files} files)`);
       return new Session(
         id,
@@ -81,6 +89,7 @@ export class Session {
         copied.repo,
         copied.baseCommit,
         copied.dirty,
+        hostBase,
         options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
         options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       );
@@ -125,6 +134,18 @@ export class Session {
 
   diffStat(signal?: AbortSignal): Promise<string> {
     return diffStat(this.box, { signal });
+  }
+
+  /** Applies the session's diff to the host repository: a new branch (default) or the working tree. */
+  async apply(options: { mode?: ApplyMode; branch?: string; signal?: AbortSignal } = {}): Promise<ApplyResult & { diff: string }> {
+    const diff = await this.diff(options.signal);
+    const result = await applyDiff(this.repo.root, diff, {
+      mode: options.mode ?? "branch",
+      branch: options.branch ?? `drydock/${this.id}`,
+      baseCommit: this.hostBaseCommit,
+      message: `drydock: changes from session ${this.id}`,
+    });
+    return { ...result, diff };
   }
 
   async destroy(): Promise<void> {

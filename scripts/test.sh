@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command: makes the machine ready (scripts/setup.sh), builds the sandbox image if it is
+# missing, then runs every test (unit and integration, against the real Docker Engine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+node dist/cli/main.js image build >/dev/null
+npx tsc -p tsconfig.test.json --noEmit
+npx vitest run "$@"

@@ -1,0 +1,84 @@
+import { execFileSync } from "node:child_process";
+import type { Command } from "commander";
+import { Engine } from "../engine/engine.js";
+import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { findDockerCli } from "../util/docker-cli.js";
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+  fix?: string;
+}
+
+async function runChecks(engineOnly: boolean): Promise<Check[]> {
+  const checks: Check[] = [];
+  let engine: Engine | undefined;
+  try {
+    engine = await Engine.connect({ timeoutMs: 5_000 });
+    const v = await engine.version();
+    checks.push({ name: "engine", ok: true, detail: `Docker Engine ${v.version} (API ${v.apiVersion}, ${v.os})` });
+  } catch (error) {
+    checks.push({
+      name: "engine",
+      ok: false,
+      detail: (error as Error).message,
+      fix: "run `bash scripts/setup.sh` as root, or start Docker / Podman and set DOCKER_HOST",
+    });
+  }
+  if (engineOnly) return checks;
+  try {
+    checks.push({ name: "docker CLI", ok: true, detail: findDockerCli() });
+  } catch (error) {
+    checks.push({ name: "docker CLI", ok: false, detail: (error as Error).message, fix: "apt-get install docker.io" });
+  }
+  if (engine) {
+    const image = await defaultSandboxImage(engine);
+    const present = await engine.hasImage(image);
+    checks.push({
+      name: "sandbox image",
+      ok: present,
+      detail: present ? image : `${image} is missing`,
+      fix: present ? undefined : "drydock image build",
+    });
+  }
+  try {
+    const pty = await import("node-pty");
+    const term = pty.spawn("/bin/sh", ["-c", "exit 0"], {});
+    term.kill();
+    checks.push({ name: "node-pty", ok: true, detail: "loads and spawns a terminal" });
+  } catch (error) {
+    checks.push({
+      name: "node-pty",
+      ok: false,
+      detail: (error as Error).message,
+      fix: "npm ci (node-pty's install script must be allowed: see allowScripts in package.json) with gcc, g++, make and python3 present",
+    });
+  }
+  try {
+    const version = execFileSync("git", ["--version"], { encoding: "utf8" }).trim();
+    checks.push({ name: "git", ok: true, detail: version });
+  } catch {
+    checks.push({ name: "git", ok: false, detail: "git not found", fix: "apt-get install git" });
+  }
+  return checks;
+}
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command("doctor")
+    .description("check the engine, the sandbox image, node-pty and git; exit non-zero if any check fails")
+    .option("--engine-only", "check only that the engine answers")
+    .option("--json", "print the checks as JSON")
+    .action(async (opts: { engineOnly?: boolean; json?: boolean }) => {
+      const checks = await runChecks(Boolean(opts.engineOnly));
+      if (opts.json) process.stdout.write(JSON.stringify(checks, null, 2) + "\n");
+      else {
+        for (const c of checks) {
+          process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`);
+          if (!c.ok && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
+        }
+      }
+      process.exitCode = checks.every((c) => c.ok) ? 0 : 1;
+    });
+}

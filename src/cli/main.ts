@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { describeError } from "../util/errors.js";
+import { registerDoctorCommand } from "./doctor-command.js";
+import { registerImageCommand } from "./image-command.js";
+import { registerMockLlmCommand } from "./mock-llm-command.js";
+import { registerRunCommand } from "./run-command.js";
+import { registerSessionsCommand } from "./sessions-command.js";
+import { registerTasksCommand } from "./tasks-command.js";
+
+const program = new Command()
+  .name("drydock")
+  .description("hardened Docker boxes for coding agents, served over MCP")
+  .version("0.1.0")
+  .showHelpAfterError();
+
+registerImageCommand(program);
+registerDoctorCommand(program);
+registerRunCommand(program);
+registerSessionsCommand(program);
+registerTasksCommand(program);
+registerMockLlmCommand(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`drydock: ${describeError(error)}\n`);
+  process.exit(typeof process.exitCode === "number" && process.exitCode !== 0 ? process.exitCode : 1);
+});
