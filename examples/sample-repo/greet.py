@@ -1,0 +1,6 @@
+"""Greetings for the drydock demo."""
+
+
+def greet(name):
+    """Return a friendly greeting for name."""
+    return "Hello " + name
