@@ -282,7 +282,7 @@ function checkSessionId(sessionId: string): void {
 
 /** File names hold the session id percent-encoded: no id can name a path outside the directory. */
 function encodeSessionId(sessionId: string): string {
-  return encodeURIComponent(sessionId).replace(/^\./, "%2E");
+  return encodeURIComponent(sessionId).replace(/\./g, "%2E");
 }
 
 function decodeSessionId(encoded: string): string | undefined {
