@@ -32,13 +32,32 @@ export function jsonView(text: string, jsonPath: string): JsonViewResult {
   const document = parseJsonDocument(text);
   const found = matchesOrThrow(document, jsonPath);
   const matches = found.map(({ path, value }) => ({ path, value }));
-  const rendered = JSON.stringify(matches.length === 1 ? matches[0]?.value : matches, null, 2) ?? "null";
-  if (rendered.length > JSON_VIEW_MAX_CHARS) {
-    throw new LimitExceededError(
-      `json_path ${jsonPath} selects ${rendered.length} characters of JSON, over the ${JSON_VIEW_MAX_CHARS} limit of a view; select less, e.g. one key ($.a.b), a slice ($.items[0:20]) or the keys only ($.a.*~)`,
+  return { matches, text: renderMatches(matches, jsonPath) };
+}
+
+/** Renders matches one by one, stopping as soon as the view limit is passed. */
+function renderMatches(matches: readonly { path: string; value: unknown }[], jsonPath: string): string {
+  const tooBig = (size: string): LimitExceededError =>
+    new LimitExceededError(
+      `json_path ${jsonPath} selects ${size} characters of JSON, over the ${JSON_VIEW_MAX_CHARS} limit of a view; select less, e.g. one key ($.a.b), a slice ($.items[0:20]) or the keys only ($.a.*~)`,
     );
+  if (matches.length === 1) {
+    const text = JSON.stringify(matches[0]?.value, null, 2) ?? "null";
+    if (text.length > JSON_VIEW_MAX_CHARS) throw tooBig(String(text.length));
+    return text;
   }
-  return { matches, text: rendered };
+  const parts: string[] = [];
+  let size = 0;
+  for (const match of matches) {
+    const part = JSON.stringify(match, null, 2)
+      .split("\n")
+      .map((line) => `  ${line}`)
+      .join("\n");
+    size += part.length + 2;
+    if (size > JSON_VIEW_MAX_CHARS) throw tooBig("more than " + String(JSON_VIEW_MAX_CHARS));
+    parts.push(part);
+  }
+  return `[\n${parts.join(",\n")}\n]`;
 }
 
 /** Replaces every node `jsonPath` selects with `value` (`$` replaces the whole document). */
