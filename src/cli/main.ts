@@ -5,6 +5,7 @@ import { registerDoctorCommand } from "./doctor-command.js";
 import { registerImageCommand } from "./image-command.js";
 import { registerMockLlmCommand } from "./mock-llm-command.js";
 import { registerRunCommand } from "./run-command.js";
+import { registerServeCommand } from "./serve-command.js";
 import { registerSessionsCommand } from "./sessions-command.js";
 import { registerTasksCommand } from "./tasks-command.js";
 
@@ -17,6 +18,7 @@ const program = new Command()
 registerImageCommand(program);
 registerDoctorCommand(program);
 registerRunCommand(program);
+registerServeCommand(program);
 registerSessionsCommand(program);
 registerTasksCommand(program);
 registerMockLlmCommand(program);

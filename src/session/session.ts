@@ -48,6 +48,8 @@ export function newSessionId(): string {
 
 export class Session {
   readonly createdAt = new Date();
+  /** Set by task_done: the agent said its work is finished. */
+  done: { at: Date; summary?: string } | undefined;
   private constructor(
     readonly id: string,
     readonly box: Box,
@@ -134,6 +136,10 @@ export class Session {
 
   diffStat(signal?: AbortSignal): Promise<string> {
     return diffStat(this.box, { signal });
+  }
+
+  markDone(summary?: string): void {
+    this.done = { at: new Date(), summary };
   }
 
   /** Applies the session's diff to the host repository: a new branch (default) or the working tree. */

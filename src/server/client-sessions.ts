@@ -1,0 +1,95 @@
+/**
+ * Sessions and task stacks scoped by client: each client sees and touches only what it created;
+ * another client's session id is answered exactly like an unknown one. A client's default
+ * session is created on first use from the server's repository and defaults.
+ */
+import type { Session, SessionOptions } from "../session/session.js";
+import type { SessionManager } from "../session/session-manager.js";
+import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
+import type { SessionAccess } from "../tools/session-access.js";
+import { InvalidArgumentError, SessionNotFoundError } from "../util/errors.js";
+
+export interface ServerDefaults {
+  repo: string;
+  image: string;
+  options: Partial<SessionOptions>;
+}
+
+export class ClientSessions implements SessionAccess, TaskStackAccess {
+  private readonly owners = new Map<string, string>();
+  private readonly defaults = new Map<string, Promise<Session>>();
+  /** Task stacks with no box, by stack id, and the client that first used each. */
+  private readonly stackOwners = new Map<string, string>();
+
+  constructor(
+    private readonly manager: SessionManager,
+    private readonly stacks: TaskStackOpener,
+    private readonly serverDefaults: ServerDefaults,
+  ) {}
+
+  async create(clientId: string, options: Partial<SessionOptions>): Promise<Session> {
+    const session = await this.manager.create({
+      ...this.serverDefaults.options,
+      image: this.serverDefaults.image,
+      ...options,
+      repo: options.repo ?? this.serverDefaults.repo,
+    } as SessionOptions);
+    this.owners.set(session.id, clientId);
+    return session;
+  }
+
+  async resolve(clientId: string, sessionId: string | undefined): Promise<Session> {
+    if (sessionId !== undefined) return this.owned(clientId, sessionId);
+    let pending = this.defaults.get(clientId);
+    if (pending) {
+      const session = await pending.catch(() => undefined);
+      if (session && this.manager.has(session.id)) return session;
+    }
+    pending = this.create(clientId, {});
+    this.defaults.set(clientId, pending);
+    pending.catch(() => this.defaults.delete(clientId));
+    return pending;
+  }
+
+  list(clientId: string): Session[] {
+    return this.manager.list().filter((s) => this.owners.get(s.id) === clientId);
+  }
+
+  async destroy(clientId: string, sessionId: string): Promise<void> {
+    this.owned(clientId, sessionId);
+    this.owners.delete(sessionId);
+    await this.manager.destroy(sessionId);
+  }
+
+  /** Removes every session of a client that went away. */
+  async closeClient(clientId: string): Promise<void> {
+    this.defaults.delete(clientId);
+    await Promise.allSettled(this.list(clientId).map((s) => this.destroy(clientId, s.id)));
+  }
+
+  /**
+   * A task stack: a session's (when the id is a live session, it must be the client's), or a
+   * stack with no box under any name. An omitted id is the client's "default" stack.
+   */
+  async open(clientId: string, sessionId: string | undefined): Promise<StoredTaskStack> {
+    const id = sessionId ?? "default";
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) {
+      throw new InvalidArgumentError("session_id", "use letters, digits, '.', '_' or '-' (at most 64 characters)");
+    }
+    if (this.manager.has(id)) {
+      this.owned(clientId, id);
+    } else {
+      const owner = this.stackOwners.get(id);
+      if (owner !== undefined && owner !== clientId) throw new SessionNotFoundError(id);
+      this.stackOwners.set(id, clientId);
+    }
+    return this.stacks.open(id);
+  }
+
+  private owned(clientId: string, sessionId: string): Session {
+    if (this.owners.get(sessionId) !== clientId || !this.manager.has(sessionId)) {
+      throw new SessionNotFoundError(sessionId);
+    }
+    return this.manager.get(sessionId);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The server behind every transport: one engine, one session manager and one task-stack store
+ * per process; one MCP server object per connected client, all sharing them but each seeing only
+ * its own sessions.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Engine } from "../engine/engine.js";
+import { secretRedactor } from "../gateway/redact.js";
+import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
+import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import type { SessionOptions } from "../session/session.js";
+import { SessionManager } from "../session/session-manager.js";
+import { TaskStackStore } from "../tasks/task-stack-store.js";
+import { allTools } from "../tools/all-tools.js";
+import type { AnyToolDefinition, ToolServices } from "../tools/tool.js";
+import { ImageMissingError } from "../util/errors.js";
+import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
+import { openHostRepo } from "../workspace/host-repo.js";
+import { ClientSessions } from "./client-sessions.js";
+import { registerTools } from "./register-tools.js";
+
+const log = logger("server");
+
+export interface DrydockServerConfig {
+  repo: string;
+  image?: string;
+  sessionOptions?: Partial<SessionOptions>;
+  /** Leave boxes running at shutdown, for inspection. */
+  keepSessions?: boolean;
+  /** Where task stacks are kept (default: <state dir>/tasks). */
+  tasksDir?: string;
+  /** Extra tools (aider, workspace tools) and the services they need. */
+  extraTools?: AnyToolDefinition[];
+  extraServices?: Partial<ToolServices>;
+  envFile?: string;
+}
+
+const mcpLevel: Record<LogLevel, "debug" | "info" | "warning" | "error"> = {
+  debug: "debug",
+  info: "info",
+  warning: "warning",
+  error: "error",
+};
+
+export class DrydockServer {
+  private readonly clients = new Map<string, McpServer>();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    readonly config: DrydockServerConfig,
+    readonly manager: SessionManager,
+    readonly access: ClientSessions,
+    readonly redact: (text: string) => string,
+    readonly image: string,
+  ) {}
+
+  /** Checks the repository (a clear error before any client connects), the engine and the image. */
+  static async start(config: DrydockServerConfig): Promise<DrydockServer> {
+    const repo = await openHostRepo(config.repo, "--repo");
+    const engine = await Engine.connect();
+    const image = config.image ?? (await defaultSandboxImage(engine));
+    if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+    const manager = await SessionManager.start(engine);
+    const store = new TaskStackStore({ dir: config.tasksDir });
+    const access = new ClientSessions(manager, store, {
+      repo: repo.root,
+      image,
+      options: config.sessionOptions ?? {},
+    });
+    const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
+    addLogRedactor(redact);
+    log.info(`serving ${repo.root} with image ${image}`);
+    return new DrydockServer({ ...config, repo: repo.root }, manager, access, redact, image);
+  }
+
+  /** A new MCP server object for one client; connect it to that client's transport. */
+  connectClient(clientId: string): McpServer {
+    const server = new McpServer(
+      { name: "drydock", version: "0.1.0" },
+      {
+        capabilities: { logging: {} },
+        instructions:
+          "drydock gives you a sandboxed copy of a git repository in a hardened container: run commands with bash, edit files with file_editor, and delegate edits to aider_ai_code. Nothing you do reaches the host until session_apply. Keep your plan in the task stack (create_new_task, get_current_task).",
+      },
+    );
+    const services = { sessions: this.access, taskStacks: this.access, ...this.config.extraServices } as ToolServices;
+    registerTools(server, allTools(this.config.extraTools), clientId, services, this.redact);
+    const removeSink = addLogSink((record) => {
+      if (record.level === "debug") return;
+      void server.server
+        .sendLoggingMessage({ level: mcpLevel[record.level], logger: `drydock.${record.scope}`, data: record.message })
+        .catch(() => undefined);
+    });
+    server.server.onclose = () => removeSink();
+    this.clients.set(clientId, server);
+    return server;
+  }
+
+  /** A client went away: its sessions are removed (unless --keep-sessions). */
+  async disconnectClient(clientId: string): Promise<void> {
+    const server = this.clients.get(clientId);
+    this.clients.delete(clientId);
+    await server?.close().catch(() => undefined);
+    if (!this.config.keepSessions) await this.access.closeClient(clientId);
+  }
+
+  /** Removes every session this process owns (unless --keep-sessions) and closes every client. */
+  shutdown(): Promise<void> {
+    this.closing ??= (async () => {
+      await Promise.allSettled([...this.clients.values()].map((s) => s.close()));
+      this.clients.clear();
+      if (this.config.keepSessions) {
+        const kept = this.manager.detachAll();
+        if (kept.length) log.info(`kept ${kept.length} session(s) for inspection: ${kept.map((s) => s.id).join(", ")}`);
+      } else {
+        await this.manager.closeAll();
+      }
+    })();
+    return this.closing;
+  }
+}

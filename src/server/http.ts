@@ -1,0 +1,164 @@
+/**
+ * Streamable HTTP transport: several clients at once, each an MCP session with its own sessions
+ * and task stacks. Every request needs the bearer token; Host and Origin are checked against DNS
+ * rebinding; bodies are capped. A client that ends its MCP session (or stays idle past the limit)
+ * has its boxes removed.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse, type Server } from "node:http";
+import { join } from "node:path";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { logger } from "../util/log.js";
+import { stateDir } from "../util/paths.js";
+import type { DrydockServer } from "./drydock-server.js";
+import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./http-guard.js";
+
+const log = logger("http");
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  token?: string;
+  /** Extra Host values to accept (e.g. a name a reverse proxy uses). */
+  allowedHosts?: string[];
+  maxBodyBytes?: number;
+  /** Idle MCP sessions are closed after this long. Default 30 minutes. */
+  idleTimeoutMs?: number;
+}
+
+export interface HttpHandle {
+  url: string;
+  port: number;
+  token: string;
+  tokenFile?: string;
+  close(): Promise<void>;
+}
+
+interface Client {
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+}
+
+function send(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32_000, message }, id: null }));
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "too-large"> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > max) return "too-large";
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) return "too-large";
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function writeTokenFile(token: string): string {
+  const dir = stateDir();
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, "http-token");
+  writeFileSync(file, token + "\n", { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}
+
+export async function serveHttp(server: DrydockServer, options: HttpOptions): Promise<HttpHandle> {
+  const token = options.token ?? randomBytes(32).toString("base64url");
+  const tokenFile = options.token ? undefined : writeTokenFile(token);
+  const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const idleMs = options.idleTimeoutMs ?? 30 * 60_000;
+  const clients = new Map<string, Client>();
+  let hosts = new Set<string>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hostAllowed(req.headers.host, hosts)) return send(res, 403, "forbidden: Host header not allowed");
+    if (!originAllowed(req.headers.origin, hosts)) return send(res, 403, "forbidden: Origin not allowed");
+    if (!tokenMatches(req.headers.authorization, token)) {
+      return send(res, 401, "unauthorized: send Authorization: Bearer <token> (DRYDOCK_TOKEN, or the token file the server printed)", {
+        "www-authenticate": 'Bearer realm="drydock"',
+      });
+    }
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname !== "/mcp") return send(res, 404, "not found: the MCP endpoint is /mcp");
+
+    let body: unknown;
+    if (req.method === "POST") {
+      const raw = await readBody(req, maxBody);
+      if (raw === "too-large") return send(res, 413, `request body over ${maxBody} bytes`);
+      try {
+        body = JSON.parse(raw.toString("utf8"));
+      } catch {
+        return send(res, 400, "parse error: the body is not JSON");
+      }
+    }
+    const sessionHeader = req.headers["mcp-session-id"];
+    const id = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
+    let client = id ? clients.get(id) : undefined;
+    if (!client) {
+      if (id) return send(res, 404, "unknown MCP session; initialize a new one");
+      if (req.method !== "POST" || !isInitializeRequest(body)) {
+        return send(res, 400, "bad request: no MCP session; start with an initialize request");
+      }
+      // The MCP session id is chosen here so the client's tools are scoped to it from the start.
+      const sid = randomUUID();
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => sid,
+        onsessioninitialized: () => {
+          clients.set(sid, { transport, lastSeen: Date.now() });
+          log.info(`client ${sid.slice(0, 8)} connected`);
+        },
+      });
+      transport.onclose = () => {
+        if (clients.delete(sid)) log.info(`client ${sid.slice(0, 8)} disconnected`);
+        void server.disconnectClient(sid);
+      };
+      await server.connectClient(sid).connect(transport);
+      client = { transport, lastSeen: Date.now() };
+    }
+    client.lastSeen = Date.now();
+    await client.transport.handleRequest(req, res, body);
+  };
+
+  const http: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log.error(`request failed: ${(error as Error).message}`);
+      if (!res.headersSent) send(res, 500, "internal error");
+    });
+  });
+  http.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, resolve);
+  });
+  const address = http.address();
+  const port = typeof address === "object" && address ? address.port : options.port;
+  hosts = allowedHosts(options.host, port, options.allowedHosts);
+  const sweep = setInterval(() => {
+    for (const [sid, c] of clients) {
+      if (Date.now() - c.lastSeen > idleMs) {
+        log.info(`client ${sid.slice(0, 8)} idle for ${Math.round(idleMs / 60_000)} min; closing it`);
+        void c.transport.close();
+      }
+    }
+  }, Math.min(idleMs, 60_000));
+  sweep.unref();
+  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${hostForUrl}:${port}/mcp`,
+    port,
+    token,
+    tokenFile,
+    close: async () => {
+      clearInterval(sweep);
+      await Promise.allSettled([...clients.values()].map((c) => c.transport.close()));
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+    },
+  };
+}

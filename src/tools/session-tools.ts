@@ -1,0 +1,152 @@
+/** The session tools: create, list, destroy, diff and apply a box's changes. */
+import { z } from "zod";
+import type { Session } from "../session/session.js";
+import "./session-access.js";
+import { defineTool, type AnyToolDefinition } from "./tool.js";
+
+const sessionId = z.string().min(1).optional().describe("Session to use; omit for your default session (created on first use).");
+
+const limits = z.object({
+  network: z.string(),
+  memoryMB: z.number(),
+  cpus: z.number(),
+  pidsLimit: z.number(),
+  workspaceMB: z.number(),
+  tmpMB: z.number(),
+  command_timeout_s: z.number(),
+  max_output_bytes: z.number(),
+});
+
+const sessionInfo = {
+  session_id: z.string(),
+  repo: z.string(),
+  base_commit: z.string(),
+  image: z.string(),
+  box: z.string(),
+  created_at: z.string(),
+  limits,
+};
+
+function info(session: Session) {
+  return session.info();
+}
+
+export const sessionCreate = defineTool({
+  name: "session_create",
+  title: "Create a sandbox session",
+  description:
+    "Starts a new hardened box (no network, non-root, resource limits) holding a copy of a git repository: HEAD plus uncommitted and untracked (not ignored) files, or a given ref. Returns session_id (pass it to other tools), base_commit, image and limits. The host repository is never changed until session_apply. Most callers can skip this: every tool creates a default session on first use.",
+  inputSchema: {
+    repo: z.string().min(1).optional().describe("Host path of the git repository to copy in (default: the server's --repo)."),
+    ref: z.string().min(1).optional().describe("Branch, tag or commit to start from instead of the working tree."),
+    network: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Relaxation: Docker network for the box. Default "none" (no network at all).'),
+    memory_mb: z.number().int().min(128).max(65_536).optional().describe("Memory limit in MiB (default 2048)."),
+    cpus: z.number().min(0.1).max(64).optional().describe("CPU limit (default 1)."),
+    timeout_s: z.number().int().min(1).max(86_400).optional().describe("Default per-command time limit in seconds (default 120)."),
+  },
+  outputSchema: sessionInfo,
+  async run(args, ctx) {
+    ctx.progress("starting the box and copying the repository in");
+    const session = await ctx.services.sessions.create(ctx.clientId, {
+      repo: args.repo,
+      ref: args.ref,
+      network: args.network,
+      memoryMB: args.memory_mb,
+      cpus: args.cpus,
+      commandTimeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,
+    });
+    return info(session);
+  },
+});
+
+export const sessionList = defineTool({
+  name: "session_list",
+  title: "List your sessions",
+  description: "Lists the sessions you created that are still running, with their ids, repositories, base commits and limits.",
+  inputSchema: {},
+  outputSchema: { sessions: z.array(z.object(sessionInfo)) },
+  annotations: { readOnlyHint: true },
+  async run(_args, ctx) {
+    return { sessions: ctx.services.sessions.list(ctx.clientId).map(info) };
+  },
+});
+
+export const sessionDestroy = defineTool({
+  name: "session_destroy",
+  title: "Destroy a session",
+  description:
+    "Removes a session's box and everything in it. Changes not taken out with session_diff or session_apply are lost. The session's task stack is kept on the host.",
+  inputSchema: { session_id: z.string().min(1).describe("The session to remove.") },
+  outputSchema: { session_id: z.string(), destroyed: z.boolean() },
+  annotations: { destructiveHint: true },
+  async run(args, ctx) {
+    await ctx.services.sessions.destroy(ctx.clientId, args.session_id);
+    return { session_id: args.session_id, destroyed: true };
+  },
+});
+
+export const sessionDiff = defineTool({
+  name: "session_diff",
+  title: "Diff of a session",
+  description:
+    "Returns the unified diff (binary-safe; new, deleted, renamed and mode-changed files) of everything changed in the box since the session started, whether committed in the box or not, plus a diffstat.",
+  inputSchema: { session_id: sessionId },
+  outputSchema: { session_id: z.string(), base_commit: z.string(), diff: z.string(), stat: z.string() },
+  annotations: { readOnlyHint: true },
+  async run(args, ctx) {
+    const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
+    const [diff, stat] = await Promise.all([session.diff(ctx.signal), session.diffStat(ctx.signal)]);
+    return { session_id: session.id, base_commit: session.baseCommit, diff, stat };
+  },
+});
+
+export const sessionApply = defineTool({
+  name: "session_apply",
+  title: "Apply a session's changes to the host repository",
+  description:
+    'Brings the session\'s diff to the host repository. mode "branch" (default) makes a commit on a new branch (default drydock/<session_id>) without touching the working tree, index or HEAD; mode "worktree" applies the changes to the working tree. If the diff does not apply cleanly, nothing on the host changes and the error names the files. Diffs touching .git, leaving the repository or writing through symlinks are refused.',
+  inputSchema: {
+    session_id: sessionId,
+    mode: z.enum(["branch", "worktree"]).default("branch").describe('"branch" (default) or "worktree".'),
+    branch: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("Branch to create in branch mode (default drydock/<session_id>); must not exist yet."),
+  },
+  outputSchema: {
+    session_id: z.string(),
+    mode: z.enum(["branch", "worktree"]),
+    branch: z.string().optional(),
+    commit: z.string().optional(),
+    files: z.array(z.object({ path: z.string(), status: z.string(), oldPath: z.string().optional() })),
+    stat: z.object({ filesChanged: z.number(), insertions: z.number(), deletions: z.number() }),
+    message: z.string(),
+  },
+  async run(args, ctx) {
+    const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
+    const result = await session.apply({ mode: args.mode, branch: args.branch, signal: ctx.signal });
+    const message =
+      result.files.length === 0
+        ? "nothing changed in the box; nothing was applied"
+        : result.mode === "branch"
+          ? `committed ${result.files.length} file(s) on branch ${result.branch} in ${session.repo.root}; the working tree was not touched`
+          : `applied ${result.files.length} file(s) to the working tree of ${session.repo.root}`;
+    return {
+      session_id: session.id,
+      mode: result.mode,
+      branch: result.branch,
+      commit: result.commit,
+      files: result.files,
+      stat: result.stat,
+      message,
+    };
+  },
+});
+
+export const sessionTools: AnyToolDefinition[] = [sessionCreate, sessionList, sessionDestroy, sessionDiff, sessionApply];
