@@ -20,6 +20,15 @@ export interface ToolCallOptions {
   onProgress?: (progress: Progress) => void;
 }
 
+function definedEntries(
+  env: Record<string, string | undefined> | undefined,
+): Record<string, string> | undefined {
+  if (!env) return undefined;
+  return Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}
+
 function describeTarget(server: AiderServerConfig): string {
   if (server.transport === "http") return server.url;
   return `server ${JSON.stringify([server.command, ...(server.args ?? [])].join(" "))}`;
@@ -160,7 +169,7 @@ export class McpConnection {
     const transport = new StdioClientTransport({
       command: server.command,
       args: server.args,
-      env: server.env,
+      env: definedEntries(server.env),
       cwd: server.cwd,
       stderr: "pipe",
     });

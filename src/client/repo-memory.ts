@@ -18,6 +18,11 @@ export interface RepoMemoryOptions {
   maxFileBytes?: number;
   /** At most this many files are indexed (in `git ls-files` order); default 20_000. */
   maxFiles?: number;
+  /**
+   * Also index untracked files that .gitignore does not exclude; default false, because a
+   * repository without ignore rules would drag in node_modules or a virtualenv.
+   */
+  includeUntracked?: boolean;
 }
 
 interface IndexedFile {
@@ -48,8 +53,8 @@ function looksLikeText(buffer: Buffer): boolean {
 /**
  * The default memory system: ranks the repository's text files for a query with BM25 (MiniSearch)
  * over three fields: the path, the parts of compound identifiers in the file, and the words of
- * its content, path matches weighing most. Files come from `git ls-files` (tracked, plus
- * untracked ones that are not ignored); binaries, symlinks and large files are skipped. The index
+ * its content, path matches weighing most. Files come from `git ls-files` (tracked files, and
+ * optionally untracked ones that are not ignored); binaries, symlinks and large files are skipped. The index
  * is built on the first query; call {@link RepoMemory.refresh} after the files change.
  */
 export class RepoMemory implements MemorySystem {
@@ -57,6 +62,7 @@ export class RepoMemory implements MemorySystem {
   private readonly maxResults: number;
   private readonly maxFileBytes: number;
   private readonly maxFiles: number;
+  private readonly includeUntracked: boolean;
   private index: Promise<MiniSearch<IndexedFile>> | undefined;
 
   constructor(options: RepoMemoryOptions = {}) {
@@ -64,6 +70,7 @@ export class RepoMemory implements MemorySystem {
     this.maxResults = options.maxResults ?? 8;
     this.maxFileBytes = options.maxFileBytes ?? 256_000;
     this.maxFiles = options.maxFiles ?? 20_000;
+    this.includeUntracked = options.includeUntracked ?? false;
   }
 
   /** Forgets the index; the next query rebuilds it from the files as they are then. */
@@ -100,9 +107,10 @@ export class RepoMemory implements MemorySystem {
   }
 
   private async listFiles(): Promise<string[]> {
+    const untracked = this.includeUntracked ? ["--others", "--exclude-standard"] : [];
     const { stdout } = await execFileAsync(
       "git",
-      ["-C", this.repoPath, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+      ["-C", this.repoPath, "ls-files", "-z", "--cached", ...untracked],
       { maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
     );
     return [...new Set(stdout.split("\0").filter((path) => path !== ""))].slice(0, this.maxFiles);

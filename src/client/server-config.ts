@@ -14,8 +14,9 @@ export interface StdioServerConfig {
   /**
    * Extra environment for the server. The child otherwise inherits only a safe default set
    * (HOME, PATH, SHELL, TERM, USER, LOGNAME), so pass provider keys or `DRYDOCK_*` settings here.
+   * Entries whose value is undefined are left out, so `{ KEY: process.env.KEY }` is fine.
    */
-  env?: Record<string, string>;
+  env?: Record<string, string | undefined>;
   /** Working directory of the server process; defaults to the caller's. */
   cwd?: string;
   /** Where the server's stderr goes: copied to this process's stderr (default) or dropped. */
@@ -61,7 +62,8 @@ export function checkServerConfig(value: unknown): string | undefined {
       return "server.args: expected an array of strings";
     }
     if (value.env !== undefined) {
-      if (!isRecord(value.env) || !Object.values(value.env).every((v) => typeof v === "string")) {
+      const values = isRecord(value.env) ? Object.values(value.env) : [1];
+      if (!values.every((v) => typeof v === "string" || v === undefined)) {
         return "server.env: expected an object of string values";
       }
     }

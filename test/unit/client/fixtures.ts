@@ -42,7 +42,8 @@ export interface TempRepo {
   /** The parent temp directory; `root` is `<base>/repo`, so `<base>` is outside the repository. */
   base: string;
   root: string;
-  write(path: string, content: string | Buffer): string;
+  /** Writes a file (making its directories) and, unless `track` is false, `git add`s it. */
+  write(path: string, content: string | Buffer, track?: boolean): string;
   dispose(): void;
 }
 
@@ -51,10 +52,11 @@ export function makeTempRepo(files: Record<string, string> = {}): TempRepo {
   const root = join(base, "repo");
   mkdirSync(root);
   execFileSync("git", ["init", "-q", root]);
-  const write = (path: string, content: string | Buffer): string => {
+  const write = (path: string, content: string | Buffer, track = true): string => {
     const absolute = join(root, path);
     mkdirSync(dirname(absolute), { recursive: true });
     writeFileSync(absolute, content);
+    if (track) execFileSync("git", ["add", "--", path], { cwd: root });
     return absolute;
   };
   for (const [path, content] of Object.entries(files)) write(path, content);

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -73,21 +74,32 @@ describe("RepoMemory", () => {
     ).toHaveLength(1);
   });
 
-  it("skips ignored, binary, oversized and symlinked files", async () => {
+  it("skips binary, oversized and symlinked files", async () => {
     const repo = sampleRepo();
     const outside = mkdtempSync(join(tmpdir(), "drydock-outside-"));
     try {
-      repo.write(".gitignore", "build/\n");
-      repo.write("build/zebra.js", "zebra zebra zebra");
+      writeFileSync(join(outside, "secret.txt"), "zebra");
       repo.write("assets/zebra.bin", Buffer.from([0x7a, 0x65, 0x62, 0x72, 0x61, 0, 1, 2]));
       repo.write("data/zebra.txt", "zebra ".repeat(50_000));
       repo.write("src/zebra-notes.md", "a note about a zebra");
       symlinkSync(join(outside, "secret.txt"), join(repo.root, "zebra-link.txt"));
+      execFileSync("git", ["add", "zebra-link.txt"], { cwd: repo.root });
       const memory = new RepoMemory({ repoPath: repo.root, maxFileBytes: 10_000 });
       expect(await top(memory, "zebra")).toEqual([join(repo.root, "src/zebra-notes.md")]);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  it("indexes untracked files only when asked, and never ignored ones", async () => {
+    const repo = sampleRepo();
+    repo.write(".gitignore", "build/\n");
+    repo.write("build/wombat.js", "wombat wombat", false);
+    repo.write("src/draft-wombat.ts", "export const wombat = 1;", false);
+    expect(await top(new RepoMemory({ repoPath: repo.root }), "wombat")).toEqual([]);
+    expect(await top(new RepoMemory({ repoPath: repo.root, includeUntracked: true }), "wombat")).toEqual([
+      join(repo.root, "src/draft-wombat.ts"),
+    ]);
   });
 
   it("sees new files only after refresh", async () => {
