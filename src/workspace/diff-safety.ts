@@ -127,7 +127,9 @@ export function assertSafeRepoPath(path: string): void {
   };
   if (path === "") refuse("is empty");
   if (/[\x00-\x1f\x7f]/.test(path)) refuse("holds a control character");
-  if (path.startsWith("/") || path.startsWith("\\") || /^[A-Za-z]:[\\/]/.test(path)) refuse("is absolute");
+  if (path.startsWith("/") || path.startsWith("\\")) refuse("is absolute");
+  // `c:` or `c:x` is drive-relative on Windows: it would land wherever that drive's cwd is.
+  if (/^[A-Za-z]:/.test(path)) refuse("starts with a drive letter");
   // A backslash separates directories on Windows: treat it as one so `..\x` and `.git\x` are caught too.
   for (const part of path.split(/[\\/]/)) {
     if (part === "") refuse("has an empty component (`//` or a trailing slash)");
