@@ -3,6 +3,8 @@
  * shares a path with the box; files move as tar streams and changes come out as a diff.
  */
 import { randomBytes } from "node:crypto";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
 import { Box } from "../sandbox/box.js";
 import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
@@ -10,6 +12,7 @@ import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
 import { PtyShell, type ShellResult } from "../sandbox/pty-shell.js";
 import { findDockerCli } from "../util/docker-cli.js";
 import { logger } from "../util/log.js";
+import { stateDir } from "../util/paths.js";
 import { copyIn, diffOut, diffStat } from "../workspace/box-workspace.js";
 import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
 import type { HostRepo } from "../workspace/host-repo.js";
@@ -61,12 +64,25 @@ export class Session {
     readonly hostBaseCommit: string,
     readonly commandTimeoutMs: number,
     readonly maxOutputBytes: number,
+    /**
+     * Host directory bind-mounted read-only at /run/drydock in the box: where the session's LLM
+     * gateway puts its socket. It holds nothing else; it is removed with the session.
+     */
+    readonly gatewayDir: string,
   ) {}
 
   /** Starts a box, copies the repository in and starts the shell; removes the box on failure. */
   static async create(engine: Engine, options: SessionOptions, id = newSessionId()): Promise<Session> {
     const started = Date.now();
-    const box = await Box.create(engine, id, options);
+    const gatewayDir = join(stateDir(), "run", id);
+    await mkdir(gatewayDir, { recursive: true, mode: 0o700 });
+    let box: Box;
+    try {
+      box = await Box.create(engine, id, { ...options, gatewayDir });
+    } catch (error) {
+      await rm(gatewayDir, { recursive: true, force: true });
+      throw error;
+    }
     try {
       const [copied, shell] = await Promise.all([
         copyIn(box, options.repo, options.ref),
@@ -94,9 +110,11 @@ export class Session {
         hostBase,
         options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
         options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        gatewayDir,
       );
     } catch (error) {
       await box.remove().catch(() => undefined);
+      await rm(gatewayDir, { recursive: true, force: true });
       throw error;
     }
   }
@@ -154,9 +172,14 @@ export class Session {
     return { ...result, diff };
   }
 
+  /** Runs before the box is removed (the aider tool closes the session's gateway here). */
+  readonly cleanups: Array<() => Promise<void>> = [];
+
   async destroy(): Promise<void> {
+    await Promise.allSettled(this.cleanups.splice(0).map((c) => c()));
     await this.shell.dispose();
     await this.box.remove();
+    await rm(this.gatewayDir, { recursive: true, force: true });
     log.info(`session ${this.id} removed`);
   }
 
