@@ -8,6 +8,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
+          sequence: { groupOrder: 0 },
           include: ["test/unit/**/*.test.ts"],
           testTimeout: 30_000,
         },
@@ -15,6 +16,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           include: ["test/integration/**/*.test.ts", "test/security/**/*.test.ts", "test/faults/**/*.test.ts"],
           testTimeout: 180_000,
           hookTimeout: 300_000,
