@@ -16,7 +16,10 @@ export function registerMockLlmCommand(program: Command): void {
     .action(async (options: { port: string; host: string; script: string }) => {
       const port = Number(options.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-        throw new InvalidArgumentError("--port", `${JSON.stringify(options.port)} is not a port number (0-65535)`);
+        throw new InvalidArgumentError(
+          "--port",
+          `${JSON.stringify(options.port)} is not a port number (0-65535)`,
+        );
       }
       const model = OfflineModel.fromFile(options.script);
       const server = await MockLlmServer.start({ model, host: options.host, port });

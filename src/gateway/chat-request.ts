@@ -15,7 +15,11 @@ export function chatText(body: unknown): ChatText {
   if (!isRecord(body)) return { messages, lastUser };
   if (body.system !== undefined) messages.push(partsText(body.system));
   if (isRecord(body.systemInstruction)) messages.push(partsText(body.systemInstruction.parts));
-  const list = Array.isArray(body.messages) ? body.messages : Array.isArray(body.contents) ? body.contents : [];
+  const list = Array.isArray(body.messages)
+    ? body.messages
+    : Array.isArray(body.contents)
+      ? body.contents
+      : [];
   for (const message of list) {
     if (!isRecord(message)) continue;
     const text = partsText(message.content ?? message.parts);
@@ -35,7 +39,9 @@ function partsText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
-    .map((part) => (typeof part === "string" ? part : isRecord(part) && typeof part.text === "string" ? part.text : ""))
+    .map((part) =>
+      typeof part === "string" ? part : isRecord(part) && typeof part.text === "string" ? part.text : "",
+    )
     .filter((text) => text !== "")
     .join("\n");
 }

@@ -27,7 +27,10 @@ export function parseLlmMode(spec: string, cwd: string = process.cwd()): LlmMode
   const kind = text.slice(0, colon);
   const file = text.slice(colon + 1).trim();
   if (kind !== "record" && kind !== "replay") {
-    throw new InvalidArgumentError("--llm", `unknown mode ${JSON.stringify(kind)} in ${JSON.stringify(spec)}; ${USAGE}`);
+    throw new InvalidArgumentError(
+      "--llm",
+      `unknown mode ${JSON.stringify(kind)} in ${JSON.stringify(spec)}; ${USAGE}`,
+    );
   }
   if (!file) {
     throw new InvalidArgumentError("--llm", `${kind}: needs a file, e.g. ${kind}:llm-exchanges.jsonl`);

@@ -35,13 +35,18 @@ export class MockLlmServer implements AsyncDisposable {
             body: body.toString("utf8"),
           });
           log.debug(`mock-llm ${request.method} ${request.url} -> ${answer.status}`);
-          response.writeHead(answer.status, { "content-type": answer.contentType, "cache-control": "no-cache" });
+          response.writeHead(answer.status, {
+            "content-type": answer.contentType,
+            "cache-control": "no-cache",
+          });
           for (const chunk of answer.chunks) response.write(chunk);
           response.end();
         } catch (error) {
           log.warn(`mock-llm ${request.method} ${request.url} failed: ${(error as Error).message}`);
           if (!response.headersSent) response.writeHead(400, { "content-type": "application/json" });
-          response.end(JSON.stringify({ error: { message: (error as Error).message, type: "invalid_request_error" } }));
+          response.end(
+            JSON.stringify({ error: { message: (error as Error).message, type: "invalid_request_error" } }),
+          );
         }
       })();
     });

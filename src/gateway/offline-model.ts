@@ -54,7 +54,10 @@ export class OfflineModel {
   }
 
   private models(): OfflineAnswer {
-    const ids = new Set([OFFLINE_MODEL, ...this.script.rules.flatMap((rule) => (rule.model ? [rule.model] : []))]);
+    const ids = new Set([
+      OFFLINE_MODEL,
+      ...this.script.rules.flatMap((rule) => (rule.model ? [rule.model] : [])),
+    ]);
     const data = [...ids].map((id) => ({ id, object: "model", created: 0, owned_by: "drydock" }));
     return json(200, { object: "list", data });
   }
@@ -93,7 +96,12 @@ export class OfflineModel {
         created,
         model,
         choices: [
-          { index: 0, message: { role: "assistant", content: reply, refusal: null }, logprobs: null, finish_reason: "stop" },
+          {
+            index: 0,
+            message: { role: "assistant", content: reply, refusal: null },
+            logprobs: null,
+            finish_reason: "stop",
+          },
         ],
         usage,
         system_fingerprint: null,
@@ -101,7 +109,15 @@ export class OfflineModel {
     }
     const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
     const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
-      sseEvent({ id, object: "chat.completion.chunk", created, model, system_fingerprint: null, choices, ...extra });
+      sseEvent({
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model,
+        system_fingerprint: null,
+        choices,
+        ...extra,
+      });
     const delta = (content: Record<string, unknown>, finish: string | null = null) => ({
       index: 0,
       delta: content,
@@ -123,5 +139,7 @@ function json(status: number, value: unknown): OfflineAnswer {
 }
 
 function openAiError(status: number, message: string): OfflineAnswer {
-  return json(status, { error: { message: `drydock offline model: ${message}`, type: "invalid_request_error", code: null } });
+  return json(status, {
+    error: { message: `drydock offline model: ${message}`, type: "invalid_request_error", code: null },
+  });
 }

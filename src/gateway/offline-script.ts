@@ -71,7 +71,10 @@ export function loadOfflineScript(path: string): OfflineScript {
   try {
     text = readFileSync(path, "utf8");
   } catch (error) {
-    throw new InvalidArgumentError("script", `${path} could not be read (${(error as Error).message}); pass an existing script file`);
+    throw new InvalidArgumentError(
+      "script",
+      `${path} could not be read (${(error as Error).message}); pass an existing script file`,
+    );
   }
   return parseOfflineScript(text, path);
 }
@@ -82,13 +85,20 @@ function compileRule(rule: z.infer<typeof ruleSchema>, index: number, source: st
   const base = { name, reply, ...(rule.model !== undefined ? { model: rule.model } : {}) };
   if (typeof rule.match === "string") {
     const phrase = rule.match.toLowerCase();
-    return { ...base, pattern: JSON.stringify(rule.match), test: (text) => text.toLowerCase().includes(phrase) };
+    return {
+      ...base,
+      pattern: JSON.stringify(rule.match),
+      test: (text) => text.toLowerCase().includes(phrase),
+    };
   }
   let regex: RegExp;
   try {
     regex = new RegExp(rule.match.regex, (rule.match.flags ?? "").replace(/[gy]/g, ""));
   } catch (error) {
-    throw new InvalidArgumentError("script", `${source}: ${name} has a bad regex: ${(error as Error).message}`);
+    throw new InvalidArgumentError(
+      "script",
+      `${source}: ${name} has a bad regex: ${(error as Error).message}`,
+    );
   }
   return { ...base, pattern: String(regex), test: (text) => regex.test(text) };
 }
@@ -101,7 +111,8 @@ export function chooseRule(script: OfflineScript, prompt: OfflinePrompt): Offlin
   const model = prompt.model.toLowerCase();
   const eligible = script.rules.filter((rule) => !rule.model || model.includes(rule.model.toLowerCase()));
   return (
-    eligible.find((rule) => rule.test(prompt.lastUserText)) ?? eligible.find((rule) => rule.test(prompt.wholeText))
+    eligible.find((rule) => rule.test(prompt.lastUserText)) ??
+    eligible.find((rule) => rule.test(prompt.wholeText))
   );
 }
 

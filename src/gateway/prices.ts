@@ -47,7 +47,8 @@ export function priceOf(model: string, table: PriceTable = DEFAULT_PRICES): Mode
   const name = model.toLowerCase().replace(/^.*\//, "");
   let best: string | undefined;
   for (const prefix of Object.keys(table)) {
-    if (name.startsWith(prefix.toLowerCase()) && (best === undefined || prefix.length > best.length)) best = prefix;
+    if (name.startsWith(prefix.toLowerCase()) && (best === undefined || prefix.length > best.length))
+      best = prefix;
   }
   return best === undefined ? undefined : table[best];
 }

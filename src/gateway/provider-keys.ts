@@ -16,9 +16,7 @@ export interface ProviderKey {
  * Reads provider keys from the environment and, where given, a `.env` file. The environment wins
  * over the file, as with dotenv. Empty values count as absent.
  */
-export function loadProviderKeys(
-  options: { env?: NodeJS.ProcessEnv; envFile?: string } = {},
-): ProviderKeys {
+export function loadProviderKeys(options: { env?: NodeJS.ProcessEnv; envFile?: string } = {}): ProviderKeys {
   const env = options.env ?? process.env;
   let fromFile: Record<string, string> = {};
   if (options.envFile !== undefined) {

@@ -52,13 +52,21 @@ export class UsageLedger {
     this.total.requests += 1;
   }
 
+  /** Takes back an admitted call that never reached anyone (the upstream could not be reached). */
+  cancel(): void {
+    this.total.requests = Math.max(0, this.total.requests - 1);
+  }
+
   /** Counts a call the gateway refused. */
   refuse(): void {
     this.refused += 1;
   }
 
   /** Adds the tokens of an admitted call; returns its cost (0 when the model has no price). */
-  settle(model: string, tokens: { inputTokens: number; outputTokens: number }): { costUsd: number; priced: boolean } {
+  settle(
+    model: string,
+    tokens: { inputTokens: number; outputTokens: number },
+  ): { costUsd: number; priced: boolean } {
     const cost = costUsd(model, tokens, this.prices);
     if (cost === undefined) this.unpriced.add(model);
     const usd = cost ?? 0;

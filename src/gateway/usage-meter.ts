@@ -1,3 +1,4 @@
+import { isRecord } from "./chat-request.js";
 import { SseReader } from "./sse.js";
 
 /** Token counts as a provider reported them; absent where the response carried none. */
@@ -99,8 +100,4 @@ export function usageFromObject(value: unknown): MeteredUsage {
 function sum(...values: unknown[]): number | undefined {
   const numbers = values.filter((v): v is number => typeof v === "number" && Number.isFinite(v));
   return numbers.length > 0 ? numbers.reduce((a, b) => a + b, 0) : undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
