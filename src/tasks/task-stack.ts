@@ -189,7 +189,7 @@ export class TaskStack implements TaskStackView {
       const list = open.map((t) => `${t.id} ${JSON.stringify(t.title)}`).join(", ");
       throw new TaskStackError(
         "open_sub_tasks",
-        `task ${task.id} cannot be completed while ${open.length} of its sub-tasks are open (${list}); switch_focus to one and complete it first, or drop it with remove_task`,
+        `task ${task.id} cannot be completed while sub-tasks are open (${list}); switch_focus to one and complete it first, or drop it with remove_task`,
       );
     }
     task.status = "completed";

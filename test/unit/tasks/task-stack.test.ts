@@ -233,7 +233,9 @@ describe("TaskStack", () => {
       s.switchFocus(a);
       expect(() => s.completeCurrentTask()).toThrow(TaskStackError);
       expect(() => s.completeCurrentTask()).toThrow(
-        new RegExp(`3 of its sub-tasks are open \\(${b} "B", ${c} "C", t4 "D"\\); switch_focus`),
+        new RegExp(
+          `cannot be completed while sub-tasks are open \\(${b} "B", ${c} "C", t4 "D"\\); switch_focus`,
+        ),
       );
       expect(s.find(a)?.task.status).toBe("pending");
       expect(s.completedTasks("chronological")).toEqual([]);
