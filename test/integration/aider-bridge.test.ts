@@ -1,0 +1,138 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { AiderBridge, type StdioServerConfig } from "../../src/index.js";
+import { tempRepo, type TempRepo } from "../helpers/repos.js";
+
+// The AiderBridge against the real drydock server (the built CLI) and real boxes. The aider tools
+// themselves are covered against a fake server in test/unit/client; here the bridge drives the
+// workspace tools the server has, over both transports.
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+
+/** The pids of this process's children running `drydock serve`. */
+function servePids(): number[] {
+  try {
+    const out = execFileSync("pgrep", ["-P", String(process.pid), "-f", "main.js serve"], {
+      encoding: "utf8",
+    });
+    return out.split("\n").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+describe("AiderBridge with drydock serve over stdio", () => {
+  let repo: TempRepo;
+  let state: string;
+  let server: StdioServerConfig;
+
+  beforeAll(() => {
+    repo = tempRepo({ "src/app.py": "def main():\n    return 1\n" });
+    state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    server = {
+      transport: "stdio",
+      command: process.execPath,
+      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+      env: { DRYDOCK_STATE_DIR: state, DOCKER_HOST: process.env.DOCKER_HOST },
+      stderr: "ignore",
+    };
+  });
+
+  afterAll(() => {
+    repo?.[Symbol.dispose]();
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it("returns a tool's JSON reply in notes and a server error as FAILED", async () => {
+    await using bridge = new AiderBridge({ server, repoPath: repo.path });
+    const ran = await bridge.callAiderTool("bash", { command: "cat src/app.py && id -u" });
+    expect(ran.status, ran.content).toBe("COMPLETE");
+    expect(ran.notes).toMatchObject({ output: "def main():\n    return 1\n1000\n", exit_code: 0 });
+
+    const missing = await bridge.callAiderTool("session_destroy", { session_id: "no-such-session" });
+    expect(missing.status).toBe("FAILED");
+    expect(missing.notes.failure).toBe("tool_error");
+    expect(missing.content).toContain("session no-such-session not found");
+  });
+
+  it("times out a long command and stays usable", async () => {
+    await using bridge = new AiderBridge({ server, repoPath: repo.path });
+    const slow = await bridge.callAiderTool("bash", { command: "sleep 30" }, { timeoutMs: 3_000 });
+    expect(slow.status).toBe("FAILED");
+    expect(slow.notes.failure).toBe("timeout");
+    const listed = await bridge.callAiderTool("session_list", {});
+    expect(listed.status, listed.content).toBe("COMPLETE");
+  });
+
+  it("returns FAILED when the server is stopped mid-call, and starts a new one for the next call", async () => {
+    await using bridge = new AiderBridge({ server, repoPath: repo.path });
+    expect((await bridge.callAiderTool("session_list", {})).status).toBe("COMPLETE");
+    const [pid] = servePids();
+    expect(pid, "the drydock serve child process").toBeDefined();
+    const pending = bridge.callAiderTool("bash", { command: "sleep 30" });
+    setTimeout(() => process.kill(pid!, "SIGTERM"), 2_000);
+    const result = await pending;
+    expect(result.status).toBe("FAILED");
+    expect(result.notes.failure).toBe("transport");
+    expect(result.content).toContain("closed during the call");
+    const again = await bridge.callAiderTool("session_list", {});
+    expect(again.status, again.content).toBe("COMPLETE");
+    expect(servePids()).not.toContain(pid);
+  });
+});
+
+describe("AiderBridge with drydock serve over Streamable HTTP", () => {
+  let repo: TempRepo;
+  let state: string;
+  let child: ReturnType<typeof spawn>;
+  let url: string;
+  const token = "bridge-token-" + Math.random().toString(36).slice(2);
+
+  beforeAll(async () => {
+    repo = tempRepo();
+    state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    child = spawn(
+      process.execPath,
+      [cli, "serve", "--http", "--port", "0", "--repo", repo.path, "--image", inject("sandboxImage")],
+      {
+        env: { ...process.env, DRYDOCK_STATE_DIR: state, DRYDOCK_TOKEN: token },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr!.on("data", (d: Buffer) => {
+        err += d.toString();
+        const m = /serving MCP on (\S+)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      child.on("exit", () => reject(new Error(`server exited: ${err}`)));
+    });
+  });
+
+  afterAll(async () => {
+    child?.kill("SIGTERM");
+    await new Promise((r) => child?.once("exit", r));
+    repo?.[Symbol.dispose]();
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it("calls tools with the bearer token and reuses one connection", async () => {
+    await using bridge = new AiderBridge({ server: { transport: "http", url, token }, repoPath: repo.path });
+    const first = await bridge.callAiderTool("bash", { command: "echo one > marker.txt" });
+    expect(first.status, first.content).toBe("COMPLETE");
+    // The same MCP session means the same default box: the file written above is still there.
+    const second = await bridge.callAiderTool("bash", { command: "cat marker.txt" });
+    expect(second.notes.output).toBe("one\n");
+  });
+
+  it("reports a wrong token as a connect failure naming server.token", async () => {
+    await using bridge = new AiderBridge({ server: { transport: "http", url, token: "wrong" } });
+    const result = await bridge.callAiderTool("session_list", {});
+    expect(result.status).toBe("FAILED");
+    expect(result.notes.failure).toBe("connect");
+    expect(result.content).toContain("server.token");
+  });
+});
