@@ -143,10 +143,20 @@ export class AiderBridge implements AsyncDisposable {
         timeoutMs,
         maxTotalTimeoutMs: this.maxTotalTimeoutMs,
         signal: options.signal,
-        onProgress: onProgress && ((p) => onProgress({ toolName: name, ...p })),
+        onProgress:
+          onProgress &&
+          ((p) => {
+            try {
+              onProgress({ toolName: name, ...p });
+            } catch {
+              // A failing progress callback must not break the call it reports on.
+            }
+          }),
       });
       return mapToolReply(name, reply);
     } catch (error) {
+      if (this.closed)
+        return failedResult("closed", `${name} failed: the AiderBridge was closed during the call`);
       return callFailureResult(error, {
         toolName: name,
         timeoutMs,
@@ -169,7 +179,13 @@ export class AiderBridge implements AsyncDisposable {
     this.fileContext = kept;
     this.contextSource = source;
     const result: SetFileContextResult = {
-      status: dropped.length === 0 ? "success" : kept.length > 0 ? "warning" : "error",
+      status: !Array.isArray(paths)
+        ? "error"
+        : dropped.length === 0
+          ? "success"
+          : kept.length > 0
+            ? "warning"
+            : "error",
       file_count: kept.length,
       context_source: source,
     };

@@ -30,6 +30,7 @@ export class RepoFileAccess implements FileAccess {
   /** @param repoPath the repository's root directory (defaults to the current directory). */
   constructor(readonly repoPath: string = process.cwd()) {}
 
+  /** Accepts `path` only if it is an existing regular file inside the repository, symlinks resolved. */
   async check(path: string): Promise<FileCheck> {
     if (typeof path !== "string" || path.trim() === "") return { ok: false, reason: "not a path" };
     let root: string;

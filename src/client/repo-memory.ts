@@ -78,6 +78,7 @@ export class RepoMemory implements MemorySystem {
     this.index = undefined;
   }
 
+  /** The repository's files ranked for `input.query`, best first, as absolute paths; never throws. */
   async getRelevantContextFor(input: ContextGenerationInput): Promise<AssociativeMatchResult> {
     const query = input.query.trim();
     if (query === "") return { matches: [], error: "the query is empty" };

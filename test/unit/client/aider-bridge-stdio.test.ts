@@ -174,6 +174,24 @@ describe("AiderBridge over stdio", () => {
     expect(result.content).toContain("no repo here");
   });
 
+  it("returns FAILED (closed) for a call still running when the bridge is closed", async () => {
+    const bridge = bridgeFor({ server: fakeStdioServer("slow") });
+    const pending = bridge.callAiderTool("aider_ai_code", prompt);
+    await waitFor(() => bridge.connected, "the connection to open");
+    await bridge.close();
+    expect(await pending).toMatchObject({ status: "FAILED", notes: { failure: "closed" } });
+  });
+
+  it("keeps going when the onProgress callback throws", async () => {
+    const bridge = bridgeFor({
+      server: fakeStdioServer("progress"),
+      onProgress: () => {
+        throw new Error("callback bug");
+      },
+    });
+    expect((await bridge.callAiderTool("aider_ai_code", prompt)).status).toBe("COMPLETE");
+  });
+
   it("stops the server on close and refuses later calls", async () => {
     const bridge = bridgeFor({ server: fakeStdioServer("success") });
     const pid = await serverPid(bridge);

@@ -77,6 +77,16 @@ describe("AiderBridge file context", () => {
     expect(message).toContain("src: not a regular file");
   });
 
+  it("reports an error for paths that are not a list", async () => {
+    const { bridge } = setup();
+    const result = await bridge.setFileContext("src/app.ts" as never);
+    expect(result).toMatchObject({
+      status: "error",
+      file_count: 0,
+      message: "paths: expected an array of file paths",
+    });
+  });
+
   it("resolves a symlink that stays inside the repository to its target", async () => {
     const { bridge, app } = setup();
     await bridge.setFileContext(["src/link-in.ts", "src/app.ts"]);
