@@ -1,0 +1,349 @@
+/**
+ * The file editor behind file_editor and str_replace_based_edit_tool: the pure edit operations of
+ * `edit/` applied to files in a session's box through `box-files`, with an undo history per
+ * session kept on the host.
+ */
+import { createHash } from "node:crypto";
+import type { Session } from "../session/session.js";
+import { InvalidArgumentError, LimitExceededError, NotFoundError } from "../util/errors.js";
+import {
+  IsDirectoryError,
+  listDir,
+  readFile,
+  readLines,
+  removeFile,
+  statPath,
+  writeFile,
+} from "./box-files.js";
+import { createFile } from "./edit/create-file.js";
+import { formatDirectoryListing } from "./edit/directory-listing.js";
+import { EditHistory } from "./edit/edit-history.js";
+import { insertAt } from "./edit/insert-at.js";
+import { numberLines } from "./edit/numbered-lines.js";
+import { replaceOnce } from "./edit/replace-once.js";
+import type { TextEdit } from "./edit/text-edit.js";
+import { decodeTextFile, encodeTextFile } from "./edit/text-file.js";
+import { DEFAULT_VIEW_MAX_CHARS, DEFAULT_VIEW_MAX_LINES, viewFile } from "./edit/view-file.js";
+
+/** Files bigger than this are viewed in parts (by view_range) and not edited here (8 MiB). */
+export const MAX_EDIT_BYTES = 8 * 1024 * 1024;
+
+export type EditOperation = "view" | "create" | "replace" | "insert" | "undo";
+
+/** One editor request, in file_editor's terms; `fields` maps those names to the caller's. */
+export interface EditRequest {
+  operation: EditOperation;
+  path: string;
+  content?: string;
+  old_string?: string;
+  new_string?: string;
+  line_number?: number;
+  view_range?: number[];
+  overwrite?: boolean;
+}
+
+export interface EditResult {
+  output: string;
+  /** The real path in the box, symlinks resolved. */
+  path: string;
+  kind: "file" | "directory";
+  total_lines?: number;
+  first_line?: number;
+  last_line?: number;
+  truncated?: boolean;
+  /** Edits of this file that undo can still revert. */
+  undo_steps?: number;
+}
+
+interface EditorState {
+  history: EditHistory;
+  /** A hash of what this editor last wrote to each file, to notice changes made some other way. */
+  written: Map<string, string>;
+}
+
+const states = new WeakMap<Session, EditorState>();
+
+function stateOf(session: Session): EditorState {
+  let state = states.get(session);
+  if (state === undefined) {
+    state = { history: new EditHistory(), written: new Map() };
+    states.set(session, state);
+  }
+  return state;
+}
+
+/** Runs one editor operation in the session's box. */
+export async function runEdit(
+  session: Session,
+  request: EditRequest,
+  signal?: AbortSignal,
+): Promise<EditResult> {
+  switch (request.operation) {
+    case "view":
+      return view(session, request, signal);
+    case "create":
+      return create(session, request, required(request, "content"), signal);
+    case "replace":
+      return edit(session, request.path, signal, (text, path) =>
+        replaceOnce(text, required(request, "old_string"), required(request, "new_string"), path),
+      );
+    case "insert": {
+      const line = required(request, "line_number");
+      const content = required(request, "content");
+      return edit(session, request.path, signal, (text, path) => insertAt(text, line, content, path));
+    }
+    case "undo":
+      return undo(session, request.path, signal);
+  }
+}
+
+function required<K extends "content" | "old_string" | "new_string" | "line_number">(
+  request: EditRequest,
+  field: K,
+): NonNullable<EditRequest[K]> {
+  const value = request[field];
+  if (value === undefined || value === null) {
+    throw new InvalidArgumentError(field, `is required for the ${request.operation} operation`);
+  }
+  return value as NonNullable<EditRequest[K]>;
+}
+
+async function view(session: Session, request: EditRequest, signal?: AbortSignal): Promise<EditResult> {
+  let read;
+  try {
+    read = await readFile(session.box, request.path, { maxBytes: MAX_EDIT_BYTES, signal });
+  } catch (error) {
+    if (!(error instanceof IsDirectoryError)) throw error;
+    if (request.view_range !== undefined) {
+      throw new InvalidArgumentError(
+        "view_range",
+        `${request.path} is a directory; view_range applies to files only`,
+      );
+    }
+    const listing = await listDir(session.box, request.path, 2, { signal });
+    let output = formatDirectoryListing(listing.path, listing.entries, { maxDepth: 2 });
+    if (listing.truncated) output += "\n[the listing was cut short; view a subdirectory to see more]";
+    return { output, path: listing.path, kind: "directory", truncated: listing.truncated };
+  }
+  if (read.truncated) return viewLarge(session, request, read.path, read.size, signal);
+  const shown = viewFile(decodeTextFile(read.data, read.path), read.path, request.view_range);
+  return {
+    output: shown.text,
+    path: read.path,
+    kind: "file",
+    total_lines: shown.totalLines,
+    first_line: shown.firstLine,
+    last_line: shown.lastLine,
+    truncated: shown.truncated,
+  };
+}
+
+/** A view of a file too big to load: only the requested lines are read in the box. */
+async function viewLarge(
+  session: Session,
+  request: EditRequest,
+  path: string,
+  size: number,
+  signal?: AbortSignal,
+): Promise<EditResult> {
+  const range = request.view_range ?? [1, DEFAULT_VIEW_MAX_LINES];
+  const [start, end] = range;
+  if (range.length !== 2 || !Number.isInteger(start) || !Number.isInteger(end)) {
+    throw new InvalidArgumentError(
+      "view_range",
+      "must be two whole numbers [start, end]; end -1 means to the end",
+    );
+  }
+  const first = start as number;
+  const last = end as number;
+  if (first < 1 || (last !== -1 && last < first)) {
+    throw new InvalidArgumentError(
+      "view_range",
+      `[${first}, ${last}] is not a range of lines; pass [start, end] with 1 <= start <= end`,
+    );
+  }
+  const part = await readLines(session.box, path, first, last, { maxBytes: DEFAULT_VIEW_MAX_CHARS, signal });
+  const total = part.totalLines;
+  if (first > total) {
+    throw new InvalidArgumentError(
+      "view_range",
+      `start ${first} is past the last line; ${path} has ${total} lines`,
+    );
+  }
+  let raw = part.data;
+  let cutLine = false;
+  if (part.truncated) {
+    const newline = raw.lastIndexOf(10);
+    if (newline === -1) cutLine = true;
+    else raw = raw.subarray(0, newline + 1);
+  }
+  const text = decodeTextFile(cutLine ? trimPartialUtf8(raw) : raw, path);
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  const shown = lines.slice(0, DEFAULT_VIEW_MAX_LINES).map((l) => l.replace(/\r$/, ""));
+  const lastShown = first + shown.length - 1;
+  const asked = request.view_range?.[1] ?? -1;
+  const wantedEnd = asked === -1 ? total : Math.min(asked, total);
+  const mb = (size / 1024 / 1024).toFixed(1);
+  const notes = [
+    `${path} is ${mb} MB with ${total} lines; it is too big to load whole, so only the lines asked for are read`,
+  ];
+  if (cutLine)
+    notes.push(
+      `line ${first} was cut at ${DEFAULT_VIEW_MAX_CHARS} bytes; read it with bash (cut, fold) instead`,
+    );
+  if (lastShown < wantedEnd) {
+    notes.push(
+      `lines ${lastShown + 1}-${wantedEnd} not shown; pass view_range [${lastShown + 1}, ${Math.min(wantedEnd, lastShown + shown.length)}] to see more`,
+    );
+  }
+  return {
+    output: `${numberLines(shown, first)}\n[${notes.join("; ")}]`,
+    path,
+    kind: "file",
+    total_lines: total,
+    first_line: first,
+    last_line: lastShown,
+    truncated: true,
+  };
+}
+
+/** Drops an incomplete UTF-8 sequence at the end of a cut buffer. */
+function trimPartialUtf8(bytes: Buffer): Buffer {
+  let end = bytes.length;
+  let back = 0;
+  while (end > 0 && back < 4 && ((bytes[end - 1] as number) & 0xc0) === 0x80) {
+    end--;
+    back++;
+  }
+  if (end > 0 && ((bytes[end - 1] as number) & 0x80) !== 0) end--;
+  return bytes.subarray(0, end);
+}
+
+/** Reads a file for editing; undefined when it does not exist. */
+async function readForEdit(
+  session: Session,
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ path: string; text: string } | undefined> {
+  let read;
+  try {
+    read = await readFile(session.box, path, { maxBytes: MAX_EDIT_BYTES, signal });
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  if (read.truncated) {
+    throw new LimitExceededError(
+      `${read.path} is ${(read.size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_EDIT_BYTES / 1024 / 1024} MB this editor loads; view it in parts with view_range and edit it with bash (sed, patch) instead`,
+    );
+  }
+  return { path: read.path, text: decodeTextFile(read.data, read.path) };
+}
+
+async function create(
+  session: Session,
+  request: EditRequest,
+  content: string,
+  signal?: AbortSignal,
+): Promise<EditResult> {
+  const existing = await readForEdit(session, request.path, signal);
+  const made = createFile(existing?.text, content, {
+    path: existing?.path ?? request.path,
+    overwrite: request.overwrite,
+  });
+  const written = await writeFile(session.box, request.path, encodeTextFile(made.text), {
+    createDirs: true,
+    signal,
+  });
+  const steps = record(session, written, existing?.text ?? null, made.text);
+  const verb = made.overwritten ? "Overwrote" : "Created";
+  return editResult(written, `${verb} ${written} (${plural(countOf(made), "line")}).`, made, steps);
+}
+
+async function edit(
+  session: Session,
+  path: string,
+  signal: AbortSignal | undefined,
+  change: (text: string, path: string) => TextEdit,
+): Promise<EditResult> {
+  const current = await readForEdit(session, path, signal);
+  if (current === undefined) {
+    throw new NotFoundError(
+      `${path} does not exist in /workspace; create it with the create operation, or view a directory to find the right path`,
+    );
+  }
+  const changed = change(current.text, current.path);
+  const written = await writeFile(session.box, current.path, encodeTextFile(changed.text), { signal });
+  const steps = record(session, written, current.text, changed.text);
+  return editResult(written, `Edited ${written}.`, changed, steps);
+}
+
+async function undo(session: Session, path: string, signal?: AbortSignal): Promise<EditResult> {
+  const { history, written } = stateOf(session);
+  const real = (await statPath(session.box, path, { signal })).path;
+  if (history.depth(real) === 0) history.pop(real); // throws the "nothing to undo" error
+  const current = await readForEdit(session, real, signal);
+  if (current === undefined || written.get(real) !== hash(current.text)) {
+    history.clear(real);
+    written.delete(real);
+    throw new InvalidArgumentError(
+      "path",
+      `${real} was changed (or removed) by something other than this editor since its last edit here, so undo would discard that work; its undo history is cleared. View it and edit it directly`,
+    );
+  }
+  const before = history.pop(real);
+  if (before === null) {
+    await removeFile(session.box, real, { signal });
+    written.delete(real);
+    return {
+      output: `Undid the creation of ${real}: the file is removed.`,
+      path: real,
+      kind: "file",
+      undo_steps: history.depth(real),
+    };
+  }
+  await writeFile(session.box, real, encodeTextFile(before), { signal });
+  written.set(real, hash(before));
+  const shown = viewFile(before, real, undefined, { maxLines: 40 });
+  return {
+    output: `Undid the last edit of ${real}; it now starts:\n${shown.text}`,
+    path: real,
+    kind: "file",
+    total_lines: shown.totalLines,
+    undo_steps: history.depth(real),
+  };
+}
+
+/** Records an edit for undo; history made stale by another writer is dropped first. */
+function record(session: Session, path: string, before: string | null, after: string): number {
+  const { history, written } = stateOf(session);
+  const last = written.get(path);
+  if (last === undefined || before === null || last !== hash(before)) history.clear(path);
+  history.push(path, before);
+  written.set(path, hash(after));
+  return history.depth(path);
+}
+
+function editResult(path: string, message: string, change: TextEdit, steps: number): EditResult {
+  return {
+    output: `${message} Lines ${change.startLine}-${change.endLine} now read (with context):\n${change.snippet}\nReview the change; undo reverts it.`,
+    path,
+    kind: "file",
+    first_line: change.startLine,
+    last_line: change.endLine,
+    undo_steps: steps,
+  };
+}
+
+function countOf(edit: TextEdit): number {
+  return edit.text.length === 0 ? 0 : edit.endLine;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function hash(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
