@@ -12,10 +12,7 @@ const ruleSchema = z.strictObject({
   model: z.string().min(1).optional(),
 });
 
-const scriptSchema = z.union([
-  z.array(ruleSchema),
-  z.strictObject({ description: z.string().optional(), rules: z.array(ruleSchema) }),
-]);
+const scriptSchema = z.strictObject({ description: z.string().optional(), rules: z.array(ruleSchema) });
 
 /** One rule of a script, compiled. */
 export interface OfflineRule {
@@ -53,7 +50,7 @@ export function parseOfflineScript(json: string, source: string): OfflineScript 
   } catch (error) {
     throw new InvalidArgumentError("script", `${source} is not valid JSON: ${(error as Error).message}`);
   }
-  const parsed = scriptSchema.safeParse(value);
+  const parsed = scriptSchema.safeParse(Array.isArray(value) ? { rules: value } : value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join(".")}` : "";
@@ -62,8 +59,7 @@ export function parseOfflineScript(json: string, source: string): OfflineScript 
       `${source} is not an offline-model script${where}: ${issue?.message ?? "invalid"}. Expected a list of {"match": "phrase" | {"regex": "..."}, "reply": "..."}`,
     );
   }
-  const rules = Array.isArray(parsed.data) ? parsed.data : parsed.data.rules;
-  return { source, rules: rules.map((rule, index) => compileRule(rule, index, source)) };
+  return { source, rules: parsed.data.rules.map((rule, index) => compileRule(rule, index, source)) };
 }
 
 export function loadOfflineScript(path: string): OfflineScript {

@@ -1,4 +1,5 @@
 import { chmod, chown, lstat, mkdir, unlink } from "node:fs/promises";
+import { connect } from "node:net";
 import { dirname } from "node:path";
 import { logger } from "../util/log.js";
 
@@ -8,7 +9,10 @@ const log = logger("gateway");
 export const BOX_UID = 1000;
 export const BOX_GID = 1000;
 
-/** Creates the socket's directory and removes a stale socket left by a crash (anything else there is an error). */
+/**
+ * Creates the socket's directory and removes a stale socket left by a crash. A socket something
+ * still listens on, or a file that is not a socket, is an error.
+ */
 export async function prepareSocketPath(socketPath: string): Promise<void> {
   // sun_path holds 108 bytes on Linux (104 on macOS), the terminating NUL included.
   if (Buffer.byteLength(socketPath) > 103) {
@@ -21,6 +25,9 @@ export async function prepareSocketPath(socketPath: string): Promise<void> {
   if (!existing) return;
   if (!existing.isSocket()) {
     throw new Error(`${socketPath} exists and is not a socket; remove it or choose another socket path`);
+  }
+  if (await answers(socketPath)) {
+    throw new Error(`another process is listening on ${socketPath}; stop it or choose another socket path`);
   }
   await unlink(socketPath);
 }
@@ -46,4 +53,15 @@ export async function grantBoxAccess(socketPath: string, boxUid = BOX_UID, boxGi
       `gateway socket directory ${dir} is enterable by every local user (drydock runs as uid ${uid}, not root or the box's uid ${boxUid}); a local user who knows the path could use the provider keys`,
     );
   }
+}
+
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(socketPath);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }
