@@ -165,7 +165,13 @@ async function commitOnBranch(
     ["update-ref", "-m", "drydock: apply", target.ref, commit, target.expectedOld],
     { okExitCodes: [0, 1, 128] },
   );
-  if (updated.exitCode !== 0) throw branchExists(target.branch, cwd);
+  if (updated.exitCode !== 0) {
+    if (/already exists/.test(updated.stderr)) throw branchExists(target.branch, cwd);
+    throw new InvalidArgumentError(
+      "branch",
+      `cannot create ${target.branch} in ${cwd}: ${updated.stderr.trim()}`,
+    );
+  }
   return commit;
 }
 

@@ -165,8 +165,15 @@ function resolveNames(
   ) {
     throw malformed(start, lines, "a rename or copy needs both its `from` and `to` lines");
   }
+  // git writes each mode in exactly one place; a diff that states one twice could mean two things.
   if ((added || deleted) && (ext.oldMode !== undefined || ext.newMode !== undefined)) {
     throw malformed(start, lines, "an added or deleted file cannot also change mode");
+  }
+  if ((ext.oldMode === undefined) !== (ext.newMode === undefined)) {
+    throw malformed(start, lines, "`old mode` and `new mode` come together");
+  }
+  if (ext.indexMode !== undefined && (ext.oldMode !== undefined || added || deleted)) {
+    throw malformed(start, lines, "a mode on the `index` line next to another mode line");
   }
   if (minus !== undefined && ((minus === null) !== added || (plus === null) !== deleted)) {
     throw malformed(start, lines, "`/dev/null` does not match the file's added/deleted headers");
@@ -201,15 +208,13 @@ function resolveNames(
   if (!renamed && !copied && a !== b)
     throw malformed(start, lines, "old and new paths differ without a rename or copy");
 
-  const status: FileStatus = added
-    ? "added"
-    : deleted
-      ? "deleted"
-      : renamed
-        ? "renamed"
-        : copied
-          ? "copied"
-          : "modified";
+  const kinds: Array<[boolean, FileStatus]> = [
+    [added, "added"],
+    [deleted, "deleted"],
+    [renamed, "renamed"],
+    [copied, "copied"],
+  ];
+  const status = kinds.find(([is]) => is)?.[1] ?? "modified";
   const change: FileChange = {
     status,
     path: decodePath(deleted ? (a ?? "") : (b ?? ""), start, lines),

@@ -158,6 +158,16 @@ describe("applyDiff", () => {
     expect(git(host, "rev-parse", "drydock/s4").trim()).toBe(moved.commit);
   });
 
+  it("says why when git cannot create the branch", async () => {
+    const { host, diff, base } = setup();
+    git(host, "branch", "drydock");
+    const before = hostState(host);
+    await expect(applyDiff(host, diff, { branch: "drydock/new", baseCommit: base })).rejects.toThrow(
+      /^branch: cannot create drydock\/new.*'refs\/heads\/drydock' exists/,
+    );
+    expect(hostState(host)).toEqual(before);
+  });
+
   it("names the field when branch or base is missing or wrong", async () => {
     const { host, diff, base } = setup();
     await expect(applyDiff(host, diff, { baseCommit: base })).rejects.toThrow(/^branch: is required/);

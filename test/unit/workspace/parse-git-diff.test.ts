@@ -112,6 +112,15 @@ describe("parseGitDiff", () => {
       "garbage in binary data",
       "diff --git a/a b/a\nindex 1111111..2222222 100644\nGIT binary patch\nliteral 3\nnot base85 data\n\n",
     ],
+    ["an old mode without a new one", "diff --git a/a b/a\nold mode 120000\n"],
+    [
+      "a mode on the index line and a mode line",
+      "diff --git a/a b/a\nold mode 100644\nnew mode 100644\nindex 1111111..2222222 120000\n",
+    ],
+    [
+      "an index mode on a new file",
+      "diff --git a/a b/a\nnew file mode 100644\nindex 0000000..2222222 120000\n",
+    ],
     ["a path that is not UTF-8", 'diff --git "a/\\377" "b/\\377"\nnew file mode 100644\n'],
   ])("refuses %s", (_what, diff) => {
     expect(() => parseGitDiff(diff)).toThrow(UnsafeDiffError);
