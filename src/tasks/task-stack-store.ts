@@ -65,7 +65,11 @@ export class TaskStackStore implements TaskStackOpener {
 
   /** The session's stack, loaded once and shared by every caller; empty if none is stored yet. */
   open(sessionId: string): Promise<StoredTaskStack> {
-    checkSessionId(sessionId);
+    try {
+      checkSessionId(sessionId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     let stack = this.stacks.get(sessionId);
     if (!stack) {
       stack = this.load(sessionId);

@@ -179,9 +179,13 @@ const getCurrentTask = defineTool({
     return stack.read((s) => {
       const here = s.currentContext();
       if (!here) {
+        const total = stackOverview(s).counts.total;
         return {
           zen: true,
-          message: "no current task (zen state); start one with create_new_task",
+          message:
+            total === 0
+              ? "no current task (zen state: the stack is empty); start one with create_new_task"
+              : `no current task (zen state: all ${total} tasks are completed); start new work with create_new_task`,
         };
       }
       return {

@@ -208,9 +208,10 @@ describe("TaskStackStore", () => {
 
   it("refuses an empty or overlong session id", async () => {
     const store = newStore();
-    expect(() => store.open("")).toThrow(InvalidArgumentError);
-    expect(() => store.open("x".repeat(129))).toThrow(/session_id: must be 1 to 128/);
-    expect(() => store.open("a\nb")).toThrow(InvalidArgumentError);
+    await expect(store.open("")).rejects.toThrow(InvalidArgumentError);
+    await expect(store.open("x".repeat(129))).rejects.toThrow(/session_id: must be 1 to 128/);
+    await expect(store.open("a\nb")).rejects.toThrow(InvalidArgumentError);
+    await expect(store.peek("")).rejects.toThrow(InvalidArgumentError);
   });
 
   it("lists stored stacks with counts, the current task and any problem", async () => {

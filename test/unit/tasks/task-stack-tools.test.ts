@@ -144,8 +144,13 @@ describe("task stack tools", () => {
   it("get_current_task answers in zen state without an error", async () => {
     expect(await call("get_current_task")).toEqual({
       zen: true,
-      message: "no current task (zen state); start one with create_new_task",
+      message: "no current task (zen state: the stack is empty); start one with create_new_task",
     });
+    await call("create_new_task", { title: "only", body: "" });
+    await call("complete_current_task");
+    expect((await call("get_current_task")).message).toBe(
+      "no current task (zen state: all 1 tasks are completed); start new work with create_new_task",
+    );
   });
 
   it("get_big_picture gives the outline as text by default and the tree as JSON on request", async () => {
