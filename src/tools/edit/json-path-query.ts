@@ -34,6 +34,12 @@ export function checkJsonPath(jsonPath: string): void {
   if (!jsonPath.startsWith("$")) {
     throw new InvalidArgumentError("json_path", `must start with $ (the document root), ${example}`);
   }
+  if (/\[\?(?!\()/.test(jsonPath)) {
+    throw new InvalidArgumentError(
+      "json_path",
+      "writes a filter without parentheses; write it as [?(@.price < 10)]",
+    );
+  }
   const closers: string[] = [];
   let quote: string | undefined;
   for (let i = 0; i < jsonPath.length; i++) {

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "../../util/errors.js";
 import { numberLines } from "./numbered-lines.js";
 import { assertTextContent } from "./text-file.js";
-import { splitLines } from "./text-lines.js";
+import { countLines } from "./text-lines.js";
 
 /** Caps on one view, so a huge file cannot flood the caller; defaults 2,000 lines and 256 KiB. */
 export interface ViewLimits {
@@ -36,8 +36,7 @@ export function viewFile(
   assertTextContent(text, path);
   const maxLines = limits.maxLines ?? DEFAULT_VIEW_MAX_LINES;
   const maxChars = limits.maxChars ?? DEFAULT_VIEW_MAX_CHARS;
-  const { lines } = splitLines(text);
-  const total = lines.length;
+  const total = countLines(text);
   if (total === 0) {
     if (viewRange !== undefined) {
       throw new InvalidArgumentError(
@@ -49,17 +48,25 @@ export function viewFile(
   }
   const [start, end] = resolveRange(viewRange, total, path);
 
+  // Walk the text rather than split it: a view of a 50 MB file touches only the lines it shows.
   const shown: string[] = [];
   let chars = 0;
   let cutLine = false;
+  let cutLength = 0;
+  let offset = offsetOfLine(text, start);
   for (let n = start; n <= end && shown.length < maxLines; n++) {
-    const line = lines[n - 1] ?? "";
+    const newline = text.indexOf("\n", offset);
+    const stop = newline === -1 ? text.length : newline;
+    const crlf = newline !== -1 && stop > offset && text.charCodeAt(stop - 1) === 13;
+    const line = text.slice(offset, crlf ? stop - 1 : stop);
+    offset = stop + 1;
     const room = maxChars - chars;
     if (line.length + 1 > room) {
       // A single line longer than the whole budget (minified code) is still shown, cut short.
       if (shown.length === 0) {
         shown.push(line.slice(0, Math.max(0, room)));
         cutLine = true;
+        cutLength = line.length;
       }
       break;
     }
@@ -70,7 +77,7 @@ export function viewFile(
   const notes: string[] = [];
   if (cutLine) {
     notes.push(
-      `line ${start} is ${lines[start - 1]?.length ?? 0} characters long and was cut at ${maxChars}; read it with bash (cut, fold) instead`,
+      `line ${start} is ${cutLength} characters long and was cut at ${maxChars}; read it with bash (cut, fold) instead`,
     );
   }
   if (lastLine < end) {
@@ -109,4 +116,11 @@ function resolveRange(
     throw new InvalidArgumentError("view_range", `end ${end} is before start ${start}; ${hint}`);
   if (end > total) throw new InvalidArgumentError("view_range", `end ${end} is past the last line; ${hint}`);
   return [start, end];
+}
+
+/** The offset where 1-based line `line` starts. */
+function offsetOfLine(text: string, line: number): number {
+  let offset = 0;
+  for (let n = 1; n < line; n++) offset = text.indexOf("\n", offset) + 1;
+  return offset;
 }

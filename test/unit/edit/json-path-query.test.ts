@@ -54,6 +54,10 @@ describe("checkJsonPath", () => {
     expect(() => checkJsonPath(`$${".a".repeat(600)}`)).toThrow(/longer than 1000/);
   });
 
+  it("refuses a filter written without parentheses", () => {
+    expect(() => checkJsonPath("$.items[?@.price < 10]")).toThrow(/write it as \[\?\(@\.price < 10\)\]/);
+  });
+
   it("refuses an unclosed quote", () => {
     expect(() => checkJsonPath("$['a")).toThrow(/unclosed ' quote/);
   });

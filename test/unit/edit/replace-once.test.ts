@@ -52,6 +52,10 @@ describe("replaceOnce", () => {
     expect(edit.startLine).toBe(1);
   });
 
+  it("gives new lines in a CRLF file CRLF endings", () => {
+    expect(replaceOnce("a\r\nb\r\n", "a", "x\ny").text).toBe("x\r\ny\r\nb\r\n");
+  });
+
   it("matches CRLF text given with CR explicitly", () => {
     expect(replaceOnce("a\r\nb\r\n", "a\r\nb", "c").text).toBe("c\r\n");
   });

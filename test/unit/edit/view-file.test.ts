@@ -21,6 +21,8 @@ describe("viewFile", () => {
     const view = viewFile("a\r\nb", "f");
     expect(view.text).toBe("     1\ta\n     2\tb");
     expect(view.totalLines).toBe(2);
+    expect(viewFile("a\r\nb\r\nc\r\nd", "f", [2, 3]).text).toBe("     2\tb\n     3\tc");
+    expect(viewFile("a\nb\r", "f", [2, -1]).text).toBe("     2\tb\r");
   });
 
   it.each([
