@@ -24,13 +24,24 @@ export interface FileChange {
   similarity?: number;
   insertions: number;
   deletions: number;
-  /** For a text change whose new side is a single line (a symlink's target), that line. */
+  /** For a text change that replaces the whole file with one line (a symlink's target), that line. */
   singleNewLine?: string;
   /** 1-based line of the `diff --git` header, for messages. */
   line: number;
 }
 
 type Lines = readonly string[];
+
+interface HunkCounts {
+  insertions: number;
+  deletions: number;
+  context: number;
+  /** Text of the new side's lines (context and added). */
+  newLines: string[];
+  hunks: number;
+  /** The last hunk starts at the first line of the old file. */
+  wholeFile: boolean;
+}
 
 const EXTENDED: ReadonlyArray<[RegExp, keyof Extended]> = [
   [/^old mode ([0-7]{6})$/, "oldMode"],
@@ -106,7 +117,14 @@ function parseSection(lines: Lines, start: number): { change: FileChange; next: 
   let minus: string | null | undefined;
   let plus: string | null | undefined;
   let binary = false;
-  const counts = { insertions: 0, deletions: 0, newLines: [] as string[], hunks: 0 };
+  const counts: HunkCounts = {
+    insertions: 0,
+    deletions: 0,
+    context: 0,
+    newLines: [],
+    hunks: 0,
+    wholeFile: false,
+  };
   const line = lines[i];
   if (line?.startsWith("--- ")) {
     minus = fileLineName(line.slice(4), "a/", i, lines);
@@ -137,7 +155,15 @@ function parseSection(lines: Lines, start: number): { change: FileChange; next: 
   change.insertions = counts.insertions;
   change.deletions = counts.deletions;
   const only = counts.newLines[0];
-  if (counts.hunks === 1 && counts.newLines.length === 1 && only !== undefined) {
+  // Only a lone hunk with no context that starts at line 1 replaces the whole file: git anchors it
+  // at both ends. Any other shape keeps lines of the old content that the diff does not show.
+  if (
+    counts.hunks === 1 &&
+    counts.wholeFile &&
+    counts.context === 0 &&
+    counts.newLines.length === 1 &&
+    only !== undefined
+  ) {
     change.singleNewLine = Buffer.from(only, "latin1").toString("utf8");
   }
   return { change, next: i };
@@ -278,15 +304,12 @@ function quotedOrRaw(name: string, i: number, lines: Lines): string {
   return unquoteWhole(name) ?? throwMalformed(i, lines, `cannot read the quoted path ${name}`);
 }
 
-function parseHunk(
-  lines: Lines,
-  start: number,
-  counts: { insertions: number; deletions: number; newLines: string[] },
-): number {
+function parseHunk(lines: Lines, start: number, counts: HunkCounts): number {
   const m = HUNK.exec(lines[start] ?? "");
   if (!m) throw malformed(start, lines, "bad hunk header");
   let oldLeft = m[2] === undefined ? 1 : Number(m[2]);
   let newLeft = m[4] === undefined ? 1 : Number(m[4]);
+  counts.wholeFile = Number(m[1]) <= 1;
   if (oldLeft === 0 && newLeft === 0) throw malformed(start, lines, "an empty hunk");
   let i = start + 1;
   while (oldLeft > 0 || newLeft > 0) {
@@ -298,6 +321,7 @@ function parseHunk(
       oldLeft--;
       newLeft--;
       counts.newLines.push(line.slice(1));
+      counts.context++;
     } else if (c === "-") {
       oldLeft--;
       counts.deletions++;

@@ -99,6 +99,18 @@ describe("assertDiffIsSafe", () => {
     expect(refusal(retarget, { allowSymlinks: true })).toMatch(/outside the repository/);
   });
 
+  it("refuses a symlink hunk that keeps old lines it does not show", () => {
+    const head = "diff --git a/l b/l\nindex 2222222..3333333 120000\n--- a/l\n+++ b/l\n";
+    const appended = head + "@@ -2,0 +3 @@\n+inside\n\\ No newline at end of file\n";
+    const withContext = head + "@@ -1,2 +1,2 @@\n-../..\n+x\n \n";
+    for (const diff of [appended, withContext]) {
+      expect(refusal(diff, { allowSymlinks: true })).toMatch(/cannot read the target/);
+    }
+    const whole =
+      head + "@@ -1 +1 @@\n-old\n\\ No newline at end of file\n+inside\n\\ No newline at end of file\n";
+    expect(assertDiffIsSafe(whole, { allowSymlinks: true })[0]?.singleNewLine).toBe("inside");
+  });
+
   it("refuses symlinks into .git and symlinked .gitmodules even with allowSymlinks", () => {
     expect(refusal(addFile("hooks", ".git/hooks", "120000"), { allowSymlinks: true })).toMatch(/into \.git/);
     expect(refusal(addFile(".gitmodules", "x", "120000"), { allowSymlinks: true })).toMatch(
