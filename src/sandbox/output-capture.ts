@@ -70,7 +70,6 @@ export function cleanTerminalText(text: string): string {
       // A lone carriage return redraws the line (progress bars): keep what was drawn last.
       .replace(/^.*\r(?!$)/gm, "")
       .replace(/\r/g, "")
-      // eslint-disable-next-line no-control-regex
       .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "")
   );
 }

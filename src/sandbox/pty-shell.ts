@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import * as pty from "node-pty";
-import { CommandTimeoutError, DrydockError } from "../util/errors.js";
+import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { FrameScanner, RS, startMarker } from "./frame-scanner.js";
 import { OutputCapture } from "./output-capture.js";
