@@ -3,6 +3,12 @@ import { InvalidArgumentError } from "../util/errors.js";
 import { MockLlmServer } from "../gateway/mock-llm-server.js";
 import { DEFAULT_SCRIPT_PATH, OFFLINE_MODEL, OfflineModel } from "../gateway/offline-model.js";
 
+export interface MockLlmOptions {
+  port: string;
+  host: string;
+  script: string;
+}
+
 /** `drydock mock-llm`: the offline model on a local port, for aider or any OpenAI client. */
 export function registerMockLlmCommand(program: Command): void {
   program
@@ -13,29 +19,44 @@ export function registerMockLlmCommand(program: Command): void {
     .option("--port <n>", "port to listen on (0: any free port)", "0")
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option("--script <file>", "rules file (docs/offline-model.md)", DEFAULT_SCRIPT_PATH)
-    .action(async (options: { port: string; host: string; script: string }) => {
-      const port = Number(options.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-        throw new InvalidArgumentError(
-          "--port",
-          `${JSON.stringify(options.port)} is not a port number (0-65535)`,
-        );
-      }
-      const model = OfflineModel.fromFile(options.script);
-      const server = await MockLlmServer.start({ model, host: options.host, port });
-      process.stderr.write(
-        `drydock mock-llm: serving ${model.script.rules.length} rules from ${model.script.source}\n` +
-          `  base URL ${server.url}  (aider: --model openai/${OFFLINE_MODEL} --openai-api-base ${server.url} --openai-api-key x)\n`,
-      );
-      await new Promise<void>((resolve) => {
-        const stop = () => {
-          process.off("SIGINT", stop);
-          process.off("SIGTERM", stop);
-          resolve();
-        };
-        process.on("SIGINT", stop);
-        process.on("SIGTERM", stop);
-      });
-      await server.close();
-    });
+    .action((options: MockLlmOptions) => runMockLlm(options, untilSignalled()));
+}
+
+/** Serves until `until` resolves; says where on stderr (stdout stays free for piping). */
+export async function runMockLlm(
+  options: MockLlmOptions,
+  until: Promise<void>,
+  say: (line: string) => void = (line) => process.stderr.write(line + "\n"),
+): Promise<void> {
+  const port = Number(options.port);
+  if (options.port.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidArgumentError(
+      "--port",
+      `${JSON.stringify(options.port)} is not a port number (0-65535)`,
+    );
+  }
+  const model = OfflineModel.fromFile(options.script);
+  const server = await MockLlmServer.start({ model, host: options.host, port });
+  say(`drydock mock-llm: ${model.script.rules.length} rules from ${model.script.source}`);
+  say(`drydock mock-llm: listening on ${server.url}`);
+  say(
+    `  aider --model openai/${OFFLINE_MODEL} --openai-api-base ${server.url} --openai-api-key x --edit-format diff`,
+  );
+  try {
+    await until;
+  } finally {
+    await server.close();
+  }
+}
+
+function untilSignalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
 }

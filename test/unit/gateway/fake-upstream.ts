@@ -166,20 +166,20 @@ export class FakeUpstream implements AsyncDisposable {
   ) {}
 
   static async start(): Promise<FakeUpstream> {
-    let self: FakeUpstream | undefined;
+    const holder: { self?: FakeUpstream } = {};
     const server = createServer((request, response) => {
       const parts: Buffer[] = [];
       request.on("data", (chunk: Buffer) => parts.push(chunk));
       request.on("end", () => {
         void (async () => {
           const body = Buffer.concat(parts).toString("utf8");
-          self?.requests.push({
+          holder.self?.requests.push({
             method: request.method ?? "",
             url: request.url ?? "",
             headers: request.headers,
             body,
           });
-          const reply = (self?.reply ?? providerReply)(request.url ?? "", body);
+          const reply = (holder.self?.reply ?? providerReply)(request.url ?? "", body);
           response.writeHead(reply.status ?? 200, { "content-type": reply.contentType });
           const last = reply.chunks.length - 1;
           for (const [index, chunk] of reply.chunks.entries()) {
@@ -192,8 +192,8 @@ export class FakeUpstream implements AsyncDisposable {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
-    self = new FakeUpstream(server, `http://127.0.0.1:${port}`, `127.0.0.1:${port}`);
-    return self;
+    holder.self = new FakeUpstream(server, `http://127.0.0.1:${port}`, `127.0.0.1:${port}`);
+    return holder.self;
   }
 
   async close(): Promise<void> {

@@ -215,7 +215,8 @@ describe("LlmGateway routing and keys", () => {
 
   it("refuses a socket path another gateway is listening on", async () => {
     using dir = tempDir();
-    await using _first = await startGateway(dir.path, undefined);
+    await using first = await startGateway(dir.path, undefined);
+    expect(statSync(first.address).isSocket()).toBe(true);
     await expect(startGateway(dir.path, undefined)).rejects.toThrow(/another process is listening/);
   });
 

@@ -37,6 +37,7 @@ export function send(
       {
         ...location,
         method: options.method ?? (payload === undefined ? "GET" : "POST"),
+        agent: false,
         headers: { "content-type": "application/json", ...options.headers },
       },
       (response) => {
