@@ -6,7 +6,14 @@
  * `diff --git` line, garbage between files) is refused, so no file can hide from the safety
  * checks and still be seen by `git apply`.
  */
-import { UnsafeDiffError } from "../util/errors.js";
+import {
+  malformedDiff,
+  parseBinaryBlock,
+  parseHunk,
+  throwMalformedDiff,
+  type HunkCounts,
+  type Lines,
+} from "./diff-hunks.js";
 import { readQuoted, unquoteWhole } from "./git-quoted-path.js";
 
 export type FileStatus = "added" | "deleted" | "modified" | "renamed" | "copied";
@@ -28,19 +35,6 @@ export interface FileChange {
   singleNewLine?: string;
   /** 1-based line of the `diff --git` header, for messages. */
   line: number;
-}
-
-type Lines = readonly string[];
-
-interface HunkCounts {
-  insertions: number;
-  deletions: number;
-  context: number;
-  /** Text of the new side's lines (context and added). */
-  newLines: string[];
-  hunks: number;
-  /** The last hunk starts at the first line of the old file. */
-  wholeFile: boolean;
 }
 
 const EXTENDED: ReadonlyArray<[RegExp, keyof Extended]> = [
@@ -70,9 +64,6 @@ interface Extended {
   copyTo?: string;
   indexMode?: string;
 }
-
-const HUNK = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
-const BINARY_DATA = /^[A-Za-z][0-9A-Za-z!#$%&()*+;<=>?@^_`{|}~-]+$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** The diff as bytes, whether given as text or bytes. */
@@ -91,7 +82,7 @@ export function parseGitDiff(diff: string | Uint8Array): FileChange[] {
   let i = 0;
   while (i < lines.length) {
     if (!(lines[i] ?? "").startsWith("diff --git "))
-      throw malformed(i, lines, "expected a `diff --git` header");
+      throw malformedDiff(i, lines, "expected a `diff --git` header");
     const { change, next } = parseSection(lines, i);
     changes.push(change);
     i = next;
@@ -108,7 +99,7 @@ function parseSection(lines: Lines, start: number): { change: FileChange; next: 
     const hit = EXTENDED.find(([re]) => re.test(line));
     if (!hit) break;
     const [re, key] = hit;
-    if (seen.has(key)) throw malformed(i, lines, "the same header line twice in one file");
+    if (seen.has(key)) throw malformedDiff(i, lines, "the same header line twice in one file");
     seen.add(key);
     const value = re.exec(line)?.[1];
     if (value !== undefined) ext[key] = value;
@@ -130,10 +121,10 @@ function parseSection(lines: Lines, start: number): { change: FileChange; next: 
     minus = fileLineName(line.slice(4), "a/", i, lines);
     const plusLine = lines[i + 1];
     if (!plusLine?.startsWith("+++ "))
-      throw malformed(i + 1, lines, "a `---` line must be followed by `+++`");
+      throw malformedDiff(i + 1, lines, "a `---` line must be followed by `+++`");
     plus = fileLineName(plusLine.slice(4), "b/", i + 1, lines);
     i += 2;
-    if (!lines[i]?.startsWith("@@ ")) throw malformed(i, lines, "expected a hunk header after `+++`");
+    if (!lines[i]?.startsWith("@@ ")) throw malformedDiff(i, lines, "expected a hunk header after `+++`");
     while (lines[i]?.startsWith("@@ ")) {
       i = parseHunk(lines, i, counts);
       counts.hunks++;
@@ -147,7 +138,7 @@ function parseSection(lines: Lines, start: number): { change: FileChange; next: 
     i++;
   }
   if (i < lines.length && !(lines[i] ?? "").startsWith("diff --git ")) {
-    throw malformed(i, lines, "unexpected line in a file section");
+    throw malformedDiff(i, lines, "unexpected line in a file section");
   }
 
   const change = resolveNames(lines, start, ext, minus, plus);
@@ -177,32 +168,32 @@ function resolveNames(
   plus: string | null | undefined,
 ): FileChange {
   const header = headerCandidates((lines[start] ?? "").slice("diff --git ".length));
-  if (header.length === 0) throw malformed(start, lines, "the header does not name `a/<path> b/<path>`");
+  if (header.length === 0) throw malformedDiff(start, lines, "the header does not name `a/<path> b/<path>`");
   const renamed = ext.renameFrom !== undefined || ext.renameTo !== undefined;
   const copied = ext.copyFrom !== undefined || ext.copyTo !== undefined;
   const added = ext.newFileMode !== undefined;
   const deleted = ext.deletedMode !== undefined;
   if ([renamed, copied, added, deleted].filter(Boolean).length > 1) {
-    throw malformed(start, lines, "a file cannot be added, deleted, renamed or copied at once");
+    throw malformedDiff(start, lines, "a file cannot be added, deleted, renamed or copied at once");
   }
   if (
     (renamed && (ext.renameFrom === undefined || ext.renameTo === undefined)) ||
     (copied && (ext.copyFrom === undefined || ext.copyTo === undefined))
   ) {
-    throw malformed(start, lines, "a rename or copy needs both its `from` and `to` lines");
+    throw malformedDiff(start, lines, "a rename or copy needs both its `from` and `to` lines");
   }
   // git writes each mode in exactly one place; a diff that states one twice could mean two things.
   if ((added || deleted) && (ext.oldMode !== undefined || ext.newMode !== undefined)) {
-    throw malformed(start, lines, "an added or deleted file cannot also change mode");
+    throw malformedDiff(start, lines, "an added or deleted file cannot also change mode");
   }
   if ((ext.oldMode === undefined) !== (ext.newMode === undefined)) {
-    throw malformed(start, lines, "`old mode` and `new mode` come together");
+    throw malformedDiff(start, lines, "`old mode` and `new mode` come together");
   }
   if (ext.indexMode !== undefined && (ext.oldMode !== undefined || added || deleted)) {
-    throw malformed(start, lines, "a mode on the `index` line next to another mode line");
+    throw malformedDiff(start, lines, "a mode on the `index` line next to another mode line");
   }
   if (minus !== undefined && ((minus === null) !== added || (plus === null) !== deleted)) {
-    throw malformed(start, lines, "`/dev/null` does not match the file's added/deleted headers");
+    throw malformedDiff(start, lines, "`/dev/null` does not match the file's added/deleted headers");
   }
 
   const olds = [ext.renameFrom ?? ext.copyFrom, minus]
@@ -212,27 +203,35 @@ function resolveNames(
     .filter((n): n is string => typeof n === "string")
     .map((n) => quotedOrRaw(n, start, lines));
   if (new Set(olds).size > 1)
-    throw malformed(start, lines, `the old path is named inconsistently (${olds.map(show).join(" vs ")})`);
+    throw malformedDiff(
+      start,
+      lines,
+      `the old path is named inconsistently (${olds.map(show).join(" vs ")})`,
+    );
   if (new Set(news).size > 1)
-    throw malformed(start, lines, `the new path is named inconsistently (${news.map(show).join(" vs ")})`);
+    throw malformedDiff(
+      start,
+      lines,
+      `the new path is named inconsistently (${news.map(show).join(" vs ")})`,
+    );
   let oldName = olds[0];
   let newName = news[0];
   if (oldName === undefined && newName === undefined) {
     const same = header.find(([a, b]) => a === b);
-    if (!same) throw malformed(start, lines, "cannot tell which path the header names");
+    if (!same) throw malformedDiff(start, lines, "cannot tell which path the header names");
     [oldName, newName] = same;
   }
   const a = oldName ?? newName;
   const b = newName ?? oldName;
   if (!header.some(([ha, hb]) => ha === a && hb === b)) {
-    throw malformed(
+    throw malformedDiff(
       start,
       lines,
       `the header does not match the paths in the lines below it (${show(a ?? "")} -> ${show(b ?? "")})`,
     );
   }
   if (!renamed && !copied && a !== b)
-    throw malformed(start, lines, "old and new paths differ without a rename or copy");
+    throw malformedDiff(start, lines, "old and new paths differ without a rename or copy");
 
   const kinds: Array<[boolean, FileStatus]> = [
     [added, "added"],
@@ -266,18 +265,20 @@ function fileLineName(rest: string, prefix: string, i: number, lines: Lines): st
   let name: string;
   if (rest.startsWith('"')) {
     const q = readQuoted(rest);
-    if ("error" in q) throw malformed(i, lines, q.error);
+    if ("error" in q) throw malformedDiff(i, lines, q.error);
     if (rest.slice(q.end) !== "" && rest.slice(q.end) !== "\t")
-      throw malformed(i, lines, "text after a quoted path");
+      throw malformedDiff(i, lines, "text after a quoted path");
     name = rest.slice(0, q.end);
   } else {
     const tab = rest.indexOf("\t");
-    if (tab !== -1 && tab !== rest.length - 1) throw malformed(i, lines, "text after a tab in a path line");
+    if (tab !== -1 && tab !== rest.length - 1)
+      throw malformedDiff(i, lines, "text after a tab in a path line");
     name = tab === -1 ? rest : rest.slice(0, tab);
   }
   if (name === "/dev/null") return null;
   return (
-    stripPrefix(name, prefix) ?? throwMalformed(i, lines, `a path in this line must start with "${prefix}"`)
+    stripPrefix(name, prefix) ??
+    throwMalformedDiff(i, lines, `a path in this line must start with "${prefix}"`)
   );
 }
 
@@ -301,79 +302,17 @@ function headerCandidates(rest: string): Array<[string, string]> {
 }
 
 function quotedOrRaw(name: string, i: number, lines: Lines): string {
-  return unquoteWhole(name) ?? throwMalformed(i, lines, `cannot read the quoted path ${name}`);
-}
-
-function parseHunk(lines: Lines, start: number, counts: HunkCounts): number {
-  const m = HUNK.exec(lines[start] ?? "");
-  if (!m) throw malformed(start, lines, "bad hunk header");
-  let oldLeft = m[2] === undefined ? 1 : Number(m[2]);
-  let newLeft = m[4] === undefined ? 1 : Number(m[4]);
-  counts.wholeFile = Number(m[1]) <= 1;
-  if (oldLeft === 0 && newLeft === 0) throw malformed(start, lines, "an empty hunk");
-  let i = start + 1;
-  while (oldLeft > 0 || newLeft > 0) {
-    if (i >= lines.length) throw malformed(i - 1, lines, "the diff ends inside a hunk");
-    const line = lines[i] ?? "";
-    const c = line[0];
-    // git reads an empty line inside a hunk as an empty context line.
-    if (c === " " || c === undefined) {
-      oldLeft--;
-      newLeft--;
-      counts.newLines.push(line.slice(1));
-      counts.context++;
-    } else if (c === "-") {
-      oldLeft--;
-      counts.deletions++;
-    } else if (c === "+") {
-      newLeft--;
-      counts.insertions++;
-      counts.newLines.push(line.slice(1));
-    } else if (c !== "\\") {
-      throw malformed(i, lines, "a line inside a hunk must start with space, +, - or \\");
-    }
-    if (oldLeft < 0 || newLeft < 0)
-      throw malformed(i, lines, "the hunk holds more lines than its header says");
-    i++;
-  }
-  while (lines[i]?.startsWith("\\")) i++;
-  return i;
-}
-
-function parseBinaryBlock(lines: Lines, start: number): number {
-  if (!/^(literal|delta) \d+$/.test(lines[start] ?? ""))
-    throw malformed(start, lines, "expected `literal N` or `delta N`");
-  let i = start + 1;
-  if (!BINARY_DATA.test(lines[i] ?? "")) throw malformed(i, lines, "a binary patch without data");
-  while (BINARY_DATA.test(lines[i] ?? "")) i++;
-  if (i < lines.length) {
-    if (lines[i] !== "") throw malformed(i, lines, "bad binary patch data");
-    i++;
-  }
-  return i;
+  return unquoteWhole(name) ?? throwMalformedDiff(i, lines, `cannot read the quoted path ${name}`);
 }
 
 function decodePath(bytes: string, i: number, lines: Lines): string {
   try {
     return utf8.decode(Buffer.from(bytes, "latin1"));
   } catch {
-    throw malformed(i, lines, `the path ${show(bytes)} is not valid UTF-8`);
+    throw malformedDiff(i, lines, `the path ${show(bytes)} is not valid UTF-8`);
   }
 }
 
 function show(bytes: string): string {
   return JSON.stringify(Buffer.from(bytes, "latin1").toString("utf8"));
-}
-
-function malformed(i: number, lines: Lines, why: string): UnsafeDiffError {
-  const text = lines[i];
-  const excerpt =
-    text === undefined
-      ? ""
-      : `: ${JSON.stringify(Buffer.from(text.slice(0, 120), "latin1").toString("utf8"))}`;
-  return new UnsafeDiffError(`line ${i + 1} is not a well-formed git diff (${why})${excerpt}`);
-}
-
-function throwMalformed(i: number, lines: Lines, why: string): never {
-  throw malformed(i, lines, why);
 }
