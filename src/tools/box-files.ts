@@ -133,6 +133,23 @@ const REMOVE_SCRIPT = `${RESOLVE}${REQUIRE_FILE}
 rm -f -- "$p" && printf '%s' "$p"
 `;
 
+// For each path: status, real path and byte count, NUL-terminated, then that many bytes. A copy
+// is taken first so the count is exact even if the file changes meanwhile.
+const READ_MANY_SCRIPT = `
+set -u
+max=$1; shift
+t=$(mktemp) || exit 1
+trap 'rm -f -- "$t"' EXIT
+for f; do
+  p=$(realpath -m -- "$f" 2>/dev/null) || p=$f
+  case "$p" in /workspace|/workspace/*) ;; *) printf 'outside\\0%s\\0%s\\0' "$p" 0; continue ;; esac
+  if [ ! -f "$p" ] || [ ! -r "$p" ]; then printf 'unreadable\\0%s\\0%s\\0' "$p" 0; continue; fi
+  head -c "$max" -- "$p" > "$t" || { printf 'unreadable\\0%s\\0%s\\0' "$p" 0; continue; }
+  printf 'ok\\0%s\\0%s\\0' "$p" "$(stat -c %s -- "$t")"
+  cat -- "$t"
+done
+`;
+
 const LIST_SCRIPT = `${RESOLVE}
 [ -e "$p" ] || exit ${MISSING}
 [ -d "$p" ] || exit ${NOT_DIRECTORY}
@@ -206,6 +223,52 @@ export async function writeFile(
 /** Deletes a regular file under /workspace (used to undo a create); returns the real path. */
 export async function removeFile(box: Box, path: string, options: FileOpOptions = {}): Promise<string> {
   return (await run(box, REMOVE_SCRIPT, path, [], options, 8192)).toString("utf8");
+}
+
+/**
+ * Reads several regular files under /workspace in one exec, each cut at `maxBytes` (default
+ * 1 MiB). Files that cannot be read (outside, missing, not regular) are absent from the map.
+ */
+export async function readFiles(
+  box: Box,
+  paths: readonly string[],
+  options: ReadOptions = {},
+): Promise<Map<string, Buffer>> {
+  const maxBytes = options.maxBytes ?? 1024 * 1024;
+  const absolute = paths.map((p) => resolveWorkspacePath(p, options.field ?? "path"));
+  const files = new Map<string, Buffer>();
+  if (absolute.length === 0) return files;
+  const result = await box.sh(READ_MANY_SCRIPT, [String(maxBytes), ...absolute], {
+    timeoutMs: FILE_OP_TIMEOUT_MS,
+    maxOutputBytes: absolute.length * (maxBytes + 8192),
+    signal: options.signal,
+  });
+  if (result.exitCode !== 0) {
+    throw new CommandExitError(result.exitCode, result.stderr.toString("utf8"), "reading files in the box");
+  }
+  const out = result.stdout;
+  let at = 0;
+  for (const requested of absolute) {
+    const { fields, next } = headerAt(out, at, 3);
+    if (fields === undefined) break;
+    const [status, , count] = fields;
+    const end = next + Number(count);
+    if (status === "ok" && end <= out.length) files.set(requested, out.subarray(next, end));
+    at = status === "ok" ? end : next;
+  }
+  return files;
+}
+
+function headerAt(out: Buffer, start: number, count: number): { fields?: string[]; next: number } {
+  const fields: string[] = [];
+  let at = start;
+  for (let i = 0; i < count; i++) {
+    const end = out.indexOf(0, at);
+    if (end === -1) return { next: at };
+    fields.push(out.subarray(at, end).toString("utf8"));
+    at = end + 1;
+  }
+  return { fields, next: at };
 }
 
 export interface DirListing {
@@ -307,14 +370,9 @@ function refusal(exitCode: number, detail: string, path: string, field: string):
 
 /** Splits `count` NUL-terminated header fields off the front of a reply; the rest is the body. */
 function splitFields(out: Buffer, count: number): { fields: string[]; rest: Buffer } {
-  const fields: string[] = [];
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    const end = out.indexOf(0, at);
-    if (end === -1)
-      throw new CommandExitError(0, out.subarray(0, 200).toString("utf8"), "reading the box's file reply");
-    fields.push(out.subarray(at, end).toString("utf8"));
-    at = end + 1;
+  const { fields, next } = headerAt(out, 0, count);
+  if (fields === undefined) {
+    throw new CommandExitError(0, out.subarray(0, 200).toString("utf8"), "reading the box's file reply");
   }
-  return { fields, rest: out.subarray(at) };
+  return { fields, rest: out.subarray(next) };
 }

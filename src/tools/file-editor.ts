@@ -281,9 +281,9 @@ async function edit(
 
 async function undo(session: Session, path: string, signal?: AbortSignal): Promise<EditResult> {
   const { history, written } = stateOf(session);
-  const real = (await statPath(session.box, path, { signal })).path;
+  const current = await readForEdit(session, path, signal);
+  const real = current?.path ?? (await statPath(session.box, path, { signal })).path;
   if (history.depth(real) === 0) history.pop(real); // throws the "nothing to undo" error
-  const current = await readForEdit(session, real, signal);
   if (current === undefined || written.get(real) !== hash(current.text)) {
     history.clear(real);
     written.delete(real);

@@ -3,7 +3,12 @@ import type { Session } from "../../src/session/session.js";
 import type { SessionAccess } from "../../src/tools/session-access.js";
 import type { AnyToolDefinition, ToolContext, ToolServices } from "../../src/tools/tool.js";
 import { fileEditorTool, strReplaceBasedEditTool } from "../../src/tools/file-editor-tools.js";
-import { listDir, readFile, statPath, writeFile } from "../../src/tools/box-files.js";
+import { listDir, readFile, readFiles, statPath, writeFile } from "../../src/tools/box-files.js";
+import { codeSearchTool } from "../../src/tools/code-search-tool.js";
+import { GIT_DIFF_MAX_BYTES, gitDiffTool } from "../../src/tools/git-diff-tool.js";
+import { jsonEditorTool } from "../../src/tools/json-editor-tool.js";
+import { sequentialThinkingTool } from "../../src/tools/thinking-tool.js";
+import { workspaceTools } from "../../src/tools/workspace-tools.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
 
@@ -80,6 +85,16 @@ describe("box files", () => {
     const listing = await listDir(box.session.box, "/workspace");
     const paths = listing.entries.map((e) => e.path).sort();
     expect(paths).toEqual(["README.md", "new", "new/dir", "src", "src/app.py"]);
+  });
+
+  it("reads several files in one exec, leaving out what it may not read", async () => {
+    await box.sh("ln -sf /etc/passwd /workspace/link");
+    const files = await readFiles(box.session.box, ["src/app.py", "README.md", "link", "absent", "src"], {
+      maxBytes: 10,
+    });
+    expect([...files.keys()]).toEqual(["/workspace/src/app.py", "/workspace/README.md"]);
+    expect(files.get("/workspace/src/app.py")?.toString()).toBe(SOURCE.slice(0, 10));
+    expect(files.get("/workspace/README.md")?.toString()).toBe("hi\n");
   });
 
   it("refuses paths and symlinks that leave /workspace, directories and devices", async () => {
@@ -272,5 +287,256 @@ describe("str_replace_based_edit_tool", () => {
     await expect(
       edit({ command: "str_replace", path: "main.go", old_str: "main", new_str: "x" }),
     ).rejects.toThrow(/^old_str: matches 2 times/);
+  });
+});
+
+const PACKAGE_JSON =
+  '{\n    "name": "demo",\n    "scripts": {\n        "test": "vitest"\n    },\n    "keywords": ["a"]\n}\n';
+
+describe("json_editor", () => {
+  const box = sharedSession({ "package.json": PACKAGE_JSON, "broken.json": '{\n  "a": 1,\n  "b": \n}\n' });
+  const json = (args: Record<string, unknown>) => box.call(jsonEditorTool, args);
+
+  it("views, sets, adds and removes, keeping the file's indentation", async () => {
+    const view = await json({ operation: "view", file_path: "package.json", json_path: "$.scripts" });
+    expect(view.output).toBe('{\n  "test": "vitest"\n}');
+    expect(view.matches).toEqual([{ path: "$['scripts']", value: { test: "vitest" } }]);
+
+    await json({
+      operation: "set",
+      file_path: "/workspace/package.json",
+      json_path: "$.name",
+      value: "renamed",
+    });
+    await json({ operation: "add", file_path: "package.json", json_path: "$.scripts.build", value: "tsc" });
+    const added = await json({
+      operation: "add",
+      file_path: "package.json",
+      json_path: "$.keywords",
+      value: "b",
+    });
+    expect(added.changed_paths).toEqual(["$['keywords'][1]"]);
+    const removed = await json({
+      operation: "remove",
+      file_path: "package.json",
+      json_path: "$.scripts.test",
+    });
+    expect(removed.output).toMatch(/^Removed 1 value/);
+    expect(await box.sh("cat package.json")).toBe(
+      '{\n    "name": "renamed",\n    "scripts": {\n        "build": "tsc"\n    },\n    "keywords": [\n        "a",\n        "b"\n    ]\n}\n',
+    );
+  });
+
+  it("leaves the file as it was on invalid JSON, a path matching nothing or a missing value", async () => {
+    const before = await box.sh("cat package.json broken.json | sha256sum");
+    await expect(
+      json({ operation: "set", file_path: "broken.json", json_path: "$.a", value: 2 }),
+    ).rejects.toThrow(/not valid JSON at line 4/);
+    await expect(json({ operation: "view", file_path: "broken.json", json_path: "$" })).rejects.toThrow(
+      /not valid JSON/,
+    );
+    await expect(
+      json({ operation: "remove", file_path: "package.json", json_path: "$.nope.deeper" }),
+    ).rejects.toThrow(/json_path: \$\.nope\.deeper matches nothing/);
+    await expect(json({ operation: "set", file_path: "package.json", json_path: "$.name" })).rejects.toThrow(
+      /value: is required/,
+    );
+    await expect(json({ operation: "view", file_path: "package.json" })).rejects.toThrow(
+      /json_path: is required/,
+    );
+    await expect(json({ operation: "view", file_path: "../../etc/passwd", json_path: "$" })).rejects.toThrow(
+      /outside \/workspace/,
+    );
+    await expect(json({ operation: "view", file_path: "absent.json", json_path: "$" })).rejects.toThrow(
+      /does not exist/,
+    );
+    expect(await box.sh("cat package.json broken.json | sha256sum")).toBe(before);
+  });
+});
+
+const TS_SOURCE = `export class Greeter {
+  greet(name: string): string {
+    return "hi " + name;
+  }
+}
+
+export function helper(x: number): number {
+  return x * 2;
+}
+
+export const arrow = (y: number) => y + 1;
+`;
+const PY_SOURCE =
+  "class Store:\n    def save(self, item):\n        return item\n\n\ndef helper():\n    pass\n";
+
+describe("code_search", () => {
+  const box = sharedSession({
+    "src/greeter.ts": TS_SOURCE,
+    "lib/store.py": PY_SOURCE,
+    "node_modules/dep/index.js": "function helper() {}\n",
+  });
+  const search = (args: Record<string, unknown>) => box.call(codeSearchTool, args);
+
+  it("finds functions, classes and methods across languages, with bodies when asked", async () => {
+    const functions = await search({ command: "search_function", identifier: "helper" });
+    expect(functions.total).toBe(2);
+    expect((functions.matches as { path: string; line: number }[]).map((m) => `${m.path}:${m.line}`)).toEqual(
+      ["/workspace/lib/store.py:6", "/workspace/src/greeter.ts:7"],
+    );
+    const arrow = await search({ command: "search_function", identifier: "arrow", print_body: true });
+    expect(arrow.matches).toMatchObject([{ line: 11, body: "export const arrow = (y: number) => y + 1;" }]);
+
+    const classes = await search({ command: "search_class", identifier: "Greeter", print_body: true });
+    expect(classes.matches).toMatchObject([{ path: "/workspace/src/greeter.ts", line: 1, kind: "class" }]);
+    expect((classes.matches as { body: string }[])[0]?.body).toBe(
+      TS_SOURCE.split("\n").slice(0, 5).join("\n"),
+    );
+
+    const method = await search({
+      command: "search_class_method",
+      identifier: "Store.save",
+      print_body: true,
+    });
+    expect(method.matches).toMatchObject([{ path: "/workspace/lib/store.py", line: 2, scope: "Store" }]);
+    expect(method.output).toContain("    def save(self, item):\n        return item");
+
+    const scoped = await search({ command: "search_function", identifier: "helper", path: "lib" });
+    expect(scoped.total).toBe(1);
+  });
+
+  it("explains a miss and refuses bad input", async () => {
+    const miss = await search({ command: "search_function", identifier: "greet" });
+    expect(miss).toMatchObject({ total: 0, matches: [] });
+    expect(miss.hint).toMatch(/method.*search_class_method/);
+    await expect(search({ command: "search_function", identifier: "two words" })).rejects.toThrow(
+      /^identifier:/,
+    );
+    await expect(search({ command: "search_everything", identifier: "x" })).rejects.toThrow(/^command:/);
+    await expect(search({ command: "search_function" })).rejects.toThrow(/^identifier: is required/);
+    await expect(search({ command: "search_function", identifier: "x", path: "/etc" })).rejects.toThrow(
+      /outside \/workspace/,
+    );
+    await box.sh("ln -sfn /usr /workspace/usr-link");
+    await expect(
+      search({ command: "search_function", identifier: "main", path: "usr-link" }),
+    ).rejects.toThrow(/symlink\) to \/usr/);
+    await expect(search({ command: "search_function", identifier: "x", path: "nowhere" })).rejects.toThrow(
+      /does not exist/,
+    );
+  });
+});
+
+describe("git_diff", () => {
+  const box = sharedSession({ "a.txt": "one\n", "dir/b.txt": "two\n" });
+  const diff = (args: Record<string, unknown>) => box.call(gitDiffTool, args);
+
+  it("shows uncommitted changes with untracked files, leaving the agent's index alone", async () => {
+    expect(await diff({})).toMatchObject({ diff: "", summary: "no changes", files_changed: 0 });
+    await box.sh("echo more >> a.txt && echo new > dir/new.txt && git add a.txt");
+    const all = await diff({});
+    expect(all).toMatchObject({ files_changed: 2, insertions: 2, deletions: 0, truncated: false });
+    expect(all.diff).toContain("+++ b/a.txt");
+    expect(all.diff).toContain("+++ b/dir/new.txt");
+    expect(await box.sh("git diff --cached --name-only")).toBe("a.txt\n");
+    const scoped = await diff({ path: "dir" });
+    expect(scoped.files_changed).toBe(1);
+    expect(scoped.diff).toContain("dir/new.txt");
+  });
+
+  it("diffs against a base commit and refuses what is not a commit", async () => {
+    const base = (await box.sh("git rev-parse HEAD")).trim();
+    await box.sh("git add -A && git -c user.name=t -c user.email=t@t commit -qm step && echo x > c.txt");
+    const since = await diff({ base_commit: base });
+    expect(since.base).toBe(base);
+    expect(since.files_changed).toBe(3);
+    expect((await diff({})).files_changed).toBe(1);
+    await expect(diff({ base_commit: "--output=/workspace/x" })).rejects.toThrow(
+      /^base_commit: .* not a commit-ish/,
+    );
+    await expect(diff({ base_commit: "no-such-branch" })).rejects.toThrow(
+      /^base_commit: no-such-branch is not a commit/,
+    );
+    await expect(diff({ path: "../../etc" })).rejects.toThrow(/outside \/workspace/);
+    expect(await box.sh("test -e /workspace/x || echo absent")).toBe("absent\n");
+  });
+
+  it("cuts a huge diff and says so", async () => {
+    await box.sh("seq 1 200000 > huge.txt");
+    const cut = await diff({ path: "huge.txt" });
+    expect(cut.truncated).toBe(true);
+    expect(cut.total_bytes as number).toBeGreaterThan(GIT_DIFF_MAX_BYTES);
+    expect(cut.diff).toMatch(/\[diff cut at 262144 of \d+ bytes; pass path/);
+  });
+});
+
+describe("sequential_thinking", () => {
+  const box = sharedSession({ "README.md": "x\n" });
+  const think = (args: Record<string, unknown>) => box.call(sequentialThinkingTool, args);
+
+  it("records thoughts, revisions and branches per session and refuses bad steps", async () => {
+    const first = await think({
+      thought: "Read the failing test",
+      thought_number: 1,
+      total_thoughts: 3,
+      next_thought_needed: true,
+    });
+    expect(first).toMatchObject({
+      thoughtNumber: 1,
+      totalThoughts: 3,
+      thoughtHistoryLength: 1,
+      branches: [],
+    });
+    await think({ thought: "Try a fix", thought_number: 2, total_thoughts: 3, next_thought_needed: true });
+    await think({
+      thought: "Actually the test is wrong",
+      thought_number: 3,
+      total_thoughts: 4,
+      next_thought_needed: true,
+      is_revision: true,
+      revises_thought: 1,
+    });
+    const branch = await think({
+      thought: "Other approach",
+      thought_number: 4,
+      total_thoughts: 4,
+      next_thought_needed: false,
+      branch_from_thought: 2,
+      branch_id: "alt",
+    });
+    expect(branch).toMatchObject({ branches: ["alt"], thoughtHistoryLength: 4, nextThoughtNeeded: false });
+    expect(branch.message).toMatch(/complete/);
+    await expect(
+      think({
+        thought: "x",
+        thought_number: 5,
+        total_thoughts: 5,
+        next_thought_needed: true,
+        is_revision: true,
+      }),
+    ).rejects.toThrow(/^revises_thought: is required/);
+    await expect(think({ thought: "x", thought_number: 5, total_thoughts: 5 })).rejects.toThrow(
+      /^next_thought_needed: is required/,
+    );
+    await expect(
+      think({ thought: "x", thought_number: "5", total_thoughts: 5, next_thought_needed: true }),
+    ).rejects.toThrow(/^thought_number:/);
+  });
+});
+
+describe("workspaceTools", () => {
+  it("lists every workspace tool once, each with a description and both schemas", () => {
+    expect(workspaceTools.map((t) => t.name)).toEqual([
+      "file_editor",
+      "str_replace_based_edit_tool",
+      "json_editor",
+      "code_search",
+      "git_diff",
+      "sequential_thinking",
+    ]);
+    for (const tool of workspaceTools) {
+      expect(tool.description.length).toBeGreaterThan(200);
+      expect(Object.keys(tool.outputSchema).length).toBeGreaterThan(0);
+      expect(tool.inputSchema).toHaveProperty("session_id");
+    }
   });
 });
