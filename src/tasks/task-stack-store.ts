@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { copyFile, link, mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { describeError, InvalidArgumentError, TaskStackError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -194,13 +194,8 @@ export class TaskStackStore implements TaskStackOpener {
   /** The file about to be replaced becomes the backup (a hard link, so the main file never goes missing). */
   private async keepBackup(paths: { main: string; backup: string }): Promise<void> {
     const staging = `${paths.backup}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
-    try {
-      await link(paths.main, staging);
-    } catch (error) {
-      // No main file yet (a new stack, or a damaged one moved aside): the backup stays as it is.
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
+    // No main file yet (a new stack, or a damaged one moved aside): the backup stays as it is.
+    if (!(await linkOrCopy(paths.main, staging))) return;
     await rename(staging, paths.backup);
   }
 
@@ -260,6 +255,23 @@ async function readStackFile(path: string, sessionId: string): Promise<DecodedTa
     return { ok: false, problem: `it belongs to session ${decoded.sessionId}` };
   }
   return decoded;
+}
+
+/** Hard-links `from` to `to`, or copies it where links are not supported; false if `from` is missing. */
+async function linkOrCopy(from: string, to: string): Promise<boolean> {
+  try {
+    await link(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+  }
+  try {
+    await copyFile(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
 }
 
 async function syncDirectory(dir: string): Promise<void> {
