@@ -148,7 +148,13 @@ export class Session {
     });
   }
 
-  diff(signal?: AbortSignal): Promise<string> {
+  /** The diff as text, for people and models (bytes that are not UTF-8 show as U+FFFD). */
+  async diff(signal?: AbortSignal): Promise<string> {
+    return (await diffOut(this.box, { signal })).toString("utf8");
+  }
+
+  /** The diff as bytes, exactly as git wrote it: what apply uses. */
+  diffBytes(signal?: AbortSignal): Promise<Buffer> {
     return diffOut(this.box, { signal });
   }
 
@@ -161,15 +167,15 @@ export class Session {
   }
 
   /** Applies the session's diff to the host repository: a new branch (default) or the working tree. */
-  async apply(options: { mode?: ApplyMode; branch?: string; signal?: AbortSignal } = {}): Promise<ApplyResult & { diff: string }> {
-    const diff = await this.diff(options.signal);
+  async apply(options: { mode?: ApplyMode; branch?: string; signal?: AbortSignal } = {}): Promise<ApplyResult> {
+    const diff = await this.diffBytes(options.signal);
     const result = await applyDiff(this.repo.root, diff, {
       mode: options.mode ?? "branch",
       branch: options.branch ?? `drydock/${this.id}`,
       baseCommit: this.hostBaseCommit,
       message: `drydock: changes from session ${this.id}`,
     });
-    return { ...result, diff };
+    return result;
   }
 
   /** Runs before the box is removed (the aider tool closes the session's gateway here). */

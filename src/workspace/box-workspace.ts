@@ -8,6 +8,7 @@ import tar from "tar-stream";
 import type { Box } from "../sandbox/box.js";
 import { CommandExitError, InvalidArgumentError, LimitExceededError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
 import { packSnapshot, type SnapshotStats } from "./snapshot-tar.js";
 
@@ -111,10 +112,12 @@ cd /workspace
 export GIT_INDEX_FILE=${DIFF_INDEX}
 [ -f "$GIT_INDEX_FILE" ] || git read-tree ${BASE_REF}
 git add -A >/dev/null 2>&1
+# The box's git config must not change the diff's format (prefixes, external drivers, colour).
+FLAGS="--no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/"
 case "$1" in
-  stat) git diff --cached --stat=200 ${BASE_REF} ;;
-  names) git diff --cached --name-status -z -M ${BASE_REF} ;;
-  *) git diff --cached --binary --full-index -M ${BASE_REF} ;;
+  stat) git diff $FLAGS --cached --stat=200 ${BASE_REF} ;;
+  names) git diff $FLAGS --cached --name-status -z -M ${BASE_REF} ;;
+  *) git diff $FLAGS --cached --binary --full-index -M ${BASE_REF} ;;
 esac
 `;
 
@@ -123,8 +126,8 @@ export interface DiffOptions {
   signal?: AbortSignal;
 }
 
-async function runDiff(box: Box, kind: "patch" | "stat" | "names", options: DiffOptions): Promise<string> {
-  const maxBytes = options.maxBytes ?? 50 * 1024 * 1024;
+async function runDiff(box: Box, kind: "patch" | "stat" | "names", options: DiffOptions): Promise<Buffer> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
   const result = await box.sh(DIFF, [kind], { maxOutputBytes: maxBytes, signal: options.signal });
   if (result.exitCode !== 0) {
     throw new CommandExitError(
@@ -138,14 +141,15 @@ async function runDiff(box: Box, kind: "patch" | "stat" | "names", options: Diff
       `the diff is larger than ${maxBytes} bytes; remove generated or large files in the box (or add them to .gitignore) and try again`,
     );
   }
-  return result.stdout.toString("utf8");
+  return result.stdout;
 }
 
 /** The unified diff (binary-safe) of everything changed in /workspace since the base. */
-export function diffOut(box: Box, options: DiffOptions = {}): Promise<string> {
+/** As bytes: a file in another encoding must reach the host unchanged. */
+export function diffOut(box: Box, options: DiffOptions = {}): Promise<Buffer> {
   return runDiff(box, "patch", options);
 }
 
-export function diffStat(box: Box, options: DiffOptions = {}): Promise<string> {
-  return runDiff(box, "stat", options);
+export async function diffStat(box: Box, options: DiffOptions = {}): Promise<string> {
+  return (await runDiff(box, "stat", options)).toString("utf8");
 }
