@@ -1,10 +1,20 @@
 /**
  * File access for tools, inside a box and confined to /workspace. Each operation is one exec of a
- * small bash script that takes the path as a positional argument: it resolves symlinks in the box
- * (`realpath -m`), refuses anything whose real path leaves /workspace, checks the kind of file and
- * then reads or writes, so a check and its use are one round trip.
+ * small bash script (`box-file-scripts`) that takes the path as a positional argument: it resolves
+ * symlinks in the box (`realpath -m`), refuses anything whose real path leaves /workspace, checks
+ * the kind of file and then reads or writes, so a check and its use are one round trip.
  */
 import type { Box } from "../sandbox/box.js";
+import {
+  EXIT,
+  LINES_SCRIPT,
+  LIST_SCRIPT,
+  READ_MANY_SCRIPT,
+  READ_SCRIPT,
+  REMOVE_SCRIPT,
+  STAT_SCRIPT,
+  WRITE_SCRIPT,
+} from "./box-file-scripts.js";
 import { resolveWorkspacePath } from "../sandbox/workspace-path.js";
 import { type DirectoryEntry, parseFindListing } from "./edit/directory-listing.js";
 import {
@@ -66,96 +76,6 @@ export class IsDirectoryError extends InvalidArgumentError {
     super(field, `${path} is a directory, not a file; view it to list what it holds`);
   }
 }
-
-// Exit codes the scripts use to say why they refused; anything else is an unexpected failure.
-const UNRESOLVABLE = 90;
-const OUTSIDE = 91;
-const MISSING = 92;
-const DIRECTORY = 93;
-const SPECIAL = 94;
-const UNREADABLE = 95;
-const NO_PARENT = 96;
-const NOT_DIRECTORY = 97;
-
-/** Resolves "$1" into $p and refuses a real path outside /workspace. */
-const RESOLVE = `
-set -u
-p=$(realpath -m -- "$1" 2>&1) || { printf '%s' "$p" >&2; exit ${UNRESOLVABLE}; }
-case "$p" in /workspace|/workspace/*) ;; *) printf '%s' "$p" >&2; exit ${OUTSIDE} ;; esac
-`;
-
-/** Requires $p to be a readable regular file. */
-const REQUIRE_FILE = `
-[ -e "$p" ] || exit ${MISSING}
-[ -d "$p" ] && exit ${DIRECTORY}
-[ -f "$p" ] || exit ${SPECIAL}
-[ -r "$p" ] || exit ${UNREADABLE}
-size=$(stat -c %s -- "$p")
-`;
-
-const READ_SCRIPT = `${RESOLVE}${REQUIRE_FILE}
-printf '%s\\0%s\\0' "$p" "$size"
-head -c "$2" -- "$p"
-`;
-
-const LINES_SCRIPT = `${RESOLVE}${REQUIRE_FILE}
-total=$(wc -l < "$p")
-[ "$size" -gt 0 ] && [ -n "$(tail -c 1 -- "$p" | tr -d '\\0')" ] && total=$((total + 1))
-printf '%s\\0%s\\0%s\\0' "$p" "$size" "$total"
-if [ "$3" = "$" ]; then sed -n "$2,\\$p" -- "$p"; else sed -n "$2,$3p;$3q" -- "$p"; fi | head -c "$4"
-`;
-
-const STAT_SCRIPT = `${RESOLVE}
-if [ -f "$p" ]; then k=file; elif [ -d "$p" ]; then k=directory; elif [ -e "$p" ]; then k=other; else k=missing; fi
-s=0; [ "$k" = missing ] || s=$(stat -c %s -- "$p")
-printf '%s\\0%s\\0%s' "$p" "$k" "$s"
-`;
-
-// Writes through a temporary file in the same directory and renames it into place, so a failed
-// write leaves the old content whole; an existing file keeps its mode.
-const WRITE_SCRIPT = `${RESOLVE}
-[ -d "$p" ] && exit ${DIRECTORY}
-[ -e "$p" ] && [ ! -f "$p" ] && exit ${SPECIAL}
-d=$(dirname -- "$p")
-if [ "$2" = 1 ] && [ ! -e "$d" ]; then mkdir -p -- "$d" || exit 1; fi
-[ -d "$d" ] || { printf '%s' "$d" >&2; exit ${NO_PARENT}; }
-t=$(mktemp -- "$d/.drydock-write-XXXXXX") || exit 1
-trap 'rm -f -- "$t"' EXIT
-cat > "$t" || exit 1
-if [ -e "$p" ]; then chmod --reference="$p" -- "$t"; else chmod 644 -- "$t"; fi
-if [ -n "$3" ]; then chmod -- "$3" "$t" || exit 1; fi
-mv -f -- "$t" "$p" || exit 1
-trap - EXIT
-printf '%s' "$p"
-`;
-
-const REMOVE_SCRIPT = `${RESOLVE}${REQUIRE_FILE}
-rm -f -- "$p" && printf '%s' "$p"
-`;
-
-// For each path: status, real path and byte count, NUL-terminated, then that many bytes. A copy
-// is taken first so the count is exact even if the file changes meanwhile.
-const READ_MANY_SCRIPT = `
-set -u
-max=$1; shift
-t=$(mktemp) || exit 1
-trap 'rm -f -- "$t"' EXIT
-for f; do
-  p=$(realpath -m -- "$f" 2>/dev/null) || p=$f
-  case "$p" in /workspace|/workspace/*) ;; *) printf 'outside\\0%s\\0%s\\0' "$p" 0; continue ;; esac
-  if [ ! -f "$p" ] || [ ! -r "$p" ]; then printf 'unreadable\\0%s\\0%s\\0' "$p" 0; continue; fi
-  head -c "$max" -- "$p" > "$t" || { printf 'unreadable\\0%s\\0%s\\0' "$p" 0; continue; }
-  printf 'ok\\0%s\\0%s\\0' "$p" "$(stat -c %s -- "$t")"
-  cat -- "$t"
-done
-`;
-
-const LIST_SCRIPT = `${RESOLVE}
-[ -e "$p" ] || exit ${MISSING}
-[ -d "$p" ] || exit ${NOT_DIRECTORY}
-printf '%s\\0' "$p"
-find "$p" -mindepth 1 -maxdepth "$2" -name '.*' -prune -o -printf '%y\\t%P\\0'
-`;
 
 /** Reads a regular file under /workspace; at most `maxBytes` of it (default 8 MiB). */
 export async function readFile(box: Box, path: string, options: ReadOptions = {}): Promise<FileRead> {
@@ -334,32 +254,32 @@ async function exec(
 
 function refusal(exitCode: number, detail: string, path: string, field: string): Error {
   switch (exitCode) {
-    case OUTSIDE:
+    case EXIT.OUTSIDE:
       return new PathOutsideWorkspaceError(
         path,
         `it resolves (through a symlink) to ${detail}, outside /workspace`,
       );
-    case UNRESOLVABLE:
+    case EXIT.UNRESOLVABLE:
       return new InvalidArgumentError(field, `${path} cannot be resolved in the box: ${detail.trim()}`);
-    case MISSING:
+    case EXIT.MISSING:
       return new NotFoundError(
         `${path} does not exist in /workspace; list a directory with file_editor view to find the right path`,
       );
-    case DIRECTORY:
+    case EXIT.DIRECTORY:
       return new IsDirectoryError(field, path);
-    case NOT_DIRECTORY:
+    case EXIT.NOT_DIRECTORY:
       return new InvalidArgumentError(field, `${path} is a file, not a directory`);
-    case SPECIAL:
+    case EXIT.SPECIAL:
       return new InvalidArgumentError(
         field,
         `${path} is not a regular file (a device, fifo or socket); text tools refuse it, use bash to inspect it`,
       );
-    case UNREADABLE:
+    case EXIT.UNREADABLE:
       return new InvalidArgumentError(
         field,
         `${path} is not readable by the box user; check it with bash (ls -l)`,
       );
-    case NO_PARENT:
+    case EXIT.NO_PARENT:
       return new NotFoundError(
         `the directory ${detail} for ${path} does not exist; create it first (file_editor create makes missing parents)`,
       );

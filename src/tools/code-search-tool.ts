@@ -6,6 +6,7 @@ import { z } from "zod";
 import type { Session } from "../session/session.js";
 import { resolveWorkspacePath } from "../sandbox/workspace-path.js";
 import { CommandExitError, NotFoundError, PathOutsideWorkspaceError } from "../util/errors.js";
+import { EXIT, RESOLVE } from "./box-file-scripts.js";
 import { readFiles } from "./box-files.js";
 import { ctagsForIdentifierCommand } from "./search/ctags-command.js";
 import { type Definition, parseCtagsJson } from "./search/ctags-json.js";
@@ -24,15 +25,9 @@ const BODIES_MAX_CHARS = 256 * 1024;
 /** Files bigger than this are not read for bodies (4 MiB). */
 const BODY_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
-const OUTSIDE = 91;
-const MISSING = 92;
-
 // $1 is the search root; checks it, then runs the rest of the arguments (the ctags pipeline).
-const GUARD_SCRIPT = `
-set -u
-p=$(realpath -m -- "$1") || exit 1
-case "$p" in /workspace|/workspace/*) ;; *) printf '%s' "$p" >&2; exit ${OUTSIDE} ;; esac
-[ -e "$p" ] || exit ${MISSING}
+const GUARD_SCRIPT = `${RESOLVE}
+[ -e "$p" ] || exit ${EXIT.MISSING}
 shift
 exec "$@"
 `;
@@ -125,10 +120,10 @@ async function indexFor(
     signal,
   });
   const detail = result.stderr.toString("utf8").trim();
-  if (result.exitCode === OUTSIDE) {
+  if (result.exitCode === EXIT.OUTSIDE) {
     throw new PathOutsideWorkspaceError(shownPath, `it resolves (through a symlink) to ${detail}`);
   }
-  if (result.exitCode === MISSING) {
+  if (result.exitCode === EXIT.MISSING) {
     throw new NotFoundError(
       `${shownPath} does not exist in /workspace; search /workspace or a directory in it`,
     );

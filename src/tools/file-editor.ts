@@ -6,24 +6,16 @@
 import { createHash } from "node:crypto";
 import type { Session } from "../session/session.js";
 import { InvalidArgumentError, LimitExceededError, NotFoundError } from "../util/errors.js";
-import {
-  IsDirectoryError,
-  listDir,
-  readFile,
-  readLines,
-  removeFile,
-  statPath,
-  writeFile,
-} from "./box-files.js";
+import { IsDirectoryError, listDir, readFile, removeFile, statPath, writeFile } from "./box-files.js";
 import { createFile } from "./edit/create-file.js";
 import { formatDirectoryListing } from "./edit/directory-listing.js";
 import { EditHistory } from "./edit/edit-history.js";
 import { insertAt } from "./edit/insert-at.js";
-import { numberLines } from "./edit/numbered-lines.js";
 import { replaceOnce } from "./edit/replace-once.js";
 import type { TextEdit } from "./edit/text-edit.js";
 import { decodeTextFile, encodeTextFile } from "./edit/text-file.js";
-import { DEFAULT_VIEW_MAX_CHARS, DEFAULT_VIEW_MAX_LINES, viewFile } from "./edit/view-file.js";
+import { viewFile } from "./edit/view-file.js";
+import { viewLargeFile } from "./large-file-view.js";
 
 /** Files bigger than this are viewed in parts (by view_range) and not edited here (8 MiB). */
 export const MAX_EDIT_BYTES = 8 * 1024 * 1024;
@@ -125,7 +117,7 @@ async function view(session: Session, request: EditRequest, signal?: AbortSignal
     if (listing.truncated) output += "\n[the listing was cut short; view a subdirectory to see more]";
     return { output, path: listing.path, kind: "directory", truncated: listing.truncated };
   }
-  if (read.truncated) return viewLarge(session, request, read.path, read.size, signal);
+  if (read.truncated) return viewLargeFile(session.box, read.path, read.size, request.view_range, signal);
   const shown = viewFile(decodeTextFile(read.data, read.path), read.path, request.view_range);
   return {
     output: shown.text,
@@ -136,88 +128,6 @@ async function view(session: Session, request: EditRequest, signal?: AbortSignal
     last_line: shown.lastLine,
     truncated: shown.truncated,
   };
-}
-
-/** A view of a file too big to load: only the requested lines are read in the box. */
-async function viewLarge(
-  session: Session,
-  request: EditRequest,
-  path: string,
-  size: number,
-  signal?: AbortSignal,
-): Promise<EditResult> {
-  const range = request.view_range ?? [1, DEFAULT_VIEW_MAX_LINES];
-  const [start, end] = range;
-  if (range.length !== 2 || !Number.isInteger(start) || !Number.isInteger(end)) {
-    throw new InvalidArgumentError(
-      "view_range",
-      "must be two whole numbers [start, end]; end -1 means to the end",
-    );
-  }
-  const first = start as number;
-  const last = end as number;
-  if (first < 1 || (last !== -1 && last < first)) {
-    throw new InvalidArgumentError(
-      "view_range",
-      `[${first}, ${last}] is not a range of lines; pass [start, end] with 1 <= start <= end`,
-    );
-  }
-  const part = await readLines(session.box, path, first, last, { maxBytes: DEFAULT_VIEW_MAX_CHARS, signal });
-  const total = part.totalLines;
-  if (first > total) {
-    throw new InvalidArgumentError(
-      "view_range",
-      `start ${first} is past the last line; ${path} has ${total} lines`,
-    );
-  }
-  let raw = part.data;
-  let cutLine = false;
-  if (part.truncated) {
-    const newline = raw.lastIndexOf(10);
-    if (newline === -1) cutLine = true;
-    else raw = raw.subarray(0, newline + 1);
-  }
-  const text = decodeTextFile(cutLine ? trimPartialUtf8(raw) : raw, path);
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  const shown = lines.slice(0, DEFAULT_VIEW_MAX_LINES).map((l) => l.replace(/\r$/, ""));
-  const lastShown = first + shown.length - 1;
-  const asked = request.view_range?.[1] ?? -1;
-  const wantedEnd = asked === -1 ? total : Math.min(asked, total);
-  const mb = (size / 1024 / 1024).toFixed(1);
-  const notes = [
-    `${path} is ${mb} MB with ${total} lines; it is too big to load whole, so only the lines asked for are read`,
-  ];
-  if (cutLine)
-    notes.push(
-      `line ${first} was cut at ${DEFAULT_VIEW_MAX_CHARS} bytes; read it with bash (cut, fold) instead`,
-    );
-  if (lastShown < wantedEnd) {
-    notes.push(
-      `lines ${lastShown + 1}-${wantedEnd} not shown; pass view_range [${lastShown + 1}, ${Math.min(wantedEnd, lastShown + shown.length)}] to see more`,
-    );
-  }
-  return {
-    output: `${numberLines(shown, first)}\n[${notes.join("; ")}]`,
-    path,
-    kind: "file",
-    total_lines: total,
-    first_line: first,
-    last_line: lastShown,
-    truncated: true,
-  };
-}
-
-/** Drops an incomplete UTF-8 sequence at the end of a cut buffer. */
-function trimPartialUtf8(bytes: Buffer): Buffer {
-  let end = bytes.length;
-  let back = 0;
-  while (end > 0 && back < 4 && ((bytes[end - 1] as number) & 0xc0) === 0x80) {
-    end--;
-    back++;
-  }
-  if (end > 0 && ((bytes[end - 1] as number) & 0x80) !== 0) end--;
-  return bytes.subarray(0, end);
 }
 
 /** Reads a file for editing; undefined when it does not exist. */

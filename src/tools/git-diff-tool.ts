@@ -5,24 +5,20 @@
 import { z } from "zod";
 import { resolveWorkspacePath } from "../sandbox/workspace-path.js";
 import { CommandExitError, InvalidArgumentError, PathOutsideWorkspaceError } from "../util/errors.js";
+import { EXIT, RESOLVE } from "./box-file-scripts.js";
 import { parseArgs } from "./parse-args.js";
 import { defineTool } from "./tool.js";
 
 /** Most bytes of diff returned (256 KiB); the rest is counted and left out. */
 export const GIT_DIFF_MAX_BYTES = 256 * 1024;
 
-const OUTSIDE = 91;
-const NOT_A_REPO = 92;
-const BAD_BASE = 93;
+const NOT_A_REPO = 80;
+const BAD_BASE = 81;
 
 // $1 path, $2 base ("" for HEAD), $3 cap. Starts from the nearest existing directory so a deleted
 // file can still be named; copies the real index so unchanged files are not hashed again, then
 // stages the whole working tree in the copy (a pathspec that matches nothing would be an error).
-const DIFF_SCRIPT = `
-set -u
-p=$(realpath -m -- "$1") || exit 1
-case "$p" in /workspace|/workspace/*) ;; *) printf '%s' "$p" >&2; exit ${OUTSIDE} ;; esac
-if [ -d "$p" ]; then dir=$p; spec=.; else dir=$(dirname -- "$p"); spec=$(basename -- "$p"); fi
+const DIFF_SCRIPT = `${RESOLVE}if [ -d "$p" ]; then dir=$p; spec=.; else dir=$(dirname -- "$p"); spec=$(basename -- "$p"); fi
 while [ ! -d "$dir" ]; do spec="$(basename -- "$dir")/$spec"; dir=$(dirname -- "$dir"); done
 cd -- "$dir" || exit 1
 git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { printf '%s' "$dir" >&2; exit ${NOT_A_REPO}; }
@@ -99,7 +95,7 @@ export const gitDiffTool = defineTool({
       signal: ctx.signal,
     });
     const detail = result.stderr.toString("utf8").trim();
-    if (result.exitCode === OUTSIDE) {
+    if (result.exitCode === EXIT.OUTSIDE) {
       throw new PathOutsideWorkspaceError(args.path ?? path, `it resolves (through a symlink) to ${detail}`);
     }
     if (result.exitCode === NOT_A_REPO) {
