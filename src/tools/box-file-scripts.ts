@@ -61,6 +61,8 @@ if [ "$2" = 1 ] && [ ! -e "$d" ]; then mkdir -p -- "$d" || exit 1; fi
 t=$(mktemp -- "$d/.drydock-write-XXXXXX") || exit 1
 trap 'rm -f -- "$t"' EXIT
 cat > "$t" || exit 1
+# A write cut short (a cancelled call) must not replace the file with part of its content.
+[ "$(stat -c %s -- "$t")" = "$4" ] || { printf 'got %s of %s bytes' "$(stat -c %s -- "$t")" "$4" >&2; exit 1; }
 if [ -e "$p" ]; then chmod --reference="$p" -- "$t"; else chmod 644 -- "$t"; fi
 if [ -n "$3" ]; then chmod -- "$3" "$t" || exit 1; fi
 mv -f -- "$t" "$p" || exit 1

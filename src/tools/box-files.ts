@@ -134,8 +134,8 @@ export async function writeFile(
   if (options.mode !== undefined && !/^[0-7]{3,4}$/.test(options.mode)) {
     throw new InvalidArgumentError("mode", `${options.mode} is not an octal file mode such as 644 or 755`);
   }
-  const args = [options.createDirs ? "1" : "0", options.mode ?? ""];
-  const stdin = typeof data === "string" ? data : Buffer.from(data);
+  const stdin = typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data);
+  const args = [options.createDirs ? "1" : "0", options.mode ?? "", String(stdin.length)];
   const out = await run(box, WRITE_SCRIPT, path, args, options, 8192, stdin);
   return out.toString("utf8");
 }

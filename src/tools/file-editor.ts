@@ -95,7 +95,8 @@ function required<K extends "content" | "old_string" | "new_string" | "line_numb
 ): NonNullable<EditRequest[K]> {
   const value = request[field];
   if (value === undefined || value === null) {
-    throw new InvalidArgumentError(field, `is required for the ${request.operation} operation`);
+    const hint = field === "new_string" ? '; pass "" to delete the matched text' : "";
+    throw new InvalidArgumentError(field, `is required for the ${request.operation} operation${hint}`);
   }
   return value as NonNullable<EditRequest[K]>;
 }

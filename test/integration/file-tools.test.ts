@@ -87,6 +87,17 @@ describe("box files", () => {
     expect(paths).toEqual(["README.md", "new", "new/dir", "src", "src/app.py"]);
   });
 
+  it("keeps a file whole when a write is cancelled", async () => {
+    await box.sh("printf 'precious\\n' > keep.txt");
+    const cancelled = AbortSignal.abort();
+    await expect(
+      writeFile(box.session.box, "keep.txt", "x".repeat(1_000_000), { signal: cancelled }),
+    ).rejects.toThrow(/cancelled/);
+    // The program in the box outlives the cancelled call; give it time to finish.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await box.sh("cat keep.txt; ls -a | grep -c drydock-write || true")).toBe("precious\n0\n");
+  });
+
   it("reads several files in one exec, leaving out what it may not read", async () => {
     await box.sh("ln -sf /etc/passwd /workspace/link");
     const files = await readFiles(box.session.box, ["src/app.py", "README.md", "link", "absent", "src"], {
@@ -107,6 +118,11 @@ describe("box files", () => {
     await expect(readFile(b, "link")).rejects.toThrow(/symlink\) to \/etc\/passwd, outside/);
     await expect(readFile(b, "etc-dir/passwd")).rejects.toThrow(/outside \/workspace/);
     await expect(writeFile(b, "link", "owned")).rejects.toThrow(/outside \/workspace/);
+    await box.sh("ln -sfn /tmp/planted /workspace/dangling");
+    await expect(writeFile(b, "dangling", "x", { createDirs: true })).rejects.toThrow(
+      /to \/tmp\/planted, outside/,
+    );
+    expect(await box.sh("test -e /tmp/planted && echo written || echo refused")).toBe("refused\n");
     await expect(statPath(b, "etc-dir")).rejects.toThrow(/outside \/workspace/);
     await expect(listDir(b, "etc-dir")).rejects.toThrow(/outside \/workspace/);
     await expect(readFile(b, "src")).rejects.toThrow(/is a directory/);
