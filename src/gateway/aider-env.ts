@@ -146,11 +146,34 @@ export function relayBaseUrl(port: number, provider: Provider): string {
 }
 
 /**
- * The environment for aider in the box: every provider's base URL (litellm's variable names)
- * pointing at the relay, dummy keys, and for the offline model the diff edit format (aider would
- * pick "whole" for a model it does not know) without the unknown-model warning. Nothing secret.
+ * What aider should know of the offline model, as a `--model-metadata-file` (litellm's format).
+ * Without it aider looks the model up in a price list it downloads, which in a box without network
+ * costs time and prints a connection error.
  */
-export function aiderEnv(options: { port: number; choice: AiderModelChoice }): Record<string, string> {
+export const OFFLINE_MODEL_METADATA = {
+  [OFFLINE_AIDER_MODEL]: {
+    max_input_tokens: 128_000,
+    max_output_tokens: 16_384,
+    max_tokens: 16_384,
+    input_cost_per_token: 0,
+    output_cost_per_token: 0,
+    litellm_provider: "openai",
+    mode: "chat",
+  },
+} as const;
+
+/**
+ * The environment for aider in the box: every provider's base URL (litellm's variable names)
+ * pointing at the relay, dummy keys, no update check or analytics, and for the offline model the
+ * diff edit format (aider would pick "whole" for a model it does not know), no unknown-model
+ * warning and, when `modelMetadataFile` names a file in the box holding OFFLINE_MODEL_METADATA,
+ * that file. Nothing secret.
+ */
+export function aiderEnv(options: {
+  port: number;
+  choice: AiderModelChoice;
+  modelMetadataFile?: string;
+}): Record<string, string> {
   const { port, choice } = options;
   const env: Record<string, string> = {
     AIDER_MODEL: choice.model,
@@ -163,11 +186,13 @@ export function aiderEnv(options: { port: number; choice: AiderModelChoice }): R
     // No network in the box: nothing should try to fetch price maps, updates or analytics.
     LITELLM_LOCAL_MODEL_COST_MAP: "True",
     AIDER_CHECK_UPDATE: "false",
-    AIDER_ANALYTICS: "false",
+    // AIDER_ANALYTICS=false alone still costs seconds a run; the "disable" switch does not.
+    AIDER_ANALYTICS_DISABLE: "true",
   };
   if (choice.offline) {
     env.AIDER_EDIT_FORMAT = "diff";
     env.AIDER_SHOW_MODEL_WARNINGS = "false";
+    if (options.modelMetadataFile) env.AIDER_MODEL_METADATA_FILE = options.modelMetadataFile;
   }
   return env;
 }

@@ -359,9 +359,11 @@ export class LlmGateway implements AsyncDisposable {
     }
 
     const usage = meter.finish();
-    const usageEstimated = usage.inputTokens === undefined;
+    // A successful answer without usage still cost its prompt; a failed one is taken at its word.
+    const usageEstimated = usage.inputTokens === undefined && answer.status < 300;
     const tokens = {
-      inputTokens: usage.inputTokens ?? estimatePromptTokens(chatText(parsed).messages),
+      inputTokens:
+        usage.inputTokens ?? (usageEstimated ? estimatePromptTokens(chatText(parsed).messages) : 0),
       outputTokens: usage.outputTokens ?? 0,
     };
     const usedModel = model ?? usage.model ?? "unknown";

@@ -22,6 +22,7 @@ export {
   relayBaseUrl,
   DUMMY_KEY,
   OFFLINE_AIDER_MODEL,
+  OFFLINE_MODEL_METADATA,
   type AiderModelChoice,
 } from "./aider-env.js";
 export { loadProviderKeys, secretValues, type ProviderKeys, type ProviderKey } from "./provider-keys.js";

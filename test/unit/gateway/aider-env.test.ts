@@ -4,6 +4,7 @@ import {
   chooseAiderModel,
   DUMMY_KEY,
   OFFLINE_AIDER_MODEL,
+  OFFLINE_MODEL_METADATA,
   providerOfModel,
 } from "../../../src/gateway/aider-env.js";
 import type { ProviderKeys } from "../../../src/gateway/provider-keys.js";
@@ -105,7 +106,11 @@ describe("chooseAiderModel", () => {
 
 describe("aiderEnv", () => {
   it("points every provider at the relay with dummy keys, and the offline model at /offline with the diff format", () => {
-    const env = aiderEnv({ port: 4141, choice: chooseAiderModel({ keys: {}, mode: live }) });
+    const env = aiderEnv({
+      port: 4141,
+      choice: chooseAiderModel({ keys: {}, mode: live }),
+      modelMetadataFile: "/run/drydock/model-metadata.json",
+    });
     expect(env).toMatchObject({
       AIDER_MODEL: "openai/drydock-offline",
       OPENAI_API_BASE: "http://127.0.0.1:4141/offline/v1",
@@ -116,7 +121,11 @@ describe("aiderEnv", () => {
       GEMINI_API_KEY: DUMMY_KEY,
       AIDER_EDIT_FORMAT: "diff",
       AIDER_SHOW_MODEL_WARNINGS: "false",
+      AIDER_MODEL_METADATA_FILE: "/run/drydock/model-metadata.json",
+      AIDER_CHECK_UPDATE: "false",
+      AIDER_ANALYTICS_DISABLE: "true",
     });
+    expect(Object.keys(OFFLINE_MODEL_METADATA)).toEqual([env.AIDER_MODEL]);
   });
 
   it("leaves the edit format to aider for a real model and carries no secret", () => {
@@ -124,6 +133,7 @@ describe("aiderEnv", () => {
     const env = aiderEnv({ port: 4141, choice: chooseAiderModel({ keys, mode: live }) });
     expect(env.OPENAI_API_BASE).toBe("http://127.0.0.1:4141/openai/v1");
     expect(env.AIDER_EDIT_FORMAT).toBeUndefined();
+    expect(env.AIDER_MODEL_METADATA_FILE).toBeUndefined();
     expect(JSON.stringify(env)).not.toContain("secret-value-123");
   });
 });

@@ -148,6 +148,21 @@ describe("LlmGateway usage accounting", () => {
     expect(events[0]?.inputTokens).toBeGreaterThan(0);
   });
 
+  it("counts no tokens for an error answer that reports none", async () => {
+    using dir = tempDir();
+    await using upstream = await FakeUpstream.start();
+    upstream.reply = () => ({
+      status: 404,
+      contentType: "application/json",
+      chunks: ['{"error":{"message":"no such model"}}'],
+    });
+    await using gateway = await startGateway(dir.path, upstream);
+    const reply = await send({ socketPath: gateway.address }, openaiChat(false));
+    expect(reply.status).toBe(404);
+    expect(JSON.parse(reply.body).error.message).toBe("no such model");
+    expect(gateway.usage()).toMatchObject({ requests: 1, inputTokens: 0, outputTokens: 0, costUsd: 0 });
+  });
+
   it("counts the offline model's usage at no cost", async () => {
     using dir = tempDir();
     await using gateway = await startGateway(dir.path, undefined, { keys: {} });
