@@ -420,6 +420,24 @@ describe("code_search", () => {
     expect(scoped.total).toBe(1);
   });
 
+  it("reads Go and C definitions and caps the number of results", async () => {
+    await box.sh(
+      "printf 'package main\\n\\nfunc Serve(port int) error {\\n\\treturn nil\\n}\\n' > server.go && " +
+        "printf 'int add(int a, int b) {\\n  return a + b;\\n}\\n' > math.c && " +
+        "mkdir -p many && for i in $(seq 1 60); do printf 'def dup():\\n    pass\\n' > many/m$i.py; done",
+    );
+    const go = await search({ command: "search_function", identifier: "Serve", print_body: true });
+    expect(go.matches).toMatchObject([{ path: "/workspace/server.go", line: 3, language: "Go" }]);
+    expect((go.matches as { body: string }[])[0]?.body).toBe("func Serve(port int) error {\n\treturn nil\n}");
+    const c = await search({ command: "search_function", identifier: "add" });
+    expect(c.matches).toMatchObject([{ path: "/workspace/math.c", line: 1, language: "C" }]);
+    const many = await search({ command: "search_function", identifier: "dup", print_body: true });
+    expect(many.total).toBe(60);
+    expect((many.matches as unknown[]).length).toBe(50);
+    expect((many.matches as { body?: string }[]).filter((m) => m.body !== undefined).length).toBe(20);
+    expect(many.output).toMatch(/^60 definitions for dup \(search_function\), first 50 shown:/);
+  });
+
   it("explains a miss and refuses bad input", async () => {
     const miss = await search({ command: "search_function", identifier: "greet" });
     expect(miss).toMatchObject({ total: 0, matches: [] });
