@@ -22,7 +22,7 @@ export const MAX_EDIT_BYTES = 8 * 1024 * 1024;
 
 export type EditOperation = "view" | "create" | "replace" | "insert" | "undo";
 
-/** One editor request, in file_editor's terms; `fields` maps those names to the caller's. */
+/** One editor request, in file_editor's terms (str_replace_based_edit_tool maps its names to these). */
 export interface EditRequest {
   operation: EditOperation;
   path: string;
