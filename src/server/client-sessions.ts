@@ -69,10 +69,13 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
 
   /**
    * A task stack: a session's (when the id is a live session, it must be the client's), or a
-   * stack with no box under any name. An omitted id is the client's "default" stack.
+   * stack with no box under any name (the first client to use a name keeps it while this
+   * process runs). An omitted id is the client's default stack.
    */
   async open(clientId: string, sessionId: string | undefined): Promise<StoredTaskStack> {
-    const id = sessionId ?? "default";
+    // stdio has one client: its default stack is "default" and survives restarts. Each HTTP
+    // client gets a default of its own.
+    const id = sessionId ?? (clientId === "stdio" ? "default" : `default-${clientId.slice(0, 8)}`);
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) {
       throw new InvalidArgumentError("session_id", "use letters, digits, '.', '_' or '-' (at most 64 characters)");
     }
