@@ -1,35 +1,22 @@
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { unlink } from "node:fs/promises";
 import { LimitExceededError } from "../util/errors.js";
 import { addLogRedactor, logger } from "../util/log.js";
 import { chatText, isRecord, requestedModel } from "./chat-request.js";
 import { errorBody, refusalStatus, type RefusalCode } from "./gateway-errors.js";
-import { readBody } from "./http-body.js";
+import { openAnswer, type Answer } from "./answer-source.js";
+import { readBody, writeChunk } from "./http-body.js";
 import type { LlmMode } from "./llm-mode.js";
 import { OfflineModel } from "./offline-model.js";
 import { DEFAULT_PRICES, type PriceTable } from "./prices.js";
 import { loadProviderKeys, secretValues, type ProviderKeys } from "./provider-keys.js";
-import {
-  authHeader,
-  DEFAULT_ALLOWED_HOSTS,
-  DEFAULT_UPSTREAMS,
-  isProvider,
-  splitProviderPath,
-  type Provider,
-  type UpstreamProvider,
-} from "./providers.js";
-import { ExchangeRecorder, exchangeKey, normalizePath, ReplayBook, requestSummary } from "./record-replay.js";
+import { DEFAULT_ALLOWED_HOSTS, isProvider, splitProviderPath, type UpstreamProvider } from "./providers.js";
+import { ExchangeRecorder, exchangeKey, normalizePath, ReplayBook } from "./record-replay.js";
 import { secretRedactor } from "./redact.js";
+import { planRoute, type RouteContext } from "./route-plan.js";
 import { BOX_GID, BOX_UID, grantBoxAccess, prepareSocketPath } from "./socket-dir.js";
 import { estimatePromptTokens } from "./token-estimate.js";
-import { clientResponseHeaders, sendUpstream, upstreamRequestHeaders } from "./upstream.js";
 import { UsageLedger, type LlmLimits, type UsageTotals } from "./usage-ledger.js";
 import { UsageMeter } from "./usage-meter.js";
 
@@ -79,19 +66,6 @@ export interface ExchangeEvent {
   refusal?: { code: RefusalCode; message: string };
 }
 
-type Plan =
-  | { kind: "refuse"; code: RefusalCode; message: string }
-  | { kind: "offline" }
-  | { kind: "replay"; key: string }
-  | { kind: "upstream"; url: URL; auth: [string, string] };
-
-interface Answer {
-  status: number;
-  headers: OutgoingHttpHeaders;
-  body: AsyncIterable<Buffer | string> | Iterable<string>;
-  source: ExchangeEvent["source"];
-}
-
 /**
  * A session's door to the model providers: an HTTP endpoint on a unix socket that routes
  * `/openai/…`, `/anthropic/…`, `/gemini/…` and `/offline/…`, puts the host's real key on each
@@ -105,7 +79,7 @@ export class LlmGateway implements AsyncDisposable {
   private readonly replay: ReplayBook | undefined;
   private readonly offline: OfflineModel;
   private readonly keys: ProviderKeys;
-  private readonly allowedHosts: Set<string>;
+  private readonly routes: RouteContext;
   private readonly server: Server;
   private removeRedactor: () => void = () => undefined;
   private address_ = "";
@@ -114,13 +88,27 @@ export class LlmGateway implements AsyncDisposable {
     this.keys = options.keys ?? loadProviderKeys();
     this.ledger = new UsageLedger(options.limits, { ...DEFAULT_PRICES, ...options.prices });
     this.offline = options.offlineModel ?? OfflineModel.fromFile();
-    this.allowedHosts = new Set(
-      (options.allowedHosts ?? DEFAULT_ALLOWED_HOSTS).map((host) => host.toLowerCase()),
-    );
     const mode = options.mode;
     this.recorder = mode.kind === "record" ? new ExchangeRecorder(mode.file) : undefined;
     this.replay = mode.kind === "replay" ? ReplayBook.load(mode.file) : undefined;
-    this.server = createServer((request, response) => void this.handle(request, response));
+    this.routes = {
+      mode,
+      keys: this.keys,
+      ...(options.upstreams ? { upstreams: options.upstreams } : {}),
+      allowedHosts: new Set(
+        (options.allowedHosts ?? DEFAULT_ALLOWED_HOSTS).map((host) => host.toLowerCase()),
+      ),
+      hasRecording: (key) => this.replay?.has(key) ?? false,
+    };
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: Error) => {
+        log.error(`${this.name} ${request.method} ${request.url} failed: ${error.stack ?? error.message}`);
+        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({ error: { message: `drydock gateway: internal error: ${error.message}` } }),
+        );
+      });
+    });
   }
 
   /** Starts listening; the socket is made connectable by the box user (see socket-dir.ts). */
@@ -191,67 +179,6 @@ export class LlmGateway implements AsyncDisposable {
     );
   }
 
-  /** Decides who answers a call, or why nobody will. */
-  private plan(provider: Provider, method: string, path: string, body: string): Plan {
-    const mode = this.options.mode;
-    if (mode.kind === "replay") {
-      const key = exchangeKey(provider, method, path, body);
-      if (this.replay?.has(key)) return { kind: "replay", key };
-      return {
-        kind: "refuse",
-        code: "replay_miss",
-        message: `no recorded answer in ${mode.file} for this request (${requestSummary(provider, method, path, body)}); record it with --llm record:${mode.file}`,
-      };
-    }
-    if (provider === "offline") return { kind: "offline" };
-    if (mode.kind === "offline") {
-      if (provider === "openai") return { kind: "offline" };
-      return {
-        kind: "refuse",
-        code: "offline_only",
-        message: `drydock runs with --llm offline, so ${provider} is not called; only the offline model answers (model openai/drydock-offline)`,
-      };
-    }
-    const key = this.keys[provider];
-    if (!key) {
-      return {
-        kind: "refuse",
-        code: "no_key",
-        message: `the host has no ${provider} key (${provider === "gemini" ? "GEMINI_API_KEY or GOOGLE_API_KEY" : `${provider.toUpperCase()}_API_KEY`}): set it in drydock's environment or .env file, or use the offline model (model openai/drydock-offline)`,
-      };
-    }
-    const base = (this.options.upstreams?.[provider] ?? DEFAULT_UPSTREAMS[provider]).replace(/\/+$/, "");
-    let url: URL;
-    try {
-      url = new URL(base + normalizePath(path));
-    } catch {
-      return {
-        kind: "refuse",
-        code: "upstream_not_allowed",
-        message: `upstream ${base} for ${provider} is not a URL`,
-      };
-    }
-    const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(url.hostname);
-    if (
-      !this.allowedHosts.has(url.host.toLowerCase()) &&
-      !this.allowedHosts.has(url.hostname.toLowerCase())
-    ) {
-      return {
-        kind: "refuse",
-        code: "upstream_not_allowed",
-        message: `upstream ${url.host} is not on the allowlist (${[...this.allowedHosts].join(", ")}); the request was not sent`,
-      };
-    }
-    if (url.protocol !== "https:" && !loopback) {
-      return {
-        kind: "refuse",
-        code: "upstream_not_allowed",
-        message: `upstream ${url.origin} is not https; keys are only sent over TLS (or to loopback)`,
-      };
-    }
-    return { kind: "upstream", url, auth: authHeader(provider, key.value) };
-  }
-
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const started = performance.now();
     const method = (request.method ?? "GET").toUpperCase();
@@ -313,7 +240,7 @@ export class LlmGateway implements AsyncDisposable {
     }
     const model = requestedModel(parsed) ?? /\/models\/([^/:?]+)/.exec(base.path)?.[1];
 
-    const plan = this.plan(provider, method, path, text);
+    const plan = planRoute(this.routes, { provider, method, path, body: text });
     if (plan.kind === "refuse") return refuse(plan.code, plan.message, model);
     try {
       this.ledger.admit();
@@ -328,7 +255,11 @@ export class LlmGateway implements AsyncDisposable {
     });
     let answer: Answer;
     try {
-      answer = await this.open(plan, provider, method, path, request, text, abort.signal);
+      answer = await openAnswer(
+        plan,
+        { method, path, headers: request.headers, body: text, signal: abort.signal },
+        { offline: this.offline, replay: this.replay },
+      );
     } catch (error) {
       this.ledger.cancel();
       return refuse(
@@ -348,7 +279,7 @@ export class LlmGateway implements AsyncDisposable {
         const piece = typeof chunk === "string" ? chunk : chunk.toString("utf8");
         meter.push(piece);
         if (this.recorder) recorded.push(piece);
-        await write(response, chunk);
+        await writeChunk(response, chunk);
       }
       response.end();
     } catch (error) {
@@ -406,45 +337,6 @@ export class LlmGateway implements AsyncDisposable {
     this.emit(event);
   }
 
-  private async open(
-    plan: Exclude<Plan, { kind: "refuse" }>,
-    provider: Provider,
-    method: string,
-    path: string,
-    request: IncomingMessage,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<Answer> {
-    if (plan.kind === "offline") {
-      const answer = this.offline.answer({ method, path, body });
-      return {
-        status: answer.status,
-        headers: { "content-type": answer.contentType, "cache-control": "no-cache" },
-        body: answer.chunks,
-        source: "offline",
-      };
-    }
-    if (plan.kind === "replay") {
-      const exchange = this.replay?.take(plan.key);
-      if (!exchange) throw new Error(`replay answer for ${provider} vanished`);
-      return {
-        status: exchange.status,
-        headers: { "content-type": exchange.contentType, "cache-control": "no-cache" },
-        body: [exchange.body],
-        source: "replay",
-      };
-    }
-    const bytes = Buffer.from(body, "utf8");
-    const headers = upstreamRequestHeaders(request.headers, plan.auth, bytes.length);
-    const upstream = await sendUpstream(plan.url, method, headers, bytes, signal);
-    return {
-      status: upstream.statusCode ?? 502,
-      headers: clientResponseHeaders(upstream.headers),
-      body: upstream,
-      source: "upstream",
-    };
-  }
-
   private emit(event: ExchangeEvent): void {
     for (const listener of this.listeners) {
       try {
@@ -454,22 +346,4 @@ export class LlmGateway implements AsyncDisposable {
       }
     }
   }
-}
-
-/** Writes a chunk, waiting while the client is slow, and not at all once it has gone. */
-function write(response: ServerResponse, chunk: Buffer | string): Promise<void> {
-  if (response.destroyed) return Promise.reject(new Error("client went away"));
-  if (response.write(chunk)) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onDrain = () => {
-      response.off("close", onClose);
-      resolve();
-    };
-    const onClose = () => {
-      response.off("drain", onDrain);
-      reject(new Error("client went away"));
-    };
-    response.once("drain", onDrain);
-    response.once("close", onClose);
-  });
 }
