@@ -17,6 +17,7 @@ import { InvalidArgumentError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { buildAiderArgv } from "./aider-argv.js";
 import { aiderFiles, type AiderFiles } from "./aider-files.js";
+import { OFFLINE_METADATA_FILE, prepareAiderHome } from "./aider-home.js";
 import { AiderJobs } from "./aider-jobs.js";
 import { DEFAULT_AIDER_TIMEOUT_S, mergeAiderOptions, type AiderOptions } from "./aider-options.js";
 import { aiderOutcome } from "./aider-outcome.js";
@@ -132,6 +133,7 @@ export class AiderService {
     const [gateway, snapshot] = await Promise.all([
       this.config.gateways.forSession(session, hooks.signal),
       snapshotWorkspace(session.box, [...files.editable, ...files.readonly], hooks.signal),
+      prepareAiderHome(session.box, hooks.signal),
     ]);
     const setupMs = performance.now() - started;
     const allowed = [...new Set([...files.editable, ...snapshot.resolved.slice(0, files.editable.length)])];
@@ -155,7 +157,7 @@ export class AiderService {
           runId,
         }),
         env: {
-          ...aiderEnv({ port: RELAY_PORT, choice }),
+          ...aiderEnv({ port: RELAY_PORT, choice, modelMetadataFile: OFFLINE_METADATA_FILE }),
           HOME: "/home/agent",
           PYTHONUNBUFFERED: "1",
           NO_COLOR: "1",

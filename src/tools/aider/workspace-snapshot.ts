@@ -22,14 +22,6 @@ git_dir=$(git rev-parse --git-dir)
 mkdir -p "$git_dir/info"
 # aider's tag cache and history files stay out of every status and diff.
 grep -qxF '.aider*' "$git_dir/info/exclude" 2>/dev/null || printf '.aider*\\n' >> "$git_dir/info/exclude"
-# aider fetches model prices from the network unless its cache is fresh; the copy litellm ships will do.
-cache="$HOME/.aider/caches/model_prices_and_context_window.json"
-if [ -z "$(find "$cache" -mmin -720 2>/dev/null)" ]; then
-  mkdir -p "\${cache%/*}"
-  for f in /opt/aider/lib/python3*/site-packages/litellm/model_prices_and_context_window_backup.json; do
-    [ -f "$f" ] && cp "$f" "$cache"
-  done
-fi
 export GIT_INDEX_FILE=${INDEX}
 git add -A >/dev/null
 git write-tree
