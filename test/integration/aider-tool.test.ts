@@ -276,10 +276,12 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     expect(status.success).toBe(false);
     expect(status.diff).toMatch(/^aider was cancelled/);
     expect(JSON.stringify(status)).not.toContain(KEY);
+    // Two planted markers show the search reaches the writable places; the key must not show up anywhere.
     const grep = await bash(
-      `grep -rsIl --exclude-dir=proc --exclude-dir=sys -F -e '${KEY}' / ; echo "exit=$?"`,
+      "echo drydock-marker-1 > /tmp/marker && echo drydock-marker-2 > ~/marker && " +
+        `grep -rsIl --exclude-dir=proc --exclude-dir=sys -F -e '${KEY}' -e drydock-marker- / | sort`,
     );
-    expect(grep.output).toBe("exit=1\n");
+    expect(grep.output).toBe("/home/agent/marker\n/tmp/marker\n");
   });
 
   it("stops aider in the box when the client cancels the call", async () => {
