@@ -204,7 +204,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     expect((await bash("git status --porcelain")).output).toBe("");
   });
 
-  it("gives a clear error for an unknown model and for a path outside the workspace", async () => {
+  it("gives a clear error for an unknown model and for a path outside the workspace, symlinks included", async () => {
     const unknown = errorText(
       await aider({
         ai_coding_prompt: FIX,
@@ -219,6 +219,10 @@ describe("aider_ai_code in the box, behind the gateway", () => {
       await aider({ ai_coding_prompt: FIX, relative_editable_files: ["../../etc/passwd"] }),
     );
     expect(outside).toMatch(/refused.*outside \/workspace|outside \/workspace.*refused/);
+    await bash("ln -sf /etc/hostname escape.py");
+    const escape = errorText(await aider({ ai_coding_prompt: FIX, relative_editable_files: ["escape.py"] }));
+    expect(escape).toMatch(/"escape.py" is refused: it leads to \/etc\/hostname, outside \/workspace/);
+    await bash("rm escape.py");
   });
 
   it("leaves a read-only file unchanged and shows only what this call changed", async () => {
