@@ -52,13 +52,6 @@ export class SessionGateways {
     return gateway;
   }
 
-  /** Closes every gateway still open (sessions close their own; this is for shutdown). */
-  async closeAll(): Promise<void> {
-    const pending = [...this.gateways.values()];
-    this.gateways.clear();
-    await Promise.allSettled(pending.map(async (gateway) => (await gateway).close()));
-  }
-
   private async start(session: Session): Promise<LlmGateway> {
     const options: LlmGatewayOptions = {
       socketPath: join(session.gatewayDir, GATEWAY_SOCKET_NAME),
