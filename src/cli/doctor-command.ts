@@ -17,7 +17,11 @@ async function runChecks(engineOnly: boolean): Promise<Check[]> {
   try {
     engine = await Engine.connect({ timeoutMs: 5_000 });
     const v = await engine.version();
-    checks.push({ name: "engine", ok: true, detail: `Docker Engine ${v.version} (API ${v.apiVersion}, ${v.os})` });
+    checks.push({
+      name: "engine",
+      ok: true,
+      detail: `Docker Engine ${v.version} (API ${v.apiVersion}, ${v.os})`,
+    });
   } catch (error) {
     checks.push({
       name: "engine",
@@ -30,7 +34,12 @@ async function runChecks(engineOnly: boolean): Promise<Check[]> {
   try {
     checks.push({ name: "docker CLI", ok: true, detail: findDockerCli() });
   } catch (error) {
-    checks.push({ name: "docker CLI", ok: false, detail: (error as Error).message, fix: "apt-get install docker.io" });
+    checks.push({
+      name: "docker CLI",
+      ok: false,
+      detail: (error as Error).message,
+      fix: "apt-get install docker.io",
+    });
   }
   if (engine) {
     const image = await defaultSandboxImage(engine);

@@ -17,7 +17,9 @@ interface RunOptions {
 export function registerRunCommand(program: Command): void {
   program
     .command("run")
-    .description("one shot: copy a repository into a new box, run a command in its shell, print the output and the diff, remove the box")
+    .description(
+      "one shot: copy a repository into a new box, run a command in its shell, print the output and the diff, remove the box",
+    )
     .option("--repo <path>", "repository to copy in", process.cwd())
     .option("--image <image>", "sandbox image (default: the one `drydock image build` made)")
     .option("--apply", "apply the diff to the host repository as a new branch drydock/<session>")
@@ -29,7 +31,8 @@ export function registerRunCommand(program: Command): void {
     .argument("<command...>", "the command, after --")
     .action(async (words: string[], opts: RunOptions) => {
       const timeoutS = Number(opts.timeout);
-      if (!Number.isFinite(timeoutS) || timeoutS <= 0) throw new Error(`--timeout: ${opts.timeout} is not a positive number of seconds`);
+      if (!Number.isFinite(timeoutS) || timeoutS <= 0)
+        throw new Error(`--timeout: ${opts.timeout} is not a positive number of seconds`);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
       const stop = () => void manager.closeAll().finally(() => process.exit(130));
@@ -49,7 +52,10 @@ export function registerRunCommand(program: Command): void {
         const diff = await session.diff();
         if (opts.diff) process.stdout.write(diff);
         if (opts.apply && diff.trim()) {
-          const applied = await session.apply({ mode: opts.worktree ? "worktree" : "branch", branch: opts.branch });
+          const applied = await session.apply({
+            mode: opts.worktree ? "worktree" : "branch",
+            branch: opts.branch,
+          });
           process.stderr.write(
             applied.mode === "branch"
               ? `[drydock] applied as ${applied.branch} (${applied.commit?.slice(0, 12)}) in ${session.repo.root}; your working tree is untouched\n`

@@ -44,7 +44,10 @@ export function registerServeCommand(program: Command): void {
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--timeout <seconds>", "default per-command time limit (default 120)")
     .option("--env-file <path>", ".env file with provider keys (kept on the host)")
-    .option("--model <model>", "default aider model (else DRYDOCK_MODEL, else the offline model when no key is set)")
+    .option(
+      "--model <model>",
+      "default aider model (else DRYDOCK_MODEL, else the offline model when no key is set)",
+    )
     .option("--llm <mode>", "live | offline | record:FILE | replay:FILE")
     .option("--max-llm-requests <n>", "per-session limit on model requests")
     .option("--max-llm-cost-usd <n>", "per-session limit on model cost in USD")

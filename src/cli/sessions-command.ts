@@ -31,7 +31,9 @@ export function registerSessionsCommand(program: Command): void {
         return;
       }
       for (const r of rows) {
-        process.stdout.write(`${r.session}  ${r.box}  ${r.state.padEnd(8)} ${r.created}  ${r.orphan ? "orphan" : `owner ${r.owner}`}\n`);
+        process.stdout.write(
+          `${r.session}  ${r.box}  ${r.state.padEnd(8)} ${r.created}  ${r.orphan ? "orphan" : `owner ${r.owner}`}\n`,
+        );
       }
     });
   sessions
@@ -58,6 +60,8 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (opts: { all?: boolean }) => {
       const engine = await Engine.connect();
       const result = await pruneOrphans(engine, { all: opts.all });
-      process.stdout.write(`removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`);
+      process.stdout.write(
+        `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
+      );
     });
 }

@@ -6,7 +6,15 @@ import { Engine, short } from "../engine/engine.js";
 import type { ExecOptions, ExecResult } from "../engine/exec.js";
 import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, currentOwner, formatOwner } from "../engine/labels.js";
 import { logger } from "../util/log.js";
-import { BOX_USER, WORKSPACE, boxLimits, boxSpec, relaxations, type BoxLimits, type BoxOptions } from "./box-profile.js";
+import {
+  BOX_USER,
+  WORKSPACE,
+  boxLimits,
+  boxSpec,
+  relaxations,
+  type BoxLimits,
+  type BoxOptions,
+} from "./box-profile.js";
 
 const log = logger("box");
 

@@ -250,7 +250,12 @@ export class PtyShell {
       });
       term.onExit(({ exitCode }) => {
         clearTimeout(timer);
-        reject(new DrydockError("shell_start_failed", `the shell exited at start (${exitCode}): ${seen.slice(-500)}`));
+        reject(
+          new DrydockError(
+            "shell_start_failed",
+            `the shell exited at start (${exitCode}): ${seen.slice(-500)}`,
+          ),
+        );
       });
     });
     term.onData((data) => {
@@ -263,7 +268,9 @@ export class PtyShell {
     });
     // Raw and silent: bytes typed reach bash verbatim (no line-length limit, no signal keys, no
     // echo). SIGINT is trapped, not ignored, so the commands bash runs keep the default action.
-    term.write(`stty raw -echo 2>/dev/null; trap ':' INT; printf '${ready.replace(/\x1e/g, "\\036")}%s\\036' $$\n`);
+    term.write(
+      `stty raw -echo 2>/dev/null; trap ':' INT; printf '${ready.replace(/\x1e/g, "\\036")}%s\\036' $$\n`,
+    );
     this.shellPid = await started;
   }
 }

@@ -94,12 +94,18 @@ async function runScript(script: string, args: string[], onLine: (line: string) 
     child.stderr.on("data", relay);
     child.on("error", reject);
     child.on("exit", (code) =>
-      code === 0 ? resolve() : reject(new DrydockError("image_build_failed", `${script} failed with exit code ${code}`)),
+      code === 0
+        ? resolve()
+        : reject(new DrydockError("image_build_failed", `${script} failed with exit code ${code}`)),
     );
   });
 }
 
-async function resolveBase(engine: Engine, options: BuildOptions, onLine: (line: string) => void): Promise<string> {
+async function resolveBase(
+  engine: Engine,
+  options: BuildOptions,
+  onLine: (line: string) => void,
+): Promise<string> {
   if (options.base) {
     if (!(await engine.imageId(options.base))) {
       onLine(`pulling ${options.base}`);
@@ -134,7 +140,10 @@ export async function buildSandboxImage(engine: Engine, options: BuildOptions = 
   }
   const caPath = options.caCert ?? defaultCaBundle();
   if (options.caCert && !existsSync(options.caCert)) {
-    throw new DrydockError("invalid_argument", `--ca-cert: ${options.caCert} does not exist; give the path of a PEM CA bundle`);
+    throw new DrydockError(
+      "invalid_argument",
+      `--ca-cert: ${options.caCert} does not exist; give the path of a PEM CA bundle`,
+    );
   }
   const root = projectRoot();
   const pack = tar.pack();

@@ -77,7 +77,10 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     // client gets a default of its own.
     const id = sessionId ?? (clientId === "stdio" ? "default" : `default-${clientId.slice(0, 8)}`);
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) {
-      throw new InvalidArgumentError("session_id", "use letters, digits, '.', '_' or '-' (at most 64 characters)");
+      throw new InvalidArgumentError(
+        "session_id",
+        "use letters, digits, '.', '_' or '-' (at most 64 characters)",
+      );
     }
     if (this.manager.has(id)) {
       this.owned(clientId, id);

@@ -83,12 +83,20 @@ export class DrydockServer {
           "drydock gives you a sandboxed copy of a git repository in a hardened container: run commands with bash, edit files with file_editor, and delegate edits to aider_ai_code. Nothing you do reaches the host until session_apply. Keep your plan in the task stack (create_new_task, get_current_task).",
       },
     );
-    const services = { sessions: this.access, taskStacks: this.access, ...this.config.extraServices } as ToolServices;
+    const services = {
+      sessions: this.access,
+      taskStacks: this.access,
+      ...this.config.extraServices,
+    } as ToolServices;
     registerTools(server, allTools(this.config.extraTools), clientId, services, this.redact);
     const removeSink = addLogSink((record) => {
       if (record.level === "debug") return;
       void server.server
-        .sendLoggingMessage({ level: mcpLevel[record.level], logger: `drydock.${record.scope}`, data: record.message })
+        .sendLoggingMessage({
+          level: mcpLevel[record.level],
+          logger: `drydock.${record.scope}`,
+          data: record.message,
+        })
         .catch(() => undefined);
     });
     server.server.onclose = () => removeSink();
@@ -111,7 +119,8 @@ export class DrydockServer {
       this.clients.clear();
       if (this.config.keepSessions) {
         const kept = this.manager.detachAll();
-        if (kept.length) log.info(`kept ${kept.length} session(s) for inspection: ${kept.map((s) => s.id).join(", ")}`);
+        if (kept.length)
+          log.info(`kept ${kept.length} session(s) for inspection: ${kept.map((s) => s.id).join(", ")}`);
       } else {
         await this.manager.closeAll();
       }

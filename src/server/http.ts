@@ -41,7 +41,12 @@ interface Client {
   lastSeen: number;
 }
 
-function send(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32_000, message }, id: null }));
 }
@@ -80,9 +85,14 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
     if (!hostAllowed(req.headers.host, hosts)) return send(res, 403, "forbidden: Host header not allowed");
     if (!originAllowed(req.headers.origin, hosts)) return send(res, 403, "forbidden: Origin not allowed");
     if (!tokenMatches(req.headers.authorization, token)) {
-      return send(res, 401, "unauthorized: send Authorization: Bearer <token> (DRYDOCK_TOKEN, or the token file the server printed)", {
-        "www-authenticate": 'Bearer realm="drydock"',
-      });
+      return send(
+        res,
+        401,
+        "unauthorized: send Authorization: Bearer <token> (DRYDOCK_TOKEN, or the token file the server printed)",
+        {
+          "www-authenticate": 'Bearer realm="drydock"',
+        },
+      );
     }
     const url = new URL(req.url ?? "/", "http://localhost");
     if (url.pathname !== "/mcp") return send(res, 404, "not found: the MCP endpoint is /mcp");
@@ -139,14 +149,17 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   const address = http.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   hosts = allowedHosts(options.host, port, options.allowedHosts);
-  const sweep = setInterval(() => {
-    for (const [sid, c] of clients) {
-      if (Date.now() - c.lastSeen > idleMs) {
-        log.info(`client ${sid.slice(0, 8)} idle for ${Math.round(idleMs / 60_000)} min; closing it`);
-        void c.transport.close();
+  const sweep = setInterval(
+    () => {
+      for (const [sid, c] of clients) {
+        if (Date.now() - c.lastSeen > idleMs) {
+          log.info(`client ${sid.slice(0, 8)} idle for ${Math.round(idleMs / 60_000)} min; closing it`);
+          void c.transport.close();
+        }
       }
-    }
-  }, Math.min(idleMs, 60_000));
+    },
+    Math.min(idleMs, 60_000),
+  );
   sweep.unref();
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {

@@ -17,7 +17,9 @@ export class SessionManager {
   private constructor(readonly engine: Engine) {}
 
   static async start(engine: Engine): Promise<SessionManager> {
-    await pruneOrphans(engine).catch((error) => log.warn(`could not prune orphans: ${(error as Error).message}`));
+    await pruneOrphans(engine).catch((error) =>
+      log.warn(`could not prune orphans: ${(error as Error).message}`),
+    );
     return new SessionManager(engine);
   }
 

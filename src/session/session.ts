@@ -99,7 +99,9 @@ export class Session {
       // ref, working tree untouched) so a branch can sit on exactly what the box started from.
       const hostBase =
         copied.dirty && !options.ref ? await snapshotCommit(copied.repo.root) : copied.baseCommit;
-      log.info(`session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}, ${copied.stats.files} files)`);
+      log.info(
+        `session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}, ${copied.stats.files} files)`,
+      );
       return new Session(
         id,
         box,
@@ -167,7 +169,9 @@ export class Session {
   }
 
   /** Applies the session's diff to the host repository: a new branch (default) or the working tree. */
-  async apply(options: { mode?: ApplyMode; branch?: string; signal?: AbortSignal } = {}): Promise<ApplyResult> {
+  async apply(
+    options: { mode?: ApplyMode; branch?: string; signal?: AbortSignal } = {},
+  ): Promise<ApplyResult> {
     const diff = await this.diffBytes(options.signal);
     const result = await applyDiff(this.repo.root, diff, {
       mode: options.mode ?? "branch",

@@ -10,8 +10,17 @@ export const bashTool = defineTool({
     "Runs a bash command in the session's persistent shell inside the sandbox (cwd starts at /workspace, the repository; cd and export persist between calls). stdout and stderr are merged; stdin is empty, so interactive programs get end-of-file. Returns output (ANSI codes removed; head and tail kept when over the cap), exit_code, timed_out, truncated and restarted. A command past its time limit is interrupted; if the shell does not recover it is restarted (cwd and environment reset) and restarted is true. The box has no network unless the session was created with one. Use restart: true to get a fresh shell.",
   inputSchema: {
     command: z.string().describe("The command; may span several lines."),
-    restart: z.boolean().optional().describe("Start a fresh shell before running the command (or alone, with an empty command)."),
-    timeout_s: z.number().int().min(1).max(86_400).optional().describe("Time limit in seconds (default: the session's, 120)."),
+    restart: z
+      .boolean()
+      .optional()
+      .describe("Start a fresh shell before running the command (or alone, with an empty command)."),
+    timeout_s: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .optional()
+      .describe("Time limit in seconds (default: the session's, 120)."),
     session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
   },
   outputSchema: {
@@ -27,7 +36,14 @@ export const bashTool = defineTool({
     if (args.restart) {
       await session.shell.restart();
       if (args.command.trim() === "") {
-        return { output: "", exit_code: 0, timed_out: false, truncated: false, restarted: true, note: "a fresh shell was started" };
+        return {
+          output: "",
+          exit_code: 0,
+          timed_out: false,
+          truncated: false,
+          restarted: true,
+          note: "a fresh shell was started",
+        };
       }
     }
     let lines = 0;
@@ -60,12 +76,22 @@ export const taskDoneTool = defineTool({
     summary: z.string().max(20_000).optional().describe("What was done, for the caller."),
     session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
   },
-  outputSchema: { message: z.string(), session_id: z.string(), summary: z.string().optional(), stat: z.string() },
+  outputSchema: {
+    message: z.string(),
+    session_id: z.string(),
+    summary: z.string().optional(),
+    stat: z.string(),
+  },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     session.markDone(args.summary);
     const stat = await session.diffStat(ctx.signal);
-    return { message: "Task done.", session_id: session.id, summary: args.summary, stat: stat || "no changes" };
+    return {
+      message: "Task done.",
+      session_id: session.id,
+      summary: args.summary,
+      stat: stat || "no changes",
+    };
   },
 });
 

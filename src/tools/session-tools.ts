@@ -4,7 +4,11 @@ import type { Session } from "../session/session.js";
 import "./session-access.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
 
-const sessionId = z.string().min(1).optional().describe("Session to use; omit for your default session (created on first use).");
+const sessionId = z
+  .string()
+  .min(1)
+  .optional()
+  .describe("Session to use; omit for your default session (created on first use).");
 
 const limits = z.object({
   network: z.string(),
@@ -37,16 +41,36 @@ export const sessionCreate = defineTool({
   description:
     "Starts a new hardened box (no network, non-root, resource limits) holding a copy of a git repository: HEAD plus uncommitted and untracked (not ignored) files, or a given ref. Returns session_id (pass it to other tools), base_commit, image and limits. The host repository is never changed until session_apply. Most callers can skip this: every tool creates a default session on first use.",
   inputSchema: {
-    repo: z.string().min(1).optional().describe("Host path of the git repository to copy in (default: the server's --repo)."),
-    ref: z.string().min(1).optional().describe("Branch, tag or commit to start from instead of the working tree."),
+    repo: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Host path of the git repository to copy in (default: the server's --repo)."),
+    ref: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Branch, tag or commit to start from instead of the working tree."),
     network: z
       .string()
       .min(1)
       .optional()
       .describe('Relaxation: Docker network for the box. Default "none" (no network at all).'),
-    memory_mb: z.number().int().min(128).max(65_536).optional().describe("Memory limit in MiB (default 2048)."),
+    memory_mb: z
+      .number()
+      .int()
+      .min(128)
+      .max(65_536)
+      .optional()
+      .describe("Memory limit in MiB (default 2048)."),
     cpus: z.number().min(0.1).max(64).optional().describe("CPU limit (default 1)."),
-    timeout_s: z.number().int().min(1).max(86_400).optional().describe("Default per-command time limit in seconds (default 120)."),
+    timeout_s: z
+      .number()
+      .int()
+      .min(1)
+      .max(86_400)
+      .optional()
+      .describe("Default per-command time limit in seconds (default 120)."),
   },
   outputSchema: sessionInfo,
   async run(args, ctx) {
@@ -66,7 +90,8 @@ export const sessionCreate = defineTool({
 export const sessionList = defineTool({
   name: "session_list",
   title: "List your sessions",
-  description: "Lists the sessions you created that are still running, with their ids, repositories, base commits and limits.",
+  description:
+    "Lists the sessions you created that are still running, with their ids, repositories, base commits and limits.",
   inputSchema: {},
   outputSchema: { sessions: z.array(z.object(sessionInfo)) },
   annotations: { readOnlyHint: true },
@@ -149,4 +174,10 @@ export const sessionApply = defineTool({
   },
 });
 
-export const sessionTools: AnyToolDefinition[] = [sessionCreate, sessionList, sessionDestroy, sessionDiff, sessionApply];
+export const sessionTools: AnyToolDefinition[] = [
+  sessionCreate,
+  sessionList,
+  sessionDestroy,
+  sessionDiff,
+  sessionApply,
+];

@@ -27,7 +27,10 @@ export class EngineUnavailableError extends DrydockError {
 export class ImageMissingError extends DrydockError {
   override name = "ImageMissingError";
   constructor(readonly image: string) {
-    super("image_missing", `image ${image} is not present in the engine; build it with \`drydock image build\``);
+    super(
+      "image_missing",
+      `image ${image} is not present in the engine; build it with \`drydock image build\``,
+    );
   }
 }
 

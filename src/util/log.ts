@@ -15,7 +15,8 @@ type Sink = (record: LogRecord) => void;
 
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warning: 30, error: 40 };
 const sinks = new Set<Sink>();
-let threshold: LogLevel = (process.env.DRYDOCK_LOG_LEVEL as LogLevel | undefined) ?? (process.env.DRYDOCK_DEBUG ? "debug" : "info");
+let threshold: LogLevel =
+  (process.env.DRYDOCK_LOG_LEVEL as LogLevel | undefined) ?? (process.env.DRYDOCK_DEBUG ? "debug" : "info");
 let redactors: Array<(text: string) => string> = [];
 
 export function setLogLevel(level: LogLevel): void {

@@ -7,7 +7,8 @@ export function projectRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "package.json"))) {
     const up = dirname(dir);
-    if (up === dir) throw new Error("drydock's package.json was not found above " + fileURLToPath(import.meta.url));
+    if (up === dir)
+      throw new Error("drydock's package.json was not found above " + fileURLToPath(import.meta.url));
     dir = up;
   }
   return dir;

@@ -16,7 +16,9 @@ export default async function setup(project: TestProject): Promise<void> {
         "Fix: run `bash scripts/setup.sh` as root (installs and starts docker.io on Debian), or start Docker and set DOCKER_HOST.",
     );
   }
-  const image = process.env.DRYDOCK_IMAGE ?? (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
+  const image =
+    process.env.DRYDOCK_IMAGE ??
+    (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
   project.provide("sandboxImage", image);
 }
 

@@ -12,12 +12,25 @@ describe("the MCP Inspector CLI", () => {
     const inspector = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
     const { stdout } = await run(
       process.execPath,
-      [inspector, "--cli", process.execPath, join(process.cwd(), "dist/cli/main.js"), "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--method", "tools/list"],
+      [
+        inspector,
+        "--cli",
+        process.execPath,
+        join(process.cwd(), "dist/cli/main.js"),
+        "serve",
+        "--repo",
+        repo.path,
+        "--image",
+        inject("sandboxImage"),
+        "--method",
+        "tools/list",
+      ],
       { cwd: repo.path, timeout: 60_000 },
     );
     const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: unknown }> };
     const names = tools.map((t) => t.name);
-    for (const name of ["bash", "session_create", "session_apply", "get_current_task"]) expect(names).toContain(name);
+    for (const name of ["bash", "session_create", "session_apply", "get_current_task"])
+      expect(names).toContain(name);
     for (const t of tools) expect(t.inputSchema).toBeTruthy();
   });
 });

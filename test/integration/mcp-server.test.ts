@@ -13,7 +13,11 @@ import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 const cli = join(process.cwd(), "dist", "cli", "main.js");
 
 function parse(result: unknown): Record<string, unknown> {
-  const r = result as { content: Array<{ text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean };
+  const r = result as {
+    content: Array<{ text: string }>;
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  };
   expect(r.isError, r.content[0]?.text).toBeFalsy();
   const fromText = JSON.parse(r.content[0]!.text) as Record<string, unknown>;
   expect(r.structuredContent).toEqual(fromText);
@@ -59,7 +63,17 @@ describe("drydock serve over stdio", () => {
   it("lists every tool with input and output schemas", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    for (const name of ["session_create", "session_list", "session_destroy", "session_diff", "session_apply", "bash", "task_done", "create_new_task", "get_big_picture"]) {
+    for (const name of [
+      "session_create",
+      "session_list",
+      "session_destroy",
+      "session_diff",
+      "session_apply",
+      "bash",
+      "task_done",
+      "create_new_task",
+      "get_big_picture",
+    ]) {
       expect(names).toContain(name);
     }
     for (const t of tools) {
@@ -69,13 +83,17 @@ describe("drydock serve over stdio", () => {
   });
 
   it("runs bash in a default session, diffs and applies to a branch without touching the working tree", async () => {
-    const r = parse(await client.callTool({ name: "bash", arguments: { command: "echo 'x = 2' >> src/app.py && id -u" } }));
+    const r = parse(
+      await client.callTool({ name: "bash", arguments: { command: "echo 'x = 2' >> src/app.py && id -u" } }),
+    );
     expect(r.output).toBe("1000\n");
     expect(r.exit_code).toBe(0);
     const diff = parse(await client.callTool({ name: "session_diff", arguments: {} }));
     expect(diff.diff).toContain("+x = 2");
     const before = git(repo.path, "status", "--porcelain");
-    const applied = parse(await client.callTool({ name: "session_apply", arguments: { branch: "drydock/test-apply" } }));
+    const applied = parse(
+      await client.callTool({ name: "session_apply", arguments: { branch: "drydock/test-apply" } }),
+    );
     expect(applied.branch).toBe("drydock/test-apply");
     expect(git(repo.path, "show", "drydock/test-apply:src/app.py")).toContain("x = 2");
     expect(git(repo.path, "status", "--porcelain")).toBe(before);
@@ -97,13 +115,17 @@ describe("drydock serve over stdio", () => {
   it("answers bad input with errors that name the field", async () => {
     expect(errorText(await client.callTool({ name: "bash", arguments: {} }))).toMatch(/command/);
     expect(errorText(await client.callTool({ name: "bash", arguments: { command: 5 } }))).toMatch(/command/);
-    expect(errorText(await client.callTool({ name: "bash", arguments: { command: "true", session_id: "nope" } }))).toMatch(
-      /session nope not found.*session_create/,
-    );
-    expect(errorText(await client.callTool({ name: "session_create", arguments: { repo: "/nonexistent" } }))).toMatch(/repo/);
-    expect(errorText(await client.callTool({ name: "create_new_task", arguments: { title: "x".repeat(257), body: "" } }))).toMatch(
-      /title/,
-    );
+    expect(
+      errorText(await client.callTool({ name: "bash", arguments: { command: "true", session_id: "nope" } })),
+    ).toMatch(/session nope not found.*session_create/);
+    expect(
+      errorText(await client.callTool({ name: "session_create", arguments: { repo: "/nonexistent" } })),
+    ).toMatch(/repo/);
+    expect(
+      errorText(
+        await client.callTool({ name: "create_new_task", arguments: { title: "x".repeat(257), body: "" } }),
+      ),
+    ).toMatch(/title/);
   });
 });
 
@@ -117,10 +139,14 @@ describe("drydock serve over Streamable HTTP", () => {
   beforeAll(async () => {
     repo = tempRepo();
     state = mkdtempSync(join(tmpdir(), "drydock-state-"));
-    child = spawn(process.execPath, [cli, "serve", "--http", "--port", "0", "--repo", repo.path, "--image", inject("sandboxImage")], {
-      env: { ...process.env, DRYDOCK_STATE_DIR: state, DRYDOCK_TOKEN: token },
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    child = spawn(
+      process.execPath,
+      [cli, "serve", "--http", "--port", "0", "--repo", repo.path, "--image", inject("sandboxImage")],
+      {
+        env: { ...process.env, DRYDOCK_STATE_DIR: state, DRYDOCK_TOKEN: token },
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     url = await new Promise<string>((resolve, reject) => {
       let err = "";
       child.stderr!.on("data", (d: Buffer) => {
@@ -141,12 +167,24 @@ describe("drydock serve over Streamable HTTP", () => {
 
   const connect = async (auth = token) => {
     const c = new Client({ name: "http-test", version: "1" });
-    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${auth}` } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { Authorization: `Bearer ${auth}` } },
+      }),
+    );
     return c;
   };
 
   const raw = (headers: Record<string, string>, body = "{}") =>
-    fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body });
+    fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body,
+    });
 
   it("refuses requests without the token, with a wrong token, a foreign Host or Origin, or an oversized body", async () => {
     expect((await raw({})).status).toBe(401);
@@ -155,7 +193,16 @@ describe("drydock serve over Streamable HTTP", () => {
     const port = new URL(url).port;
     const evilHost = await new Promise<number>((resolve) => {
       import("node:http").then(({ request }) => {
-        const req = request({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { host: "evil.example", authorization: `Bearer ${token}` } }, (res) => resolve(res.statusCode ?? 0));
+        const req = request(
+          {
+            host: "127.0.0.1",
+            port,
+            path: "/mcp",
+            method: "POST",
+            headers: { host: "evil.example", authorization: `Bearer ${token}` },
+          },
+          (res) => resolve(res.statusCode ?? 0),
+        );
         req.end("{}");
       });
     });
@@ -168,10 +215,18 @@ describe("drydock serve over Streamable HTTP", () => {
     const b = await connect();
     const created = parse(await a.callTool({ name: "session_create", arguments: {} }));
     const id = created.session_id as string;
-    expect(errorText(await b.callTool({ name: "bash", arguments: { command: "true", session_id: id } }))).toMatch(/not found/);
-    expect(errorText(await b.callTool({ name: "session_destroy", arguments: { session_id: id } }))).toMatch(/not found/);
-    expect((parse(await b.callTool({ name: "session_list", arguments: {} })).sessions as unknown[]).length).toBe(0);
-    expect(parse(await a.callTool({ name: "bash", arguments: { command: "echo mine", session_id: id } })).output).toBe("mine\n");
+    expect(
+      errorText(await b.callTool({ name: "bash", arguments: { command: "true", session_id: id } })),
+    ).toMatch(/not found/);
+    expect(errorText(await b.callTool({ name: "session_destroy", arguments: { session_id: id } }))).toMatch(
+      /not found/,
+    );
+    expect(
+      (parse(await b.callTool({ name: "session_list", arguments: {} })).sessions as unknown[]).length,
+    ).toBe(0);
+    expect(
+      parse(await a.callTool({ name: "bash", arguments: { command: "echo mine", session_id: id } })).output,
+    ).toBe("mine\n");
     await (a.transport as StreamableHTTPClientTransport).terminateSession();
     await a.close();
     await expect.poll(() => boxesOf(id), { timeout: 15_000 }).toBe(0);

@@ -12,7 +12,16 @@ describe("orphaned boxes", () => {
     const engine = await testEngine();
     const child = spawn(
       process.execPath,
-      [join(process.cwd(), "dist/cli/main.js"), "run", "--repo", repo.path, "--image", inject("sandboxImage"), "--", "sleep 600"],
+      [
+        join(process.cwd(), "dist/cli/main.js"),
+        "run",
+        "--repo",
+        repo.path,
+        "--image",
+        inject("sandboxImage"),
+        "--",
+        "sleep 600",
+      ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
     let err = "";

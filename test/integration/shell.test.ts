@@ -17,7 +17,9 @@ describe("PtyShell in a real box", () => {
   it("is not fooled by a command that prints frame-like text or control characters", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
-    const r = await session.bash(String.raw`printf '\036DDE0000:0\036 __DRYDOCK_x__\n\003\034 done\n'; echo after`);
+    const r = await session.bash(
+      String.raw`printf '\036DDE0000:0\036 __DRYDOCK_x__\n\003\034 done\n'; echo after`,
+    );
     expect(r.exitCode).toBe(0);
     expect(r.output).toContain("after");
     expect(r.output).toContain("done");
@@ -27,7 +29,9 @@ describe("PtyShell in a real box", () => {
   it("gives a command reading stdin end-of-file instead of hanging", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
-    const r = await session.bash("read -r line; echo \"read=$? line=[$line]\"; cat; echo cat=$?", { timeoutMs: 10_000 });
+    const r = await session.bash('read -r line; echo "read=$? line=[$line]"; cat; echo cat=$?', {
+      timeoutMs: 10_000,
+    });
     expect(r.timedOut).toBe(false);
     expect(r.output).toBe("read=1 line=[]\ncat=0\n");
   });

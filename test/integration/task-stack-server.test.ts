@@ -11,7 +11,14 @@ async function serve(repo: string, state: string): Promise<Client> {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [join(process.cwd(), "dist/cli/main.js"), "serve", "--repo", repo, "--image", inject("sandboxImage")],
+      args: [
+        join(process.cwd(), "dist/cli/main.js"),
+        "serve",
+        "--repo",
+        repo,
+        "--image",
+        inject("sandboxImage"),
+      ],
       env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
       stderr: "ignore",
     }),
@@ -27,8 +34,14 @@ describe("the task stack through the real server", () => {
     const state = mkdtempSync(join(tmpdir(), "drydock-state-"));
     try {
       let client = await serve(repo.path, state);
-      await client.callTool({ name: "create_new_task", arguments: { title: "Ship the release", body: "notes" } });
-      await client.callTool({ name: "extend_current_task", arguments: { title: "Write changelog", body: "" } });
+      await client.callTool({
+        name: "create_new_task",
+        arguments: { title: "Ship the release", body: "notes" },
+      });
+      await client.callTool({
+        name: "extend_current_task",
+        arguments: { title: "Write changelog", body: "" },
+      });
       await client.close();
 
       client = await serve(repo.path, state);

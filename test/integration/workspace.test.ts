@@ -83,7 +83,9 @@ describe("workspace in and out", () => {
       expect(existsSync(join(checkout, "src/app.py"))).toBe(true);
       expect(readFileSync(join(checkout, "src/app.py"), "utf8")).toContain("uncommitted");
       expect(readFileSync(join(checkout, "new.bin"))).toEqual(Buffer.from("\x00\xff new binary", "latin1"));
-      expect(readFileSync(join(checkout, "dir with space/ünï cødé.txt"), "utf8")).toBe("unicode\nafter-commit\n");
+      expect(readFileSync(join(checkout, "dir with space/ünï cødé.txt"), "utf8")).toBe(
+        "unicode\nafter-commit\n",
+      );
     } finally {
       execFileSync("git", ["worktree", "remove", "--force", checkout], { cwd: repo.path });
       rmSync(checkout, { recursive: true, force: true });
