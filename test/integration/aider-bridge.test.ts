@@ -136,3 +136,60 @@ describe("AiderBridge with drydock serve over Streamable HTTP", () => {
     expect(result.content).toContain("server.token");
   });
 });
+
+describe("AiderBridge calling aider_ai_code on the real server with the offline model", () => {
+  it("returns COMPLETE with the diff, and FAILED when aider cannot apply the edit", async () => {
+    const state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    const { readFileSync } = await import("node:fs");
+    const sample = join(process.cwd(), "examples", "sample-repo");
+    using repo = tempRepo({
+      "greet.py": readFileSync(join(sample, "greet.py")),
+      "test_greet.py": readFileSync(join(sample, "test_greet.py")),
+    });
+    try {
+      const env: Record<string, string | undefined> = {
+        DRYDOCK_STATE_DIR: state,
+        DOCKER_HOST: process.env.DOCKER_HOST,
+      };
+      for (const key of [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "DRYDOCK_MODEL",
+      ])
+        env[key] = "";
+      await using bridge = new AiderBridge({
+        server: {
+          transport: "stdio",
+          command: process.execPath,
+          args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--llm", "offline"],
+          env,
+          stderr: "ignore",
+        },
+        repoPath: repo.path,
+      });
+      const ok = await bridge.callAiderTool("aider_ai_code", {
+        ai_coding_prompt: "Make greet() greet with a comma and an exclamation mark",
+        relative_editable_files: ["greet.py"],
+      });
+      expect(ok.status, ok.content).toBe("COMPLETE");
+      expect(ok.notes.success).toBe(true);
+      expect(ok.content).toMatch(/^diff --git a\/greet\.py b\/greet\.py/m);
+
+      const stale = await bridge.callAiderTool("aider_ai_code", {
+        ai_coding_prompt: "stale edit: change the farewell",
+        relative_editable_files: ["greet.py"],
+      });
+      expect(stale.status).toBe("FAILED");
+      expect(stale.notes.failure).toBe("success_false");
+      expect(stale.content).toMatch(/SearchReplaceNoExactMatch|failed to match/);
+
+      const models = await bridge.callAiderTool("list_models", { substring: "GPT-4O" });
+      expect(models.status).toBe("COMPLETE");
+      expect((models.notes.models as string[]).length).toBeGreaterThan(0);
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+});

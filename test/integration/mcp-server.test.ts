@@ -129,6 +129,28 @@ describe("drydock serve over stdio", () => {
   });
 });
 
+describe("a stdio client that goes away", () => {
+  it("leaves no box behind", async () => {
+    using repo = tempRepo();
+    const state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    const client = new Client({ name: "leaving", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
+        stderr: "ignore",
+      }),
+    );
+    const created = parse(await client.callTool({ name: "session_create", arguments: {} }));
+    const id = created.session_id as string;
+    expect(await boxesOf(id)).toBe(1);
+    await client.close();
+    await expect.poll(() => boxesOf(id), { timeout: 20_000 }).toBe(0);
+    rmSync(state, { recursive: true, force: true });
+  });
+});
+
 describe("drydock serve over Streamable HTTP", () => {
   let repo: TempRepo;
   let state: string;
