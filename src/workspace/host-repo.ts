@@ -7,26 +7,17 @@ import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { DrydockError, InvalidArgumentError } from "../util/errors.js";
+import { HOST_GIT_CONFIG, hostGitEnv } from "./host-git.js";
 
 const run = promisify(execFile);
 
-export const SAFE_GIT_CONFIG = [
-  "-c",
-  "core.hooksPath=/dev/null",
-  "-c",
-  "core.fsmonitor=false",
-  "-c",
-  "core.pager=cat",
-];
-export const SAFE_GIT_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_OPTIONAL_LOCKS: "0" };
-
-/** Runs git in a host repository and returns stdout as a Buffer. */
+/** Runs git in a host repository with the same hardening as `runHostGit`; returns stdout as bytes. */
 export async function hostGit(repo: string, args: string[], maxBuffer = 256 * 1024 * 1024): Promise<Buffer> {
   try {
-    const { stdout } = await run("git", [...SAFE_GIT_CONFIG, "-C", repo, ...args], {
+    const { stdout } = await run("git", [...HOST_GIT_CONFIG, "-C", repo, ...args], {
       encoding: "buffer",
       maxBuffer,
-      env: { ...process.env, ...SAFE_GIT_ENV },
+      env: hostGitEnv(),
     });
     return stdout;
   } catch (error) {
