@@ -22,6 +22,13 @@ interface ServeOptions {
   maxLlmCostUsd?: string;
 }
 
+function nonNegative(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${flag}: ${value} is not a number of 0 or more`);
+  return n;
+}
+
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -56,8 +63,8 @@ export function registerServeCommand(program: Command): void {
         model: opts.model,
         llm: opts.llm,
         envFile: opts.envFile,
-        maxLlmRequests: positive(opts.maxLlmRequests, "--max-llm-requests"),
-        maxLlmCostUsd: positive(opts.maxLlmCostUsd, "--max-llm-cost-usd"),
+        maxLlmRequests: nonNegative(opts.maxLlmRequests, "--max-llm-requests"),
+        maxLlmCostUsd: nonNegative(opts.maxLlmCostUsd, "--max-llm-cost-usd"),
       });
       const server = await DrydockServer.start({
         repo: opts.repo,
