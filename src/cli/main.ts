@@ -2,6 +2,7 @@
 import { Command } from "commander";
 import { describeError } from "../util/errors.js";
 import { registerDoctorCommand } from "./doctor-command.js";
+import { registerEvalCommand } from "./eval-command.js";
 import { registerImageCommand } from "./image-command.js";
 import { registerMockLlmCommand } from "./mock-llm-command.js";
 import { registerRunCommand } from "./run-command.js";
@@ -22,6 +23,7 @@ registerServeCommand(program);
 registerSessionsCommand(program);
 registerTasksCommand(program);
 registerMockLlmCommand(program);
+registerEvalCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`drydock: ${describeError(error)}\n`);

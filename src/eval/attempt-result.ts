@@ -1,0 +1,81 @@
+/**
+ * What one attempt at one task came to: the record written as `result.json` in its folder and
+ * gathered into `results.json`. The schema is documented in docs/eval.md; bump
+ * RESULT_SCHEMA_VERSION when a field changes meaning.
+ */
+import type { Grade } from "./grade.js";
+
+export const RESULT_SCHEMA_VERSION = 1;
+
+/**
+ * - `resolved`: the tests passed after the agent.
+ * - `unresolved`: the tests ran and did not pass.
+ * - `agent_error`: the agent broke (aider exited with an error or was refused a model call, the
+ *   command exited non-zero, the patch did not apply); the tests were not run.
+ * - `timeout`: the task's time limit passed (in setup, the agent or the tests).
+ * - `setup_error`: the task's setup command failed, or the test patch did not apply.
+ * - `box_error`: the box could not be started or died (out of memory, removed).
+ * - `error`: anything else that stopped the attempt (a repository that cannot be read, a clone that failed).
+ */
+export const ATTEMPT_STATUSES = [
+  "resolved",
+  "unresolved",
+  "agent_error",
+  "timeout",
+  "setup_error",
+  "box_error",
+  "error",
+] as const;
+export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
+
+export type Phase = "start" | "setup" | "agent" | "tests" | "grade";
+
+export interface AttemptResult {
+  schema_version: number;
+  task_id: string;
+  /** 1-based. */
+  attempt: number;
+  status: AttemptStatus;
+  resolved: boolean;
+  /** What went wrong, in words, when status is not resolved/unresolved. */
+  error?: string;
+  /** Where it stopped, for errors and timeouts. */
+  phase?: Phase;
+  agent: string;
+  model?: string;
+  task_hash: string;
+  session_id?: string;
+  started_at: string;
+  finished_at: string;
+  duration_ms: number;
+  timings_ms: { start: number; setup: number; agent: number; tests: number };
+  tokens: { input: number; output: number };
+  cost_usd: number;
+  llm_requests: number;
+  /** Files changed by the agent (the patch, not counting setup). */
+  diff_stat: { files: number; insertions: number; deletions: number };
+  agent_result?: { exit_code?: number; message?: string };
+  tests?: {
+    exit_code?: number;
+    timed_out: boolean;
+    grade?: Grade;
+  };
+}
+
+/** Statuses that are the agent's own outcome; the others are the run's or the box's trouble. */
+export function isOutcome(status: AttemptStatus): boolean {
+  return status === "resolved" || status === "unresolved" || status === "agent_error" || status === "timeout";
+}
+
+/** Counts files, added and removed lines of a unified diff. */
+export function diffStat(diff: string): { files: number; insertions: number; deletions: number } {
+  let files = 0;
+  let insertions = 0;
+  let deletions = 0;
+  for (const line of diff.split("\n")) {
+    if (line.startsWith("diff --git ")) files++;
+    else if (line.startsWith("+") && !line.startsWith("+++ ")) insertions++;
+    else if (line.startsWith("-") && !line.startsWith("--- ")) deletions++;
+  }
+  return { files, insertions, deletions };
+}

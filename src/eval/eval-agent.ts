@@ -1,0 +1,43 @@
+/**
+ * What an agent is to the runner: something that works on a task in a session's box until it is
+ * done, the deadline passes or the run is stopped. What its model calls cost is counted per
+ * session by MeteredAiderService, not by the agent.
+ */
+import type { Session } from "../session/session.js";
+import type { EvalTask } from "./eval-task.js";
+
+export interface AgentContext {
+  task: EvalTask;
+  session: Session;
+  /** Epoch ms by which the agent must be done (the task's time limit, tests not counted apart). */
+  deadline: number;
+  /** Aborted when the run is stopped (Ctrl-C). */
+  signal: AbortSignal;
+  /** Appends to the attempt's agent.log. */
+  log(text: string): void;
+}
+
+export interface AgentOutcome {
+  /** Set when the agent broke (not when it merely failed to fix the task): the attempt is an agent_error. */
+  error?: string;
+  /** The agent ran out of time. */
+  timedOut?: boolean;
+  exitCode?: number;
+  /** One line about how it went. */
+  message?: string;
+  model?: string;
+}
+
+export interface EvalAgent {
+  readonly name: string;
+  /** The model named in results, when the agent has one. */
+  readonly model?: string;
+  /** Why this agent cannot run the task (checked before any box starts), or undefined. */
+  check(task: EvalTask): string | undefined;
+  run(ctx: AgentContext): Promise<AgentOutcome>;
+}
+
+/** Milliseconds left before the deadline (never negative). */
+export function remainingMs(deadline: number): number {
+  return Math.max(0, deadline - Date.now());
+}

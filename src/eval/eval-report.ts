@@ -1,0 +1,73 @@
+/**
+ * Writes results.json, junit.xml and report.html from what a results directory holds (run.json
+ * and every attempt's result.json), so `eval report DIR` rebuilds exactly what the run wrote,
+ * even after a run that was killed before it could.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { NotFoundError } from "../util/errors.js";
+import { htmlReport } from "./html-report.js";
+import { junitXml } from "./junit-report.js";
+import {
+  readAttempts,
+  readAttemptTexts,
+  readRunInfo,
+  writeReportFile,
+  type AttemptTexts,
+} from "./results-dir.js";
+import { buildResults, type ResultsFile } from "./results-summary.js";
+
+/** Text kept per file in report.html; the whole files stay in the task folders. */
+const HTML_TEXT_CHARS = 200_000;
+/** Test output kept per task in junit.xml. */
+const JUNIT_OUTPUT_CHARS = 8_000;
+
+/** The results of a directory: rebuilt from run.json and the task folders. */
+export async function collectResults(dir: string): Promise<ResultsFile> {
+  const run = await readRunInfo(dir);
+  if (!run) {
+    throw new NotFoundError(
+      `${dir} holds no run.json; give the --out directory of a drydock eval run (or a results.json file to compare)`,
+    );
+  }
+  return buildResults(run, await readAttempts(dir));
+}
+
+/** results.json of a directory if it has one, else rebuilt; a results.json file is read as it is. */
+export async function loadResults(path: string): Promise<ResultsFile> {
+  if (path.endsWith(".json")) return JSON.parse(await readFile(path, "utf8")) as ResultsFile;
+  try {
+    return await collectResults(path);
+  } catch (error) {
+    try {
+      return JSON.parse(await readFile(join(path, "results.json"), "utf8")) as ResultsFile;
+    } catch {
+      throw error;
+    }
+  }
+}
+
+/** Writes the three reports; returns the results they were made from. */
+export async function writeReports(dir: string): Promise<ResultsFile> {
+  const results = await collectResults(dir);
+  const texts: Record<string, AttemptTexts> = {};
+  const outputs = new Map<string, string>();
+  for (const task of results.tasks) {
+    for (const a of task.attempts) {
+      const t = await readAttemptTexts(dir, task.id, a.attempt, HTML_TEXT_CHARS);
+      texts[`${task.id}#${a.attempt}`] = t;
+      if (a === task.attempts[task.attempts.length - 1] && t.testOutput) {
+        outputs.set(
+          task.id,
+          t.testOutput.length > JUNIT_OUTPUT_CHARS
+            ? `…${t.testOutput.slice(-JUNIT_OUTPUT_CHARS)}`
+            : t.testOutput,
+        );
+      }
+    }
+  }
+  await writeReportFile(dir, "results.json", JSON.stringify(results, null, 2) + "\n");
+  await writeReportFile(dir, "junit.xml", junitXml(results, outputs));
+  await writeReportFile(dir, "report.html", htmlReport(results, texts));
+  return results;
+}

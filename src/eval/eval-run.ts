@@ -1,0 +1,170 @@
+/**
+ * `drydock eval TASKS`: load the tasks, make the agent, run every attempt, write the reports.
+ * The command line parses flags and handles signals; everything else is here.
+ */
+import { join, resolve } from "node:path";
+import { Engine } from "../engine/engine.js";
+import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index.js";
+import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { TaskStackStore } from "../tasks/task-stack-store.js";
+import { aiderServiceFromOptions } from "../tools/aider/aider-config.js";
+import type { AiderOptions } from "../tools/aider/aider-options.js";
+import { ImageMissingError, InvalidArgumentError } from "../util/errors.js";
+import { addLogRedactor } from "../util/log.js";
+import { AiderAgent } from "./aider-agent.js";
+import { RESULT_SCHEMA_VERSION } from "./attempt-result.js";
+import { CommandAgent } from "./command-agent.js";
+import { defaultConcurrency } from "./default-concurrency.js";
+import type { EvalAgent } from "./eval-agent.js";
+import { writeReports } from "./eval-report.js";
+import { runEval, type EvalRunOutcome } from "./eval-runner.js";
+import { MeteredAiderService } from "./metered-aider-service.js";
+import { PatchAgent } from "./patch-agent.js";
+import type { ProgressCounts } from "./progress-line.js";
+import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
+import type { ResultsFile } from "./results-summary.js";
+import { loadTasks } from "./task-file.js";
+import { formatProblem } from "./task-parse.js";
+import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
+
+export const AGENTS = ["aider", "patch", "command"] as const;
+export type AgentName = (typeof AGENTS)[number];
+export const DEFAULT_TIMEOUT_S = 1800;
+
+export interface EvalOptions {
+  tasksPath: string;
+  agent: AgentName;
+  /** command agent: the program, run with `sh -c`. */
+  agentCommand?: string;
+  /** patch agent: a folder of `<id>.diff` files instead of the tasks' patches. */
+  patches?: string;
+  model?: string;
+  llm?: string;
+  envFile?: string;
+  aiderOptions?: AiderOptions;
+  maxLlmRequests?: number;
+  maxLlmCostUsd?: number;
+  concurrency?: number;
+  attempts: number;
+  out: string;
+  force?: boolean;
+  retryErrors?: boolean;
+  image?: string;
+  memoryMB?: number;
+  cpus?: number;
+  timeoutS?: number;
+  signal: AbortSignal;
+  onProgress?: (counts: ProgressCounts) => void;
+  onNote?: (message: string) => void;
+}
+
+export interface EvalRun {
+  results: ResultsFile;
+  outcome: EvalRunOutcome;
+  invalidTasks: number;
+  out: string;
+}
+
+export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
+  const note = options.onNote ?? (() => undefined);
+  const out = resolve(options.out);
+  if (options.agent === "command" && !options.agentCommand) {
+    throw new InvalidArgumentError(
+      "--agent-command",
+      "the command agent needs the program to run, e.g. --agent-command './my-agent.sh'",
+    );
+  }
+  const loaded = await loadTasks(options.tasksPath);
+  for (const w of loaded.warnings) note(`warning: ${formatProblem(w)}`);
+  for (const p of loaded.problems) note(`invalid task: ${formatProblem(p)}`);
+  if (loaded.tasks.length === 0 && loaded.problems.length === 0) {
+    throw new InvalidArgumentError("TASKS", `${options.tasksPath} holds no task`);
+  }
+
+  const previous = await readRunInfo(out);
+  if (previous && previous.agent !== options.agent && !options.force) {
+    throw new InvalidArgumentError(
+      "--out",
+      `${out} holds a run of the ${previous.agent} agent; pass --force to start over there, or choose another --out`,
+    );
+  }
+  const engine = await Engine.connect();
+  const image = options.image ?? (await defaultSandboxImage(engine));
+  if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+  addLogRedactor(secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile }))));
+
+  let aider: MeteredAiderService | undefined;
+  if (options.agent !== "patch") {
+    const base = aiderServiceFromOptions({
+      model: options.model,
+      llm: options.llm,
+      envFile: options.envFile,
+      maxLlmRequests: options.maxLlmRequests,
+      maxLlmCostUsd: options.maxLlmCostUsd,
+      aiderOptions: options.aiderOptions,
+    });
+    aider = new MeteredAiderService(base.config);
+  }
+  let endpoint: TaskMcpEndpoint | undefined;
+  let agent: EvalAgent;
+  if (options.agent === "aider") agent = new AiderAgent(aider!);
+  else if (options.agent === "patch")
+    agent = new PatchAgent(options.patches ? resolve(options.patches) : undefined);
+  else {
+    endpoint = await TaskMcpEndpoint.start({
+      aider,
+      stacks: new TaskStackStore({ dir: join(out, ".task-stacks") }),
+    });
+    agent = new CommandAgent(options.agentCommand!, endpoint);
+  }
+
+  const memoryMB = options.memoryMB ?? DEFAULT_LIMITS.memoryMB;
+  const concurrency = options.concurrency ?? defaultConcurrency(memoryMB);
+  const run: RunInfo = {
+    schema_version: RESULT_SCHEMA_VERSION,
+    drydock_version: "0.1.0",
+    agent: options.agent,
+    ...(agent.model ? { model: agent.model } : {}),
+    ...(options.llm ? { llm: options.llm } : {}),
+    ...(options.agentCommand ? { command: options.agentCommand } : {}),
+    tasks_file: resolve(options.tasksPath),
+    concurrency,
+    attempts: options.attempts,
+    default_timeout_s: options.timeoutS ?? DEFAULT_TIMEOUT_S,
+    image,
+    started_at: new Date().toISOString(),
+    tasks: loaded.tasks.map((t) => ({ id: t.id, source: t.source })),
+    invalid_tasks: loaded.problems,
+  };
+  await writeRunInfo(out, run);
+  let outcome: EvalRunOutcome;
+  try {
+    outcome = await runEval({
+      engine,
+      tasks: loaded.tasks,
+      agent,
+      aider,
+      out,
+      concurrency,
+      attempts: options.attempts,
+      force: options.force,
+      retryErrors: options.retryErrors,
+      image,
+      memoryMB: options.memoryMB,
+      cpus: options.cpus,
+      defaultTimeoutS: run.default_timeout_s,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      onNote: note,
+    });
+  } finally {
+    await endpoint?.close();
+  }
+  run.finished_at = new Date().toISOString();
+  if (outcome.cancelled > 0) run.interrupted = true;
+  await writeRunInfo(out, run);
+  const results = await writeReports(out);
+  const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
+  return { results, outcome, invalidTasks, out };
+}

@@ -1,0 +1,74 @@
+/**
+ * Grading a task's test run, as SWE-bench does: with FAIL_TO_PASS / PASS_TO_PASS names, every
+ * named test must be reported as passed (a name the output does not mention counts as failed);
+ * without them, test_cmd's exit code decides. Pure.
+ */
+import { gradedNames, type EvalTaskInput } from "./eval-task.js";
+import { parseTestOutput } from "./test-output/test-results.js";
+
+export interface NameGrades {
+  passed: string[];
+  failed: string[];
+  /** Named by the task, not found in the output. */
+  missing: string[];
+}
+
+export interface Grade {
+  resolved: boolean;
+  by: "exit_code" | "test_names";
+  /** One line for people: why resolved or not. */
+  reason: string;
+  fail_to_pass?: NameGrades;
+  pass_to_pass?: NameGrades;
+  /** How many test results the output held (test_names grading only). */
+  tests_found?: number;
+}
+
+function gradeNames(names: string[], statuses: ReturnType<typeof parseTestOutput>): NameGrades {
+  const out: NameGrades = { passed: [], failed: [], missing: [] };
+  for (const name of names) {
+    const status = statuses.get(name);
+    if (status === "passed") out.passed.push(name);
+    else if (status === undefined) out.missing.push(name);
+    else out.failed.push(name);
+  }
+  return out;
+}
+
+export function gradeTests(
+  task: Pick<EvalTaskInput, "fail_to_pass" | "pass_to_pass">,
+  run: { exitCode: number | undefined; output: string },
+): Grade {
+  const names = gradedNames(task);
+  if (!names) {
+    const resolved = run.exitCode === 0;
+    return {
+      resolved,
+      by: "exit_code",
+      reason: resolved ? "test_cmd exited 0" : `test_cmd exited ${run.exitCode ?? "without a code"}`,
+    };
+  }
+  const statuses = parseTestOutput(run.output);
+  const f2p = gradeNames(names.failToPass, statuses);
+  const p2p = gradeNames(names.passToPass, statuses);
+  const bad = f2p.failed.length + f2p.missing.length + p2p.failed.length + p2p.missing.length;
+  const parts: string[] = [];
+  if (names.failToPass.length)
+    parts.push(`FAIL_TO_PASS ${f2p.passed.length}/${names.failToPass.length} pass`);
+  if (names.passToPass.length)
+    parts.push(`PASS_TO_PASS ${p2p.passed.length}/${names.passToPass.length} pass`);
+  const missing = f2p.missing.length + p2p.missing.length;
+  if (missing > 0) parts.push(`${missing} not found in the output`);
+  if (statuses.size === 0)
+    parts.push(
+      "no test results recognised (pytest -rA or -v, unittest -v, vitest/jest verbose or JSON, go test -v or -json)",
+    );
+  return {
+    resolved: bad === 0,
+    by: "test_names",
+    reason: parts.join("; "),
+    ...(names.failToPass.length ? { fail_to_pass: f2p } : {}),
+    ...(names.passToPass.length ? { pass_to_pass: p2p } : {}),
+    tests_found: statuses.size,
+  };
+}

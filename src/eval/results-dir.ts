@@ -1,0 +1,159 @@
+/**
+ * The layout of a results directory (`--out`), and reading and writing it:
+ *
+ *   run.json                         how the run was started (agent, model, tasks file, problems)
+ *   results.json junit.xml report.html
+ *   tasks/<id>/                      attempt 1: patch.diff agent.log test_output.txt result.json
+ *   tasks/<id>/attempt-<n>/          attempts 2…K, the same files
+ *
+ * `result.json` is written last and atomically, so an attempt whose result.json exists finished;
+ * a run killed mid-attempt leaves none and the attempt runs again on resume.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AttemptResult } from "./attempt-result.js";
+import type { TaskProblem } from "./task-parse.js";
+
+export const ATTEMPT_FILES = {
+  diff: "patch.diff",
+  agentLog: "agent.log",
+  testOutput: "test_output.txt",
+  result: "result.json",
+} as const;
+
+export interface RunInfo {
+  schema_version: number;
+  drydock_version: string;
+  agent: string;
+  model?: string;
+  llm?: string;
+  command?: string;
+  tasks_file: string;
+  concurrency: number;
+  attempts: number;
+  default_timeout_s: number;
+  image: string;
+  started_at: string;
+  finished_at?: string;
+  /** True when the run was stopped (Ctrl-C) before every attempt finished. */
+  interrupted?: boolean;
+  /** Every valid task, in file order, with where it came from. */
+  tasks: Array<{ id: string; source: string }>;
+  invalid_tasks: TaskProblem[];
+}
+
+export interface AttemptTexts {
+  diff: string;
+  agentLog: string;
+  testOutput: string;
+}
+
+export function attemptDir(out: string, taskId: string, attempt: number): string {
+  return attempt === 1 ? join(out, "tasks", taskId) : join(out, "tasks", taskId, `attempt-${attempt}`);
+}
+
+/** Path of an attempt's folder relative to the results directory, with forward slashes. */
+export function attemptRelDir(taskId: string, attempt: number): string {
+  return attempt === 1 ? `tasks/${taskId}` : `tasks/${taskId}/attempt-${attempt}`;
+}
+
+async function writeAtomic(path: string, data: string): Promise<void> {
+  const temp = `${path}.tmp-${process.pid}`;
+  await writeFile(temp, data);
+  await rename(temp, path);
+}
+
+/** Writes an attempt's files, result.json last. */
+export async function writeAttempt(out: string, result: AttemptResult, texts: AttemptTexts): Promise<void> {
+  const dir = attemptDir(out, result.task_id, result.attempt);
+  await mkdir(dir, { recursive: true });
+  await rm(join(dir, ATTEMPT_FILES.result), { force: true });
+  await Promise.all([
+    writeFile(join(dir, ATTEMPT_FILES.diff), texts.diff),
+    writeFile(join(dir, ATTEMPT_FILES.agentLog), texts.agentLog),
+    writeFile(join(dir, ATTEMPT_FILES.testOutput), texts.testOutput),
+  ]);
+  await writeAtomic(join(dir, ATTEMPT_FILES.result), JSON.stringify(result, null, 2) + "\n");
+}
+
+/** Removes an attempt's result so it runs again (a finished result of an older task version). */
+export async function forgetAttempt(out: string, taskId: string, attempt: number): Promise<void> {
+  await rm(join(attemptDir(out, taskId, attempt), ATTEMPT_FILES.result), { force: true });
+}
+
+async function readResult(path: string): Promise<AttemptResult | undefined> {
+  try {
+    const value = JSON.parse(await readFile(path, "utf8")) as AttemptResult;
+    return typeof value.task_id === "string" && typeof value.attempt === "number" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every finished attempt in the directory. */
+export async function readAttempts(out: string): Promise<AttemptResult[]> {
+  const root = join(out, "tasks");
+  if (!existsSync(root)) return [];
+  const results: AttemptResult[] = [];
+  for (const id of (await readdir(root)).sort()) {
+    const first = await readResult(join(root, id, ATTEMPT_FILES.result));
+    if (first) results.push(first);
+    let entries: string[] = [];
+    try {
+      entries = await readdir(join(root, id));
+    } catch {
+      continue;
+    }
+    for (const entry of entries.filter((e) => /^attempt-\d+$/.test(e))) {
+      const more = await readResult(join(root, id, entry, ATTEMPT_FILES.result));
+      if (more) results.push(more);
+    }
+  }
+  return results.sort((a, b) =>
+    a.task_id === b.task_id ? a.attempt - b.attempt : a.task_id < b.task_id ? -1 : 1,
+  );
+}
+
+/** An attempt's texts, each cut to `maxChars` (the full files stay in the folder). */
+export async function readAttemptTexts(
+  out: string,
+  taskId: string,
+  attempt: number,
+  maxChars = Infinity,
+): Promise<AttemptTexts> {
+  const dir = attemptDir(out, taskId, attempt);
+  const read = async (name: string) => {
+    try {
+      const text = await readFile(join(dir, name), "utf8");
+      return text.length > maxChars
+        ? `${text.slice(0, maxChars)}\n… (${text.length - maxChars} more characters in ${name})\n`
+        : text;
+    } catch {
+      return "";
+    }
+  };
+  const [diff, agentLog, testOutput] = await Promise.all([
+    read(ATTEMPT_FILES.diff),
+    read(ATTEMPT_FILES.agentLog),
+    read(ATTEMPT_FILES.testOutput),
+  ]);
+  return { diff, agentLog, testOutput };
+}
+
+export async function readRunInfo(out: string): Promise<RunInfo | undefined> {
+  try {
+    return JSON.parse(await readFile(join(out, "run.json"), "utf8")) as RunInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function writeRunInfo(out: string, info: RunInfo): Promise<void> {
+  await mkdir(out, { recursive: true });
+  await writeAtomic(join(out, "run.json"), JSON.stringify(info, null, 2) + "\n");
+}
+
+export async function writeReportFile(out: string, name: string, text: string): Promise<void> {
+  await writeAtomic(join(out, name), text);
+}

@@ -1,0 +1,220 @@
+/**
+ * One attempt at one task, in a box of its own: start the box with the repository, run setup,
+ * record the tree, let the agent work, take its diff, apply the test patch, run the tests in the
+ * same box, grade. Whatever happens the box is removed. Every way it can end is a status; only
+ * a stopped run (Ctrl-C) returns "cancelled", which is not recorded so a resume runs it again.
+ */
+import type { Session } from "../session/session.js";
+import type { SessionManager } from "../session/session-manager.js";
+import { describeError } from "../util/errors.js";
+import { logger } from "../util/log.js";
+import {
+  RESULT_SCHEMA_VERSION,
+  diffStat,
+  type AttemptResult,
+  type AttemptStatus,
+  type Phase,
+} from "./attempt-result.js";
+import { applyPatchInBox } from "./box-patch.js";
+import { diffSince, recordTree } from "./box-tree.js";
+import { remainingMs, type AgentOutcome, type EvalAgent } from "./eval-agent.js";
+import type { EvalTask } from "./eval-task.js";
+import { gradeTests } from "./grade.js";
+import type { MeteredAiderService } from "./metered-aider-service.js";
+import type { RepoSources } from "./repo-source.js";
+import type { AttemptTexts } from "./results-dir.js";
+
+const log = logger("eval");
+
+/** Test output kept per attempt (the shell keeps head and tail past it). */
+const MAX_TEST_OUTPUT_BYTES = 4 * 1024 * 1024;
+export const LABEL_EVAL_TASK = "drydock.eval.task";
+
+export interface AttemptEnv {
+  manager: SessionManager;
+  repos: RepoSources;
+  agent: EvalAgent;
+  aider?: MeteredAiderService;
+  image: string;
+  memoryMB?: number;
+  cpus?: number;
+  defaultTimeoutS: number;
+  /** Aborted when the run is stopped. */
+  signal: AbortSignal;
+}
+
+export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "cancelled";
+
+/** Why the box is gone, or undefined while it runs. */
+async function boxTrouble(session: Session): Promise<string | undefined> {
+  try {
+    const info = await session.box.engine.inspect(session.box.id);
+    if (info.State.Running) return undefined;
+    const oom = info.State.OOMKilled ? "; it ran out of memory (raise --memory-mb)" : "";
+    return `the box stopped (exit code ${info.State.ExitCode}${oom})`;
+  } catch (error) {
+    return `the box is gone: ${describeError(error)}`;
+  }
+}
+
+export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: number): Promise<AttemptOutcome> {
+  const startedAt = new Date();
+  const timeoutS = task.timeout_s ?? env.defaultTimeoutS;
+  const deadline = startedAt.getTime() + timeoutS * 1000;
+  const timings = { start: 0, setup: 0, agent: 0, tests: 0 };
+  const texts: AttemptTexts = { diff: "", agentLog: "", testOutput: "" };
+  let phase: Phase = "start";
+  let phaseStarted = Date.now();
+  const enter = (next: Phase) => {
+    if (phase in timings) timings[phase as keyof typeof timings] = Date.now() - phaseStarted;
+    phase = next;
+    phaseStarted = Date.now();
+  };
+  let session: Session | undefined;
+  let outcome: AgentOutcome | undefined;
+  let tests: AttemptResult["tests"];
+  let status: AttemptStatus = "error";
+  let error: string | undefined;
+  const timedOut = (what: string) => {
+    status = "timeout";
+    error = `${what} did not finish within the task's ${timeoutS} s (timeout_s)`;
+  };
+
+  try {
+    const repo = await env.repos.resolve(task.repo);
+    try {
+      session = await env.manager.create({
+        repo,
+        ref: task.ref,
+        image: task.image ?? env.image,
+        memoryMB: env.memoryMB,
+        cpus: env.cpus,
+        commandTimeoutMs: timeoutS * 1000,
+        maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
+        labels: { [LABEL_EVAL_TASK]: task.id },
+      });
+    } catch (e) {
+      if (env.signal.aborted) return "cancelled";
+      const message = describeError(e);
+      // A repository or ref that cannot be read is the task's fault; anything else is the box's.
+      status = /^(repo|ref): /.test(message) ? "error" : "box_error";
+      error = `could not start the box: ${message}`;
+      throw e;
+    }
+    enter("setup");
+    if (task.setup) {
+      const r = await session.bash(task.setup, { timeoutMs: remainingMs(deadline), signal: env.signal });
+      texts.agentLog += `$ ${task.setup}  (setup)\n${r.output}\n`;
+      if (env.signal.aborted) return "cancelled";
+      if (r.timedOut) timedOut("setup");
+      else if (r.exitCode !== 0) {
+        status = "setup_error";
+        error =
+          (await boxTrouble(session)) ??
+          `setup exited ${r.exitCode ?? "without a code"}: ${r.output.trim().slice(-500)}`;
+      }
+      if (error) return finish();
+    }
+    const tree = await recordTree(session.box, env.signal);
+
+    enter("agent");
+    const activeSession = session;
+    outcome = await env.agent.run({
+      task,
+      session: activeSession,
+      deadline,
+      signal: env.signal,
+      log: (text) => void (texts.agentLog += text),
+    });
+    if (env.signal.aborted) return "cancelled";
+    texts.diff = await diffSince(session.box, tree, env.signal);
+    if (outcome.timedOut) {
+      timedOut("the agent");
+      return finish();
+    }
+    if (outcome.error) {
+      status = "agent_error";
+      error = (await boxTrouble(session)) ?? outcome.error;
+      if (error !== outcome.error) status = "box_error";
+      return finish();
+    }
+
+    enter("tests");
+    if (task.test_patch !== undefined) {
+      const applied = await applyPatchInBox(session.box, task.test_patch, "test", env.signal);
+      texts.testOutput += `$ (applying test_patch)\n${applied.log}\n`;
+      if (!applied.applied) {
+        status = "setup_error";
+        error = "test_patch does not apply on top of the agent's changes";
+        return finish();
+      }
+    }
+    texts.testOutput += `$ ${task.test_cmd}\n`;
+    const r = await session.bash(task.test_cmd, { timeoutMs: remainingMs(deadline), signal: env.signal });
+    texts.testOutput += r.output;
+    if (env.signal.aborted) return "cancelled";
+    tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut };
+    if (r.timedOut) {
+      timedOut("the tests");
+      return finish();
+    }
+    const trouble = r.exitCode === null ? await boxTrouble(session) : undefined;
+    if (trouble) {
+      status = "box_error";
+      error = trouble;
+      return finish();
+    }
+    enter("grade");
+    const grade = gradeTests(task, { exitCode: r.exitCode ?? undefined, output: r.output });
+    tests.grade = grade;
+    status = grade.resolved ? "resolved" : "unresolved";
+    return finish();
+  } catch (e) {
+    if (env.signal.aborted) return "cancelled";
+    if (!error) {
+      const trouble = session ? await boxTrouble(session) : undefined;
+      status = trouble ? "box_error" : "error";
+      error = trouble ?? describeError(e);
+    }
+    log.debug(`${task.id}#${attempt}: ${error}`);
+    return finish();
+  } finally {
+    if (session) await env.manager.destroy(session.id).catch(() => undefined);
+  }
+
+  function finish(): AttemptOutcome {
+    enter(phase);
+    const usage = session && env.aider ? env.aider.takeUsage(session.id) : undefined;
+    const finishedAt = new Date();
+    const result: AttemptResult = {
+      schema_version: RESULT_SCHEMA_VERSION,
+      task_id: task.id,
+      attempt,
+      status,
+      resolved: status === "resolved",
+      ...(error ? { error, phase } : {}),
+      agent: env.agent.name,
+      ...((outcome?.model ?? usage?.model) ? { model: outcome?.model ?? usage?.model } : {}),
+      task_hash: task.hash,
+      ...(session ? { session_id: session.id } : {}),
+      started_at: startedAt.toISOString(),
+      finished_at: finishedAt.toISOString(),
+      duration_ms: finishedAt.getTime() - startedAt.getTime(),
+      timings_ms: timings,
+      tokens: usage?.tokens ?? { input: 0, output: 0 },
+      cost_usd: usage?.costUsd ?? 0,
+      llm_requests: usage?.llmRequests ?? 0,
+      diff_stat: diffStat(texts.diff),
+      ...(outcome
+        ? {
+            agent_result: {
+              ...(outcome.exitCode !== undefined ? { exit_code: outcome.exitCode } : {}),
+              ...(outcome.message ? { message: outcome.message } : {}),
+            },
+          }
+        : {}),
+      ...(tests ? { tests } : {}),
+    };
+    return { result, texts };
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Task files as text: JSONL (one task a line) or YAML (one task, or a list of them, per file).
+ * Pure: each bad task becomes a problem naming its line and field, and the others still parse.
+ */
+import { LineCounter, parseAllDocuments, isMap, isSeq, type Document, type Node } from "yaml";
+import type { z } from "zod";
+import { evalTaskSchema, KNOWN_TASK_FIELDS, type EvalTaskInput } from "./eval-task.js";
+
+export interface TaskProblem {
+  /** The file (as the user named it). */
+  source: string;
+  /** 1-based line, where known. */
+  line?: number;
+  /** The field at fault ("id", "fail_to_pass[2]"), or "(json)" / "(yaml)" for unreadable text. */
+  field: string;
+  message: string;
+}
+
+export interface ParsedTask {
+  task: EvalTaskInput;
+  source: string;
+  line?: number;
+}
+
+export interface ParsedTasks {
+  tasks: ParsedTask[];
+  problems: TaskProblem[];
+  /** Fields the schema does not know (kept out of the task); not errors, since SWE-bench rows carry many. */
+  warnings: TaskProblem[];
+}
+
+export function formatProblem(p: TaskProblem): string {
+  return `${p.source}${p.line !== undefined ? `:${p.line}` : ""}: ${p.field}: ${p.message}`;
+}
+
+function issueField(issue: z.core.$ZodIssue): string {
+  let out = "";
+  for (const key of issue.path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out || "(task)";
+}
+
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "is required";
+  if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.join(", ")}`;
+  return issue.message;
+}
+
+/** Validates one decoded value; `lineOf` maps a field path to a line where the format knows it. */
+function check(
+  value: unknown,
+  source: string,
+  line: number | undefined,
+  out: ParsedTasks,
+  lineOf: (path: readonly PropertyKey[]) => number | undefined = () => line,
+): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    out.problems.push({
+      source,
+      line,
+      field: "(task)",
+      message: "must be an object with id, repo, prompt, test_cmd",
+    });
+    return;
+  }
+  const unknown = Object.keys(value).filter((k) => !KNOWN_TASK_FIELDS.has(k));
+  if (unknown.length > 0) {
+    out.warnings.push({ source, line, field: unknown.join(", "), message: "not a task field; ignored" });
+  }
+  const parsed = evalTaskSchema.safeParse(value);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      out.problems.push({
+        source,
+        line: lineOf(issue.path) ?? line,
+        field: issueField(issue),
+        message: issueMessage(issue),
+      });
+    }
+    return;
+  }
+  out.tasks.push({ task: parsed.data, source, line });
+}
+
+/** JSONL: one JSON object a line; blank lines and lines starting with `#` or `//` are skipped. */
+export function parseJsonlTasks(text: string, source: string): ParsedTasks {
+  const out: ParsedTasks = { tasks: [], problems: [], warnings: [] };
+  const lines = text.split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    const trimmed = raw.trim();
+    if (trimmed === "" || trimmed.startsWith("#") || trimmed.startsWith("//")) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (error) {
+      out.problems.push({
+        source,
+        line,
+        field: "(json)",
+        message: `not valid JSON: ${(error as Error).message}`,
+      });
+      return;
+    }
+    check(value, source, line, out);
+  });
+  return out;
+}
+
+/** YAML: a file holds one task, a list of tasks, or several `---` documents. */
+export function parseYamlTasks(text: string, source: string): ParsedTasks {
+  const out: ParsedTasks = { tasks: [], problems: [], warnings: [] };
+  const counter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false });
+  const lineAt = (node: Node | null | undefined): number | undefined =>
+    node?.range ? counter.linePos(node.range[0]).line : undefined;
+  for (const doc of Array.isArray(docs) ? docs : [docs]) {
+    const d = doc as Document.Parsed;
+    if (d.errors.length > 0) {
+      for (const e of d.errors) {
+        out.problems.push({
+          source,
+          line: e.linePos?.[0]?.line,
+          field: "(yaml)",
+          message: e.message.split("\n")[0] ?? e.message,
+        });
+      }
+      continue;
+    }
+    if (d.contents === null) continue;
+    const items: Node[] = isSeq(d.contents) ? (d.contents.items as Node[]) : [d.contents as Node];
+    for (const node of items) {
+      const value = (node as { toJSON?: () => unknown }).toJSON?.() ?? node;
+      const line = lineAt(node);
+      const lineOf = (path: readonly PropertyKey[]) => {
+        if (!isMap(node) || path.length === 0) return line;
+        const pair = node.items.find((p) => (p.key as { value?: unknown })?.value === path[0]);
+        return lineAt((pair?.value as Node | undefined) ?? (pair?.key as Node | undefined)) ?? line;
+      };
+      check(value, source, line, out, lineOf);
+    }
+  }
+  return out;
+}
+
+/** Later tasks reusing an id are problems; the first keeps the id. */
+export function rejectDuplicateIds(parsed: ParsedTasks): ParsedTasks {
+  const seen = new Map<string, ParsedTask>();
+  const tasks: ParsedTask[] = [];
+  const problems = [...parsed.problems];
+  for (const t of parsed.tasks) {
+    const first = seen.get(t.task.id);
+    if (first) {
+      problems.push({
+        source: t.source,
+        line: t.line,
+        field: "id",
+        message: `${JSON.stringify(t.task.id)} is already used at ${first.source}${first.line !== undefined ? `:${first.line}` : ""}; ids must be unique`,
+      });
+      continue;
+    }
+    seen.set(t.task.id, t);
+    tasks.push(t);
+  }
+  return { tasks, problems, warnings: parsed.warnings };
+}
