@@ -6,6 +6,7 @@ import { serverExtensions } from "../server/extensions.js";
 
 interface ServeOptions {
   repo: string;
+  allowRepo: string[];
   image?: string;
   http?: boolean;
   host: string;
@@ -41,6 +42,12 @@ export function registerServeCommand(program: Command): void {
     .command("serve")
     .description("serve the MCP tools over stdio (default) or Streamable HTTP")
     .option("--repo <path>", "git repository that default sessions copy in", process.cwd())
+    .option(
+      "--allow-repo <path>",
+      "another git repository clients may name in session_create (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option("--image <image>", "sandbox image (default: the one `drydock image build` made)")
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
@@ -68,6 +75,7 @@ export function registerServeCommand(program: Command): void {
       });
       const server = await DrydockServer.start({
         repo: opts.repo,
+        allowedRepos: opts.allowRepo,
         image: opts.image,
         keepSessions: opts.keepSessions,
         envFile: opts.envFile,

@@ -8,11 +8,15 @@ import type { SessionManager } from "../session/session-manager.js";
 import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
 import type { SessionAccess } from "../tools/session-access.js";
 import { InvalidArgumentError, SessionNotFoundError } from "../util/errors.js";
+import { openHostRepo } from "../workspace/host-repo.js";
+import { assertRepoServed, assertWithinGrants } from "./session-request-policy.js";
 
 export interface ServerDefaults {
   repo: string;
   image: string;
   options: Partial<SessionOptions>;
+  /** Repositories (real top directories) a client may name besides `repo` (`--allow-repo`). */
+  allowedRepos?: string[];
 }
 
 export class ClientSessions implements SessionAccess, TaskStackAccess {
@@ -28,11 +32,15 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   ) {}
 
   async create(clientId: string, options: Partial<SessionOptions>): Promise<Session> {
+    const defaults = this.serverDefaults;
+    assertWithinGrants(options, defaults.options);
+    const repo = options.repo === undefined ? defaults.repo : (await openHostRepo(options.repo, "repo")).root;
+    assertRepoServed(repo, [defaults.repo, ...(defaults.allowedRepos ?? [])]);
     const session = await this.manager.create({
-      ...this.serverDefaults.options,
-      image: this.serverDefaults.image,
+      ...defaults.options,
+      image: defaults.image,
       ...options,
-      repo: options.repo ?? this.serverDefaults.repo,
+      repo,
     } as SessionOptions);
     this.owners.set(session.id, clientId);
     return session;

@@ -25,6 +25,8 @@ export interface DrydockServerConfig {
   repo: string;
   image?: string;
   sessionOptions?: Partial<SessionOptions>;
+  /** Repositories clients may name in session_create besides `repo` (`--allow-repo`). */
+  allowedRepos?: string[];
   /** Leave boxes running at shutdown, for inspection. */
   keepSessions?: boolean;
   /** Where task stacks are kept (default: <state dir>/tasks). */
@@ -62,10 +64,15 @@ export class DrydockServer {
     if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
     const manager = await SessionManager.start(engine);
     const store = new TaskStackStore({ dir: config.tasksDir });
+    const allowedRepos: string[] = [];
+    for (const path of config.allowedRepos ?? []) {
+      allowedRepos.push((await openHostRepo(path, "--allow-repo")).root);
+    }
     const access = new ClientSessions(manager, store, {
       repo: repo.root,
       image,
       options: config.sessionOptions ?? {},
+      allowedRepos,
     });
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);

@@ -1,0 +1,57 @@
+/**
+ * What a client may ask of a new session. The client may be the untrusted agent itself, so every
+ * relaxation stays the operator's: a client may ask for no network or the network the server was
+ * started with, limits up to the server's, and only a repository the server serves.
+ */
+import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+import { InvalidArgumentError } from "../util/errors.js";
+
+export interface SessionRequest {
+  network?: string;
+  memoryMB?: number;
+  cpus?: number;
+}
+
+/** The server's own settings, from `drydock serve` (undefined: the box profile's default). */
+export interface ServerGrants {
+  network?: string;
+  memoryMB?: number;
+  cpus?: number;
+}
+
+/** Throws `InvalidArgumentError` naming the tool's field when a request goes past what the operator granted. */
+export function assertWithinGrants(request: SessionRequest, grants: ServerGrants): void {
+  const granted = grants.network ?? "none";
+  if (request.network !== undefined && request.network !== "none" && request.network !== granted) {
+    const allowed = granted === "none" ? '"none"' : `"none" or "${granted}"`;
+    throw new InvalidArgumentError(
+      "network",
+      `${JSON.stringify(request.network)} is not a network this server grants (allowed: ${allowed}); ` +
+        "networks are granted by whoever runs the server, with drydock serve --network NAME",
+    );
+  }
+  const memoryMB = grants.memoryMB ?? DEFAULT_LIMITS.memoryMB;
+  if (request.memoryMB !== undefined && request.memoryMB > memoryMB) {
+    throw new InvalidArgumentError(
+      "memory_mb",
+      `${request.memoryMB} is above this server's limit of ${memoryMB} MiB; ask for ${memoryMB} or less (the limit is set with drydock serve --memory-mb)`,
+    );
+  }
+  const cpus = grants.cpus ?? DEFAULT_LIMITS.cpus;
+  if (request.cpus !== undefined && request.cpus > cpus) {
+    throw new InvalidArgumentError(
+      "cpus",
+      `${request.cpus} is above this server's limit of ${cpus}; ask for ${cpus} or less (the limit is set with drydock serve --cpus)`,
+    );
+  }
+}
+
+/** Throws unless `root` (a repository's real top directory) is one the server serves. */
+export function assertRepoServed(root: string, served: readonly string[]): void {
+  if (served.includes(root)) return;
+  throw new InvalidArgumentError(
+    "repo",
+    `${root} is not a repository this server serves (${served.join(", ")}); omit repo to use the server's, ` +
+      "or ask whoever runs the server to add it with drydock serve --allow-repo PATH",
+  );
+}
