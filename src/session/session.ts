@@ -152,16 +152,25 @@ export class Session {
 
   /** The diff as text, for people and models (bytes that are not UTF-8 show as U+FFFD). */
   async diff(signal?: AbortSignal): Promise<string> {
-    return (await diffOut(this.box, { signal })).toString("utf8");
+    return (await this.oneDiffAtATime(() => diffOut(this.box, { signal }))).toString("utf8");
   }
 
   /** The diff as bytes, exactly as git wrote it: what apply uses. */
   diffBytes(signal?: AbortSignal): Promise<Buffer> {
-    return diffOut(this.box, { signal });
+    return this.oneDiffAtATime(() => diffOut(this.box, { signal }));
   }
 
   diffStat(signal?: AbortSignal): Promise<string> {
-    return diffStat(this.box, { signal });
+    return this.oneDiffAtATime(() => diffStat(this.box, { signal }));
+  }
+
+  private diffQueue: Promise<unknown> = Promise.resolve();
+
+  /** Diffs update the box's private index, and git locks it: two at once would fail one. */
+  private oneDiffAtATime<T>(run: () => Promise<T>): Promise<T> {
+    const next = this.diffQueue.then(run, run);
+    this.diffQueue = next.catch(() => undefined);
+    return next;
   }
 
   markDone(summary?: string): void {
