@@ -1,5 +1,6 @@
 /** The persistent shell as a tool, and task_done. */
 import { z } from "zod";
+import { ProgressLines } from "./progress-lines.js";
 import "./session-access.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
 
@@ -47,15 +48,16 @@ export const bashTool = defineTool({
       }
     }
     let lines = 0;
+    const progressLines = new ProgressLines();
+    const report = (done: string[]) => {
+      for (const line of done) if (lines++ < 1000) ctx.progress(line);
+    };
     const result = await session.bash(args.command, {
       timeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,
       signal: ctx.signal,
-      onOutput: (text) => {
-        for (const line of text.split("\n")) {
-          if (line.trim() && lines++ < 1000) ctx.progress(line.slice(0, 500));
-        }
-      },
+      onOutput: (text) => report(progressLines.push(text)),
     });
+    report(progressLines.flush());
     return {
       output: result.output,
       exit_code: result.exitCode,

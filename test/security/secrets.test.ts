@@ -1,0 +1,133 @@
+/**
+ * The box holds no secret, and whatever it prints that equals a host secret is redacted before it
+ * leaves the host: in a tool's answer, in its progress notifications, in drydock's logs and in
+ * the MCP logging messages. The engine's own records of the box (`docker inspect`) hold no key.
+ */
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Engine } from "../../src/engine/engine.js";
+import { serverExtensions } from "../../src/server/extensions.js";
+import { addLogSink, setLogLevel } from "../../src/util/log.js";
+import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
+import { tempRepo, type TempRepo } from "../helpers/repos.js";
+
+const KEY = `sk-drydock-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+const HALF = Math.floor(KEY.length / 2);
+
+describe("host secrets", () => {
+  let repo: TempRepo;
+  let drydock: InMemoryDrydock;
+  const logs: string[] = [];
+  const mcpLogs: string[] = [];
+  let removeSink: () => void = () => undefined;
+  const saved = process.env.OPENAI_API_KEY;
+
+  beforeAll(async () => {
+    process.env.OPENAI_API_KEY = KEY;
+    setLogLevel("debug");
+    removeSink = addLogSink((record) => logs.push(record.message));
+    repo = tempRepo({ "README.md": "hello\n" });
+    drydock = await inMemoryDrydock({ repo: repo.path, ...(await serverExtensions({})) });
+    drydock.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      mcpLogs.push(JSON.stringify(n.params.data));
+    });
+    await drydock.client.setLoggingLevel("debug");
+  });
+
+  afterAll(async () => {
+    await drydock?.[Symbol.asyncDispose]();
+    repo?.[Symbol.dispose]();
+    removeSink();
+    setLogLevel("info");
+    if (saved === undefined) delete process.env.OPENAI_API_KEY;
+    else process.env.OPENAI_API_KEY = saved;
+  });
+
+  /** Runs a bash command with progress on; returns the reply's text and every progress message. */
+  const bash = async (command: string): Promise<{ text: string; progress: string[] }> => {
+    const progress: string[] = [];
+    const reply = await drydock.client.callTool({ name: "bash", arguments: { command } }, undefined, {
+      onprogress: (p) => progress.push(p.message ?? ""),
+    });
+    ok(reply);
+    return { text: JSON.stringify(reply), progress };
+  };
+
+  it("redacts a key the box prints from the answer and its progress, however the box splits it", async () => {
+    const head = KEY.slice(0, HALF);
+    const tail = KEY.slice(HALF);
+    const attempts = [
+      // Plain, on a line of its own and in the middle of one.
+      `echo '${head}''${tail}'; echo "token=${head}${tail};"`,
+      // Split across two writes with a pause, so the halves arrive in different chunks.
+      `printf '%s' '${head}'; sleep 0.5; printf '%s\\n' '${tail}'`,
+      // Decorated with terminal escapes and a carriage-return redraw that a terminal would hide.
+      `printf '%s\\033[0m%s\\n' '${head}' '${tail}'; printf 'x\\r%s%s\\n' '${head}' '${tail}'`,
+      // Without a final newline.
+      `printf '%s%s' '${head}' '${tail}'`,
+    ];
+    for (const command of attempts) {
+      const { text, progress } = await bash(command);
+      expect(text, command).not.toContain(KEY);
+      expect(text, command).toContain("[redacted]");
+      const streamed = progress.join("");
+      expect(streamed, command).not.toContain(KEY);
+      expect(
+        progress.some((p) => p.includes(head) || p.includes(tail)),
+        JSON.stringify(progress),
+      ).toBe(false);
+    }
+  });
+
+  it("redacts the key from error messages, drydock's logs and the MCP logging messages", async () => {
+    const error = failure(
+      await drydock.client.callTool({
+        name: "file_editor",
+        arguments: { operation: "view", path: `${KEY}.txt` },
+      }),
+    );
+    expect(error).toContain("[redacted]");
+    expect(error).not.toContain(KEY);
+    await bash(`echo ${KEY} > key.txt && cat key.txt`);
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.join("\n")).not.toContain(KEY);
+    expect(mcpLogs.join("\n")).not.toContain(KEY);
+  });
+
+  it("keeps the key out of what the engine records about the box and its programs", async () => {
+    // Start the session's gateway and relay (an aider call on the offline model) so every
+    // program drydock runs in the box has run at least once.
+    const aider = ok(
+      await drydock.client.callTool(
+        {
+          name: "aider_ai_code",
+          arguments: {
+            ai_coding_prompt: "no rule matches this",
+            relative_editable_files: ["README.md"],
+            model: "openai/drydock-offline",
+          },
+        },
+        undefined,
+        { timeout: 170_000 },
+      ),
+    );
+    expect(JSON.stringify(aider)).not.toContain(KEY);
+    const [session] = drydock.server.manager.list();
+    const engine = await Engine.connect();
+    const info = await engine.inspect(session!.box.id);
+    expect(JSON.stringify(info)).not.toContain(KEY);
+    const execs = await Promise.all(
+      (info.ExecIDs ?? []).map((id) =>
+        engine.docker
+          .getExec(id)
+          .inspect()
+          .catch(() => undefined),
+      ),
+    );
+    expect(execs.filter(Boolean).length).toBeGreaterThan(0);
+    expect(JSON.stringify(execs)).not.toContain(KEY);
+    // What was looked at holds the box's environment and the programs drydock runs there.
+    expect(info.Config.Env).toContain("HOME=/home/agent");
+    expect(JSON.stringify(execs)).toContain("/dev/stdin");
+  });
+});
