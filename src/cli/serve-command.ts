@@ -21,6 +21,8 @@ interface ServeOptions {
   llm?: string;
   maxLlmRequests?: string;
   maxLlmCostUsd?: string;
+  pool: string;
+  poolTtl: string;
 }
 
 function nonNegative(value: string | undefined, flag: string): number | undefined {
@@ -65,6 +67,12 @@ export function registerServeCommand(program: Command): void {
     .option("--llm <mode>", "live | offline | record:FILE | replay:FILE")
     .option("--max-llm-requests <n>", "per-session limit on model requests")
     .option("--max-llm-cost-usd <n>", "per-session limit on model cost in USD")
+    .option(
+      "--pool <n>",
+      "warm boxes kept ready for new sessions (0: none; default DRYDOCK_POOL, else 2)",
+      process.env.DRYDOCK_POOL ?? "2",
+    )
+    .option("--pool-ttl <seconds>", "replace a warm box idle this long", "900")
     .action(async (opts: ServeOptions) => {
       const extensions = await serverExtensions({
         model: opts.model,
@@ -84,6 +92,10 @@ export function registerServeCommand(program: Command): void {
           memoryMB: positive(opts.memoryMb, "--memory-mb"),
           cpus: positive(opts.cpus, "--cpus"),
           commandTimeoutMs: opts.timeout ? positive(opts.timeout, "--timeout")! * 1000 : undefined,
+        },
+        pool: {
+          size: Math.floor(nonNegative(opts.pool, "--pool (or DRYDOCK_POOL)")!),
+          ttlMs: positive(opts.poolTtl, "--pool-ttl")! * 1000,
         },
         ...extensions,
       });

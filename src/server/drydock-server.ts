@@ -9,6 +9,7 @@ import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import type { SessionOptions } from "../session/session.js";
+import { poolProfile } from "../session/pool-fit.js";
 import { SessionManager } from "../session/session-manager.js";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { allTools } from "../tools/all-tools.js";
@@ -35,6 +36,8 @@ export interface DrydockServerConfig {
   extraTools?: AnyToolDefinition[];
   extraServices?: Partial<ToolServices>;
   envFile?: string;
+  /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
+  pool?: { size: number; ttlMs?: number };
 }
 
 const mcpLevel: Record<LogLevel, "debug" | "info" | "warning" | "error"> = {
@@ -62,7 +65,9 @@ export class DrydockServer {
     const engine = await Engine.connect();
     const image = config.image ?? (await defaultSandboxImage(engine));
     if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
-    const manager = await SessionManager.start(engine);
+    const manager = await SessionManager.start(engine, {
+      pool: config.pool && { ...config.pool, profile: poolProfile(image, config.sessionOptions) },
+    });
     const store = new TaskStackStore({ dir: config.tasksDir });
     const allowedRepos: string[] = [];
     for (const path of config.allowedRepos ?? []) {
@@ -125,6 +130,7 @@ export class DrydockServer {
       await Promise.allSettled([...this.clients.values()].map((s) => s.close()));
       this.clients.clear();
       if (this.config.keepSessions) {
+        await this.manager.closePool();
         const kept = this.manager.detachAll();
         if (kept.length)
           log.info(`kept ${kept.length} session(s) for inspection: ${kept.map((s) => s.id).join(", ")}`);

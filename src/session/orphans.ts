@@ -1,10 +1,14 @@
 /**
  * Finds and removes boxes left behind: by a drydock process that died (SIGKILL, crash, power
- * loss), or any box at all with `all`. Owners on other hosts are left alone unless `all`.
+ * loss), or any box at all with `all`. Owners on other hosts are left alone unless `all`. Idle
+ * boxes of a warm pool are found the same way (they carry the session label too, and the pool
+ * label), and the gateway directory of each removed box goes with it.
  */
-import type { Engine } from "../engine/engine.js";
-import { LABEL_OWNER, LABEL_SESSION, ownerIsDead, parseOwner } from "../engine/labels.js";
+import { rm } from "node:fs/promises";
+import type { BoxSummary, Engine } from "../engine/engine.js";
+import { LABEL_OWNER, LABEL_POOL, LABEL_SESSION, ownerIsDead, parseOwner } from "../engine/labels.js";
 import { logger } from "../util/log.js";
+import { gatewayDirFor } from "./session-box.js";
 
 const log = logger("prune");
 
@@ -14,7 +18,11 @@ export interface PruneResult {
 }
 
 export async function pruneOrphans(engine: Engine, options: { all?: boolean } = {}): Promise<PruneResult> {
-  const boxes = await engine.listBoxes(LABEL_SESSION);
+  const byId = new Map<string, BoxSummary>();
+  for (const label of [LABEL_SESSION, LABEL_POOL]) {
+    for (const box of await engine.listBoxes(label)) byId.set(box.id, box);
+  }
+  const boxes = [...byId.values()];
   const removed: string[] = [];
   let kept = 0;
   await Promise.all(
@@ -26,7 +34,11 @@ export async function pruneOrphans(engine: Engine, options: { all?: boolean } = 
         return;
       }
       await engine.remove(box.id);
-      removed.push(box.labels[LABEL_SESSION] ?? box.id.slice(0, 12));
+      const session = box.labels[LABEL_SESSION];
+      if (session && /^[0-9a-f]{12}$/.test(session)) {
+        await rm(gatewayDirFor(session), { recursive: true, force: true });
+      }
+      removed.push(session ?? box.id.slice(0, 12));
     }),
   );
   if (removed.length) log.info(`removed ${removed.length} orphaned box(es): ${removed.join(", ")}`);

@@ -1,12 +1,19 @@
 /**
  * The sessions one drydock process owns, by id. It removes boxes left by dead drydock processes
- * when it starts, and every box of its own when it closes.
+ * when it starts, and every box of its own when it closes. With a warm pool, a session whose
+ * options the pool serves starts on a pooled box; any other starts cold.
  */
 import type { Engine } from "../engine/engine.js";
-import { SessionNotFoundError } from "../util/errors.js";
+import {
+  InvalidArgumentError,
+  LimitExceededError,
+  SessionNotFoundError,
+  describeError,
+} from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { pruneOrphans } from "./orphans.js";
 import { Session, newSessionId, type SessionOptions } from "./session.js";
+import { WarmPool, type WarmPoolOptions } from "./warm-pool.js";
 
 const log = logger("sessions");
 
@@ -14,17 +21,23 @@ export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly creating = new Set<Promise<unknown>>();
 
-  private constructor(readonly engine: Engine) {}
+  private constructor(
+    readonly engine: Engine,
+    /** The warm pool, when this manager keeps one. */
+    readonly pool: WarmPool | undefined,
+  ) {}
 
-  static async start(engine: Engine): Promise<SessionManager> {
+  /** Prunes orphaned boxes, then (with `pool.size` > 0) starts filling a warm pool. */
+  static async start(engine: Engine, options: { pool?: WarmPoolOptions } = {}): Promise<SessionManager> {
     await pruneOrphans(engine).catch((error) =>
       log.warn(`could not prune orphans: ${(error as Error).message}`),
     );
-    return new SessionManager(engine);
+    const pool = options.pool && options.pool.size > 0 ? WarmPool.start(engine, options.pool) : undefined;
+    return new SessionManager(engine, pool);
   }
 
   async create(options: SessionOptions): Promise<Session> {
-    const creating = Session.create(this.engine, options, newSessionId());
+    const creating = this.startSession(options);
     this.creating.add(creating);
     try {
       const session = await creating;
@@ -32,6 +45,19 @@ export class SessionManager {
       return session;
     } finally {
       this.creating.delete(creating);
+    }
+  }
+
+  private async startSession(options: SessionOptions): Promise<Session> {
+    const warm = this.pool?.take(options);
+    if (!warm) return Session.create(this.engine, options, newSessionId());
+    try {
+      return await Session.fromWarm(options, warm);
+    } catch (error) {
+      // The caller's mistake fails the same way cold; a broken warm box is no reason to fail.
+      if (error instanceof InvalidArgumentError || error instanceof LimitExceededError) throw error;
+      log.warn(`warm box for session ${warm.sessionId} failed (${describeError(error)}); starting cold`);
+      return Session.create(this.engine, options, newSessionId());
     }
   }
 
@@ -55,12 +81,18 @@ export class SessionManager {
     await session.destroy();
   }
 
-  /** Removes every session (and waits for sessions still being created, then removes them too). */
+  /** Removes every session (and waits for sessions still being created, then removes them too) and the pool. */
   async closeAll(): Promise<void> {
+    const closingPool = this.closePool();
     await Promise.allSettled([...this.creating]);
     const all = this.list();
     this.sessions.clear();
-    await Promise.allSettled(all.map((s) => s.destroy()));
+    await Promise.allSettled([...all.map((s) => s.destroy()), closingPool]);
+  }
+
+  /** Removes the warm pool's idle boxes and stops refilling it. */
+  async closePool(): Promise<void> {
+    await this.pool?.close();
   }
 
   /** Forgets sessions without removing their boxes (`--keep-sessions`). */

@@ -2,21 +2,22 @@
  * A session: one box, the repository copied into it, and its persistent shell. The host never
  * shares a path with the box; files move as tar streams and changes come out as a diff.
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import type { Engine } from "../engine/engine.js";
-import { Box } from "../sandbox/box.js";
+import type { Box } from "../sandbox/box.js";
 import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
-import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
-import { PtyShell, type ShellResult } from "../sandbox/pty-shell.js";
-import { findDockerCli } from "../util/docker-cli.js";
+import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
 import { logger } from "../util/log.js";
-import { stateDir } from "../util/paths.js";
-import { copyIn, diffOut, diffStat } from "../workspace/box-workspace.js";
+import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
 import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
 import type { HostRepo } from "../workspace/host-repo.js";
 import { snapshotCommit } from "../workspace/snapshot-commit.js";
+import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
+import { createSessionBox, startSessionShell } from "./session-box.js";
+import { newSessionId } from "./session-id.js";
+import { disposeWarmBox, type WarmBox } from "./warm-pool.js";
+
+export { newSessionId } from "./session-id.js";
 
 const log = logger("session");
 
@@ -45,10 +46,6 @@ export interface SessionInfo {
   limits: BoxLimits & { command_timeout_s: number; max_output_bytes: number };
 }
 
-export function newSessionId(): string {
-  return randomBytes(6).toString("hex");
-}
-
 export class Session {
   readonly createdAt = new Date();
   /** Set by task_done: the agent said its work is finished. */
@@ -69,56 +66,81 @@ export class Session {
      * gateway puts its socket. It holds nothing else; it is removed with the session.
      */
     readonly gatewayDir: string,
+    /** True when the box came from the warm pool. */
+    readonly warm: boolean,
   ) {}
 
   /** Starts a box, copies the repository in and starts the shell; removes the box on failure. */
   static async create(engine: Engine, options: SessionOptions, id = newSessionId()): Promise<Session> {
     const started = Date.now();
-    const gatewayDir = join(stateDir(), "run", id);
-    await mkdir(gatewayDir, { recursive: true, mode: 0o700 });
-    let box: Box;
-    try {
-      box = await Box.create(engine, id, { ...options, gatewayDir });
-    } catch (error) {
-      await rm(gatewayDir, { recursive: true, force: true });
-      throw error;
-    }
+    const { box, gatewayDir } = await createSessionBox(engine, id, options);
     try {
       const [copied, shell] = await Promise.all([
-        copyIn(box, options.repo, options.ref),
-        PtyShell.start({
-          dockerPath: findDockerCli(),
-          containerId: box.id,
-          user: BOX_USER,
-          workdir: WORKSPACE,
-          env: { PAGER: "cat", GIT_PAGER: "cat", ...options.env },
-          signalCommandProcesses: (pid, signal) => signalSession(box, pid, signal),
-        }),
+        copyIn(box, options.repo, { ref: options.ref, receiver: SnapshotReceiver.open(box) }),
+        startSessionShell(box, options.env),
       ]);
-      // The box's snapshot commit exists only in the box; record the same tree on the host (no
-      // ref, working tree untouched) so a branch can sit on exactly what the box started from.
-      const hostBase =
-        copied.dirty && !options.ref ? await snapshotCommit(copied.repo.root) : copied.baseCommit;
-      log.info(
-        `session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}, ${copied.stats.files} files)`,
-      );
-      return new Session(
-        id,
-        box,
-        shell,
-        copied.repo,
-        copied.baseCommit,
-        copied.dirty,
-        hostBase,
-        options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-        options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
-        gatewayDir,
-      );
+      return await Session.ready(id, box, shell, gatewayDir, copied, options, started, false);
     } catch (error) {
       await box.remove().catch(() => undefined);
       await rm(gatewayDir, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /**
+   * A session on a box from the warm pool (its shell is live, its receiver waiting): only the
+   * repository is copied in. The box is removed on failure.
+   */
+  static async fromWarm(options: SessionOptions, warm: WarmBox): Promise<Session> {
+    const started = Date.now();
+    try {
+      const copied = await copyIn(warm.box, options.repo, { ref: options.ref, receiver: warm.receiver });
+      return await Session.ready(
+        warm.sessionId,
+        warm.box,
+        warm.shell,
+        warm.gatewayDir,
+        copied,
+        options,
+        started,
+        true,
+      );
+    } catch (error) {
+      await disposeWarmBox(warm);
+      throw error;
+    }
+  }
+
+  private static async ready(
+    id: string,
+    box: Box,
+    shell: PtyShell,
+    gatewayDir: string,
+    copied: CopyInResult,
+    options: SessionOptions,
+    started: number,
+    warm: boolean,
+  ): Promise<Session> {
+    // The box's snapshot commit exists only in the box; record the same tree on the host (no
+    // ref, working tree untouched) so a branch can sit on exactly what the box started from.
+    const hostBase =
+      copied.dirty && !options.ref ? await snapshotCommit(copied.repo.root) : copied.baseCommit;
+    log.info(
+      `session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}${warm ? ", warm" : ""}, ${copied.stats.files} files from the host${copied.cacheHit ? ", tree from the cache" : ""})`,
+    );
+    return new Session(
+      id,
+      box,
+      shell,
+      copied.repo,
+      copied.baseCommit,
+      copied.dirty,
+      hostBase,
+      options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      gatewayDir,
+      warm,
+    );
   }
 
   info(): SessionInfo {
@@ -205,13 +227,4 @@ export class Session {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.destroy();
   }
-}
-
-/** Signals every process in the shell's session except the shell itself. */
-async function signalSession(box: Box, shellPid: number, signal: "INT" | "KILL"): Promise<void> {
-  await box.sh(
-    'for p in $(pgrep -s "$1"); do [ "$p" = "$1" ] || kill -s "$2" "$p" 2>/dev/null; done; true',
-    [String(shellPid), signal],
-    { timeoutMs: 10_000 },
-  );
 }

@@ -3,20 +3,20 @@
  * and take out the diff of everything that changed since. The diff is built with a private index
  * so the agent's own index, commits and branches in the box never change what comes out.
  */
-import { Readable } from "node:stream";
 import tar from "tar-stream";
 import type { Box } from "../sandbox/box.js";
-import { CommandExitError, InvalidArgumentError, LimitExceededError } from "../util/errors.js";
+import { CommandExitError, LimitExceededError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
-import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
+import type { HostRepo } from "./host-repo.js";
+import { SnapshotCache } from "./snapshot-cache.js";
+import { planSnapshot } from "./snapshot-plan.js";
+import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
 import { packSnapshot, type SnapshotStats } from "./snapshot-tar.js";
 
-const log = logger("workspace");
+export { BASE_REF } from "./snapshot-receiver.js";
 
-/** Where the private index lives in the box; it keeps stat data so a diff only stats files. */
-const DIFF_INDEX = "/tmp/.drydock-index";
-export const BASE_REF = "refs/drydock/base";
+const log = logger("workspace");
 
 export interface CopyInResult {
   repo: HostRepo;
@@ -24,86 +24,67 @@ export interface CopyInResult {
   baseCommit: string;
   /** True when the snapshot held changes not committed on the host. */
   dirty: boolean;
+  /** Files sent from the host's working tree and `.git` (the commit's tree comes from git or the cache). */
   stats: SnapshotStats;
+  /** Whether the commit's tree came from the snapshot cache (undefined: no commit to start from). */
+  cacheHit?: boolean;
 }
 
-const RECORD_BASE = `
-set -e
-cd /workspace
-export GIT_INDEX_FILE=${DIFF_INDEX}
-if head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
-git add -A
-tree=$(git write-tree)
-if [ -n "$head" ] && [ "$tree" = "$(git rev-parse "$head^{tree}")" ]; then
-  base=$head; dirty=0
-else
-  base=$(GIT_AUTHOR_DATE="$1" GIT_COMMITTER_DATE="$1" git commit-tree "$tree" \${head:+-p "$head"} -m "drydock: snapshot of the host working tree")
-  dirty=1
-fi
-git update-ref ${BASE_REF} "$base"
-git update-index -q --refresh >/dev/null 2>&1 || true
-printf '%s %s' "$base" "$dirty"
-`;
+export interface CopyInOptions {
+  /** A commit-ish to start from instead of the working tree as it is now. */
+  ref?: string;
+  /** A receiver already waiting in the box (a warm box has one); default: one is started now. */
+  receiver?: SnapshotReceiver;
+  /** Default: the per-user cache in drydock's state directory. */
+  cache?: SnapshotCache;
+}
 
-/** Streams a snapshot of the host repository into /workspace and records the base commit. */
-export async function copyIn(box: Box, repoPath: string, ref?: string): Promise<CopyInResult> {
-  const repo = await openHostRepo(repoPath);
-  const commit = ref === undefined ? undefined : await resolveCommit(repo, ref);
-  const files = await snapshotFileList(repo);
-  const pack = tar.pack();
-  const extracting = box.exec(["tar", "-x", "-f", "-", "-C", "/workspace"], {
-    stdin: Readable.from(pack),
-    timeoutMs: 600_000,
-  });
-  const [stats, extracted] = await Promise.all([packSnapshot(repo, files, pack), extracting]);
-  if (extracted.exitCode !== 0) {
-    throw new CommandExitError(
-      extracted.exitCode,
-      extracted.stderr.toString("utf8"),
-      "copying the repository into the box",
-    );
+let sharedCache: SnapshotCache | undefined;
+
+/**
+ * Streams a snapshot of the host repository into /workspace and records the base commit: the
+ * commit's tree from git's object store (or the snapshot cache), then the working-tree files that
+ * differ from it, then `.git`. Nothing is written to a temp file.
+ */
+export async function copyIn(box: Box, repoPath: string, options: CopyInOptions = {}): Promise<CopyInResult> {
+  const receiver = options.receiver ?? SnapshotReceiver.open(box);
+  let plan;
+  try {
+    plan = await planSnapshot(repoPath, options.ref);
+  } catch (error) {
+    receiver.close();
+    throw error;
   }
-  if (commit) {
-    const checkout = await box.sh(
-      'cd /workspace && git checkout -q --force --detach "$1" && git clean -q -fdx',
-      [commit],
-    );
-    if (checkout.exitCode !== 0) {
-      throw new CommandExitError(
-        checkout.exitCode,
-        checkout.stderr.toString("utf8"),
-        `checking out ${ref} in the box`,
+  const cache = options.cache ?? (sharedCache ??= new SnapshotCache());
+  const pack = tar.pack();
+  const packing = packSnapshot(plan.repo, plan.files, pack, {
+    head: plan.detach === undefined ? undefined : `${plan.detach}\n`,
+    withoutIndex: plan.detach !== undefined,
+  });
+  packing.catch(() => undefined);
+  let cacheHit: boolean | undefined;
+  async function* stream(): AsyncGenerator<Buffer> {
+    if (plan!.commit !== undefined) {
+      yield* cache.tree(plan!.repo.root, plan!.commit, plan!.skip, (hit) => (cacheHit = hit));
+    }
+    for await (const chunk of pack) yield chunk as Buffer;
+  }
+  const received = await receiver.receive(new Date().toISOString(), plan.detach, stream());
+  if (received.exitCode !== 0) {
+    const stderr = received.stderr.toString("utf8");
+    if (/No space left on device/.test(stderr)) {
+      throw new LimitExceededError(
+        `the repository does not fit in the box's /workspace (${box.limits.workspaceMB} MiB); add large generated files to .gitignore, or start the session from a ref`,
       );
     }
+    throw new CommandExitError(received.exitCode, stderr, "copying the repository into the box");
   }
-  const recorded = await box.sh(RECORD_BASE, [new Date().toISOString()]);
-  if (recorded.exitCode !== 0) {
-    throw new CommandExitError(
-      recorded.exitCode,
-      recorded.stderr.toString("utf8"),
-      "recording the base commit",
-    );
-  }
-  const [baseCommit, dirty] = recorded.stdout.toString("utf8").trim().split(" ");
+  const stats = await packing;
+  const [baseCommit, dirty] = received.stdout.toString("utf8").trim().split(" ");
   log.debug(
-    `box ${box.shortId}: ${stats.files} files, ${stats.bytes} bytes in; base ${baseCommit!.slice(0, 12)}`,
+    `box ${box.shortId}: tree of ${plan.commit?.slice(0, 12) ?? "(none)"} ${cacheHit ? "from the cache" : "from git"}, ${stats.files} files and ${stats.bytes} bytes from the host; base ${baseCommit!.slice(0, 12)}`,
   );
-  return { repo, baseCommit: baseCommit!, dirty: dirty === "1", stats };
-}
-
-async function resolveCommit(repo: HostRepo, ref: string): Promise<string> {
-  if (ref.startsWith("-"))
-    throw new InvalidArgumentError("ref", `${JSON.stringify(ref)} is not a commit-ish`);
-  try {
-    return (await hostGit(repo.root, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]))
-      .toString("utf8")
-      .trim();
-  } catch {
-    throw new InvalidArgumentError(
-      "ref",
-      `${JSON.stringify(ref)} names no commit in ${repo.root}; give a branch, tag or commit id`,
-    );
-  }
+  return { repo: plan.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit };
 }
 
 const DIFF = `

@@ -1,11 +1,12 @@
 /**
- * Packs a snapshot of a host repository into a tar stream, file by file, with no temp files:
- * the working-tree files a snapshot holds (symlinks as links, never followed), and the parts of
- * `.git` the box needs (objects, refs, HEAD, index) with a fresh config, so no remote URL,
- * credential, hook or include of the host's reaches the box.
+ * Packs the host-side files of a snapshot into a tar stream, with no temp files: working-tree files
+ * (symlinks as links, never followed; opened with O_NOFOLLOW), and the parts of `.git` the box
+ * needs (objects, refs, HEAD, index) with a fresh config, so no remote URL, credential, hook or
+ * include of the host's reaches the box. Small files are read a few dozen ahead of the entry being
+ * written, so thousands of them do not cost a round trip each.
  */
-import { createReadStream } from "node:fs";
-import { lstat, readdir, readFile, readlink } from "node:fs/promises";
+import { constants } from "node:fs";
+import { lstat, open, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import tar from "tar-stream";
@@ -14,6 +15,9 @@ import type { HostRepo } from "./host-repo.js";
 
 const log = logger("snapshot");
 const UID = 1000;
+/** Files up to this size are read whole, ahead of time; bigger ones are streamed in turn. */
+const SMALL_FILE_BYTES = 1024 * 1024;
+const READ_AHEAD = 32;
 
 export interface SnapshotStats {
   files: number;
@@ -39,81 +43,181 @@ export function boxGitConfig(objectFormat: string): string {
   ].join("\n");
 }
 
-async function addFile(pack: tar.Pack, name: string, absolute: string, stats: SnapshotStats): Promise<void> {
-  const info = await lstat(absolute);
-  const common = { name, uid: UID, gid: UID, mtime: info.mtime };
-  if (info.isSymbolicLink()) {
-    pack.entry({ ...common, type: "symlink", linkname: await readlink(absolute), mode: 0o777 });
-  } else if (info.isFile()) {
-    const entry = pack.entry({
-      ...common,
-      type: "file",
-      size: info.size,
-      mode: info.mode & 0o111 ? 0o755 : 0o644,
-    });
-    await pipeline(createReadStream(absolute), entry);
-    stats.bytes += info.size;
-  } else {
-    // Submodule checkouts, sockets, devices: not part of a snapshot.
-    stats.skipped.push(name);
-    return;
+interface Job {
+  name: string;
+  /** Absent for a directory entry. */
+  absolute?: string;
+}
+
+type Loaded =
+  | { kind: "dir" }
+  | { kind: "gone" }
+  | { kind: "other" }
+  | { kind: "symlink"; target: string; mtime: Date }
+  | { kind: "file"; data: Buffer; mode: number; mtime: Date }
+  | { kind: "large"; absolute: string; size: number; mode: number; mtime: Date };
+
+const fileMode = (mode: number) => (mode & 0o111 ? 0o755 : 0o644);
+
+async function load(job: Job): Promise<Loaded> {
+  if (job.absolute === undefined) return { kind: "dir" };
+  let info;
+  try {
+    info = await lstat(job.absolute);
+  } catch (error) {
+    // A file removed between listing and reading is not part of the snapshot.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "gone" };
+    throw error;
+  }
+  if (info.isSymbolicLink())
+    return { kind: "symlink", target: await readlink(job.absolute), mtime: info.mtime };
+  // Submodule checkouts, sockets, devices: not part of a snapshot.
+  if (!info.isFile()) return { kind: "other" };
+  const mode = fileMode(info.mode);
+  if (info.size > SMALL_FILE_BYTES) {
+    return { kind: "large", absolute: job.absolute, size: info.size, mode, mtime: info.mtime };
+  }
+  let handle;
+  try {
+    handle = await open(job.absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    // Replaced by a link or removed since lstat: not what was listed; leave it out.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP" || code === "ENOENT") return { kind: "gone" };
+    throw error;
+  }
+  try {
+    return { kind: "file", data: await handle.readFile(), mode, mtime: info.mtime };
+  } finally {
+    await handle.close();
+  }
+}
+
+function entry(pack: tar.Pack, header: Partial<tar.Header> & { name: string }, data?: Buffer): Promise<void> {
+  // The callback comes once the entry is in the stream: waiting for it is the back-pressure.
+  return new Promise((resolve, reject) => {
+    const done = (e?: Error | null) => (e ? reject(e) : resolve());
+    if (data === undefined) pack.entry(header, done);
+    else pack.entry(header, data, done);
+  });
+}
+
+async function write(pack: tar.Pack, name: string, loaded: Loaded, stats: SnapshotStats): Promise<void> {
+  const common = { name, uid: UID, gid: UID };
+  switch (loaded.kind) {
+    case "dir":
+      return entry(pack, { ...common, type: "directory", mode: 0o755 });
+    case "gone":
+      return;
+    case "other":
+      stats.skipped.push(name);
+      return;
+    case "symlink":
+      await entry(pack, {
+        ...common,
+        mtime: loaded.mtime,
+        type: "symlink",
+        linkname: loaded.target,
+        mode: 0o777,
+      });
+      break;
+    case "file":
+      await entry(pack, { ...common, mtime: loaded.mtime, type: "file", mode: loaded.mode }, loaded.data);
+      stats.bytes += loaded.data.length;
+      break;
+    case "large": {
+      const handle = await open(loaded.absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        const sink = pack.entry({
+          ...common,
+          mtime: loaded.mtime,
+          type: "file",
+          mode: loaded.mode,
+          size: loaded.size,
+        });
+        await pipeline(handle.createReadStream({ start: 0, end: loaded.size - 1, autoClose: false }), sink);
+      } finally {
+        await handle.close();
+      }
+      stats.bytes += loaded.size;
+      break;
+    }
   }
   stats.files++;
 }
 
-async function addTree(pack: tar.Pack, name: string, absolute: string, stats: SnapshotStats): Promise<void> {
+/** Writes the jobs' entries in order, reading small files ahead. */
+async function packJobs(pack: tar.Pack, jobs: Job[], stats: SnapshotStats): Promise<void> {
+  const ahead: Array<Promise<Loaded>> = [];
+  let next = 0;
+  for (const job of jobs) {
+    while (next < jobs.length && ahead.length < READ_AHEAD) {
+      const loading = load(jobs[next++]!);
+      loading.catch(() => undefined);
+      ahead.push(loading);
+    }
+    await write(pack, job.name, await ahead.shift()!, stats);
+  }
+}
+
+/** The files under a directory of the host's `.git`, as jobs (directories first). */
+async function treeJobs(name: string, absolute: string, jobs: Job[]): Promise<void> {
   let entries;
   try {
     entries = await readdir(absolute, { withFileTypes: true });
   } catch {
     return;
   }
-  pack.entry({ name, type: "directory", uid: UID, gid: UID, mode: 0o755 });
+  jobs.push({ name });
   for (const e of entries) {
     const childName = `${name}/${e.name}`;
-    const child = join(absolute, e.name);
     // Alternates name host paths: meaningless in the box, and a map of the host's disk.
     if (childName === ".git/objects/info/alternates") continue;
-    if (e.isDirectory()) await addTree(pack, childName, child, stats);
-    else if (e.isFile()) await addFile(pack, childName, child, stats);
+    if (e.isDirectory()) await treeJobs(childName, join(absolute, e.name), jobs);
+    else if (e.isFile()) jobs.push({ name: childName, absolute: join(absolute, e.name) });
   }
 }
 
-/** Writes the snapshot into `pack` and finalizes it; resolves with what was packed. */
-export async function packSnapshot(repo: HostRepo, files: string[], pack: tar.Pack): Promise<SnapshotStats> {
+export interface PackOptions {
+  /** Content for `.git/HEAD` instead of the host's (a detached commit for a session on a ref). */
+  head?: string;
+  /** Leave out the host's `.git/index` (the box builds one). */
+  withoutIndex?: boolean;
+}
+
+/** Writes working-tree `files` and the repository's `.git` into `pack` and finalizes it. */
+export async function packSnapshot(
+  repo: HostRepo,
+  files: string[],
+  pack: tar.Pack,
+  options: PackOptions = {},
+): Promise<SnapshotStats> {
   const stats: SnapshotStats = { files: 0, bytes: 0, skipped: [] };
   try {
-    for (const path of files) {
-      try {
-        await addFile(pack, path, join(repo.root, path), stats);
-      } catch (error) {
-        // A file removed between listing and reading is not part of the snapshot.
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      }
-    }
-    pack.entry({ name: ".git", type: "directory", uid: UID, gid: UID, mode: 0o755 });
-    await addTree(pack, ".git/objects", join(repo.commonDir, "objects"), stats);
-    await addTree(pack, ".git/refs", join(repo.commonDir, "refs"), stats);
-    for (const [name, dir] of [
-      ["packed-refs", repo.commonDir],
-      ["shallow", repo.commonDir],
-      ["HEAD", repo.gitDir],
-      ["index", repo.gitDir],
-    ] as const) {
-      try {
-        await addFile(pack, `.git/${name}`, join(dir, name), stats);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      }
-    }
+    await packJobs(
+      pack,
+      files.map((path) => ({ name: path, absolute: join(repo.root, path) })),
+      stats,
+    );
+    const git: Job[] = [{ name: ".git" }];
+    await treeJobs(".git/objects", join(repo.commonDir, "objects"), git);
+    await treeJobs(".git/refs", join(repo.commonDir, "refs"), git);
+    git.push({ name: ".git/packed-refs", absolute: join(repo.commonDir, "packed-refs") });
+    git.push({ name: ".git/shallow", absolute: join(repo.commonDir, "shallow") });
+    if (options.head === undefined) git.push({ name: ".git/HEAD", absolute: join(repo.gitDir, "HEAD") });
+    if (!options.withoutIndex) git.push({ name: ".git/index", absolute: join(repo.gitDir, "index") });
+    await packJobs(pack, git, stats);
+    const own = { uid: UID, gid: UID, mode: 0o644 };
+    if (options.head !== undefined)
+      await entry(pack, { ...own, name: ".git/HEAD" }, Buffer.from(options.head));
     try {
       const exclude = await readFile(join(repo.commonDir, "info", "exclude"));
-      pack.entry({ name: ".git/info", type: "directory", uid: UID, gid: UID, mode: 0o755 });
-      pack.entry({ name: ".git/info/exclude", uid: UID, gid: UID, mode: 0o644 }, exclude);
+      await entry(pack, { ...own, name: ".git/info", type: "directory", mode: 0o755 });
+      await entry(pack, { ...own, name: ".git/info/exclude" }, exclude);
     } catch {
       // No exclude file: nothing to carry.
     }
-    pack.entry({ name: ".git/config", uid: UID, gid: UID, mode: 0o644 }, boxGitConfig(repo.objectFormat));
+    await entry(pack, { ...own, name: ".git/config" }, Buffer.from(boxGitConfig(repo.objectFormat)));
     pack.finalize();
   } catch (error) {
     pack.destroy(error as Error);

@@ -1,0 +1,207 @@
+/**
+ * A warm pool: a few idle boxes made ahead of time from the session image and hardening profile,
+ * each with its shell live and its copy-in receiver waiting, so a session starts by copying the
+ * repository in and nothing else. A session takes a box and the pool refills in the background.
+ *
+ * It lives in session/, not engine/: what makes a box warm is the shell and the receiver in it,
+ * which are sandbox/ and workspace/ concepts that engine/ may not import.
+ *
+ * Pooled boxes carry the session, owner and pool labels, so `drydock sessions prune` and the next
+ * drydock start remove them after a crash. A box idle past its time to live is replaced. `take` is
+ * synchronous: a box leaves the idle list before any await, so no two sessions can get one box.
+ */
+import { rm } from "node:fs/promises";
+import type { Engine } from "../engine/engine.js";
+import { LABEL_POOL } from "../engine/labels.js";
+import type { Box } from "../sandbox/box.js";
+import type { PtyShell } from "../sandbox/pty-shell.js";
+import { describeError } from "../util/errors.js";
+import { logger } from "../util/log.js";
+import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
+import { poolMisfit, type BoxRequest, type PoolProfile } from "./pool-fit.js";
+import { createSessionBox, startSessionShell } from "./session-box.js";
+import { newSessionId } from "./session-id.js";
+
+const log = logger("pool");
+
+export const DEFAULT_POOL_TTL_MS = 15 * 60_000;
+const MAX_BACKOFF_MS = 60_000;
+
+export interface WarmPoolOptions {
+  /** Idle boxes to keep; 0 makes a pool that never has one. */
+  size: number;
+  profile: PoolProfile;
+  /** How long a box may wait idle before it is replaced (default 15 minutes). */
+  ttlMs?: number;
+}
+
+/** A box ready for a session: its id is the session's id. */
+export interface WarmBox {
+  sessionId: string;
+  box: Box;
+  shell: PtyShell;
+  gatewayDir: string;
+  receiver: SnapshotReceiver;
+}
+
+interface Idle {
+  warm: WarmBox;
+  timer: NodeJS.Timeout;
+}
+
+/** Removes a warm box that will not serve a session, and everything that came with it. */
+export async function disposeWarmBox(warm: WarmBox): Promise<void> {
+  warm.receiver.close();
+  await warm.shell.dispose();
+  await warm.box
+    .remove()
+    .catch((error) => log.warn(`removing box ${warm.box.shortId}: ${describeError(error)}`));
+  await rm(warm.gatewayDir, { recursive: true, force: true });
+}
+
+export class WarmPool {
+  private readonly idle: Idle[] = [];
+  private filling: Promise<void> | undefined;
+  private closed = false;
+  private failures = 0;
+  private wake: (() => void) | undefined;
+  private waiters: Array<() => void> = [];
+  readonly ttlMs: number;
+
+  private constructor(
+    private readonly engine: Engine,
+    readonly size: number,
+    readonly profile: PoolProfile,
+    ttlMs: number | undefined,
+  ) {
+    this.ttlMs = ttlMs ?? DEFAULT_POOL_TTL_MS;
+  }
+
+  /** Makes a pool and starts filling it in the background. */
+  static start(engine: Engine, options: WarmPoolOptions): WarmPool {
+    const pool = new WarmPool(engine, Math.max(0, Math.floor(options.size)), options.profile, options.ttlMs);
+    if (pool.size > 0) log.info(`keeping ${pool.size} warm box(es) of ${options.profile.image}`);
+    pool.refill();
+    return pool;
+  }
+
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
+  /** The session ids of the idle boxes, oldest first. */
+  idleIds(): string[] {
+    return this.idle.map((i) => i.warm.sessionId);
+  }
+
+  /** An idle box for a session with these box options, or undefined: the session then starts cold. */
+  take(request: BoxRequest): WarmBox | undefined {
+    if (this.closed || this.size === 0) return undefined;
+    const misfit = poolMisfit(this.profile, request);
+    if (misfit !== undefined) {
+      log.debug(`a session starts cold: the pool does not serve ${misfit}`);
+      return undefined;
+    }
+    const entry = this.idle.shift();
+    this.refill();
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    return entry.warm;
+  }
+
+  /** Resolves once the pool holds all its idle boxes, or is closed. */
+  full(): Promise<void> {
+    if (this.closed || this.idle.length >= this.size) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Stops refilling and removes every idle box. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake?.();
+    await this.filling;
+    const all = this.idle.splice(0);
+    for (const entry of all) clearTimeout(entry.timer);
+    await Promise.allSettled(all.map((entry) => disposeWarmBox(entry.warm)));
+    this.notify();
+  }
+
+  private notify(): void {
+    if (!this.closed && this.idle.length < this.size) return;
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  private refill(): void {
+    if (this.closed || this.filling || this.idle.length >= this.size) return;
+    this.filling = (async () => {
+      while (!this.closed && this.idle.length < this.size) {
+        try {
+          await this.fillOne();
+          this.failures = 0;
+        } catch (error) {
+          this.failures++;
+          const waitMs = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** this.failures);
+          log.warn(`could not make a warm box (${describeError(error)}); trying again in ${waitMs / 1000} s`);
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, waitMs);
+            timer.unref();
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wake = undefined;
+        }
+      }
+    })().finally(() => {
+      this.filling = undefined;
+      // A take between the loop's last check and here found the pool still filling.
+      if (!this.closed && this.idle.length < this.size) this.refill();
+    });
+  }
+
+  private async fillOne(): Promise<void> {
+    const sessionId = newSessionId();
+    const labels = { [LABEL_POOL]: "warm" };
+    const { box, gatewayDir } = await createSessionBox(this.engine, sessionId, { ...this.profile, labels });
+    let shell: PtyShell | undefined;
+    try {
+      shell = await startSessionShell(box);
+      // The receiver waits as long as the box may, plus the time a copy-in may take.
+      const receiver = SnapshotReceiver.open(box, { timeoutMs: this.ttlMs + 600_000 });
+      const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver };
+      if (this.closed) {
+        await disposeWarmBox(warm);
+        return;
+      }
+      const entry: Idle = {
+        warm,
+        timer: setTimeout(() => void this.expire(entry, "idle past its time to live"), this.ttlMs),
+      };
+      entry.timer.unref();
+      // The receiver ends while idle only if the box went away (removed by hand, the engine restarted).
+      void receiver.result.then(
+        () => this.expire(entry, "its box stopped"),
+        () => this.expire(entry, "its box stopped"),
+      );
+      this.idle.push(entry);
+      log.debug(`warm box ${box.shortId} ready (session ${sessionId})`);
+      this.notify();
+    } catch (error) {
+      await shell?.dispose();
+      await box.remove().catch(() => undefined);
+      await rm(gatewayDir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private async expire(entry: Idle, why: string): Promise<void> {
+    const at = this.idle.indexOf(entry);
+    if (at < 0) return;
+    this.idle.splice(at, 1);
+    clearTimeout(entry.timer);
+    log.debug(`replacing warm box ${entry.warm.box.shortId}: ${why}`);
+    this.refill();
+    await disposeWarmBox(entry.warm);
+  }
+}

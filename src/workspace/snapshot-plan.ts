@@ -1,0 +1,55 @@
+/**
+ * What a snapshot of a host repository is made of: a commit's tree, taken from git's object store
+ * (or the snapshot cache), and the working-tree files that differ from it, read from the host. A
+ * clean checkout sends no working-tree file at all; a session on a ref sends only the ref's tree.
+ */
+import { InvalidArgumentError } from "../util/errors.js";
+import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
+
+export interface SnapshotPlan {
+  repo: HostRepo;
+  /** The commit whose tree the snapshot starts from; undefined for a repository with no commit. */
+  commit?: string;
+  /** Set for a session on a ref: the box's HEAD is detached at this commit. */
+  detach?: string;
+  /** Working-tree paths to send from the host's files: changed since the commit, or untracked. */
+  files: string[];
+  /** Paths of the commit's tree not to send from it (changed or deleted in the working tree). */
+  skip: Set<string>;
+}
+
+const split = (b: Buffer): string[] => b.toString("utf8").split("\0").filter(Boolean);
+
+async function resolveCommit(repo: HostRepo, ref: string): Promise<string> {
+  if (ref.startsWith("-"))
+    throw new InvalidArgumentError("ref", `${JSON.stringify(ref)} is not a commit-ish`);
+  try {
+    return (await hostGit(repo.root, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]))
+      .toString("utf8")
+      .trim();
+  } catch {
+    throw new InvalidArgumentError(
+      "ref",
+      `${JSON.stringify(ref)} names no commit in ${repo.root}; give a branch, tag or commit id`,
+    );
+  }
+}
+
+/** Works out what to send for a snapshot of the repository at `repoPath` (its working tree, or `ref`). */
+export async function planSnapshot(repoPath: string, ref?: string): Promise<SnapshotPlan> {
+  const repo = await openHostRepo(repoPath);
+  if (ref !== undefined) {
+    const commit = await resolveCommit(repo, ref);
+    return { repo, commit, detach: commit, files: [], skip: new Set() };
+  }
+  if (repo.head === null) return { repo, files: await snapshotFileList(repo), skip: new Set() };
+  // Tracked paths whose working-tree state differs from HEAD (edited, deleted, staged as new), and
+  // untracked files that are not ignored. git compares by the index's stat data: clean files are
+  // not read.
+  const [changed, untracked] = await Promise.all([
+    hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", repo.head, "--"]),
+    hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
+  ]);
+  const files = [...new Set([...split(changed), ...split(untracked)])];
+  return { repo, commit: repo.head, files, skip: new Set(files) };
+}

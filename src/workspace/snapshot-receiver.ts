@@ -1,0 +1,100 @@
+/**
+ * The box end of a copy-in: one program started in the box before the snapshot exists, waiting on
+ * its stdin. It reads a first line (the snapshot time, and the commit to detach at or "-"),
+ * extracts the tar stream that follows into /workspace and records the base commit with a private
+ * index, all in one exec. A warm box has its receiver started ahead of time, so a session that
+ * takes it pays for no exec at all before the bytes flow.
+ */
+import { PassThrough, Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ExecResult } from "../engine/exec.js";
+import type { Box } from "../sandbox/box.js";
+
+/** Where the private index lives in the box; it keeps stat data so a diff only stats files. */
+export const DIFF_INDEX = "/tmp/.drydock-index";
+export const BASE_REF = "refs/drydock/base";
+
+const RECEIVE = `
+set -e
+IFS=' ' read -r stamp detach || exit 0
+[ -n "$stamp" ] || exit 0
+cd /workspace
+tar -x -f - -C /workspace
+if [ "$detach" != - ]; then
+  git read-tree "$detach"
+fi
+export GIT_INDEX_FILE=${DIFF_INDEX}
+if head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
+git add -A
+tree=$(git write-tree)
+if [ -n "$head" ] && [ "$tree" = "$(git rev-parse "$head^{tree}")" ]; then
+  base=$head; dirty=0
+else
+  base=$(GIT_AUTHOR_DATE="$stamp" GIT_COMMITTER_DATE="$stamp" git commit-tree "$tree" \${head:+-p "$head"} -m "drydock: snapshot of the host working tree")
+  dirty=1
+fi
+git update-ref ${BASE_REF} "$base"
+git update-index -q --refresh >/dev/null 2>&1 || true
+# On a ref the agent's index is the same tree with the same files: share the fresh stat data.
+if [ "$detach" != - ]; then cp "$GIT_INDEX_FILE" .git/index; fi
+printf '%s %s' "$base" "$dirty"
+`;
+
+export class SnapshotReceiver {
+  private used = false;
+
+  private constructor(
+    private readonly input: PassThrough,
+    /** Settles when the program in the box ends: after a copy-in, or when the box goes away. */
+    readonly result: Promise<ExecResult>,
+  ) {}
+
+  /** Starts the receiving program; `timeoutMs` counts from now, waiting included (default 10 min). */
+  static open(box: Box, options: { timeoutMs?: number } = {}): SnapshotReceiver {
+    const input = new PassThrough();
+    const result = box.sh(RECEIVE, [], { stdin: input, timeoutMs: options.timeoutMs ?? 600_000 });
+    result.catch(() => undefined);
+    return new SnapshotReceiver(input, result);
+  }
+
+  /**
+   * Sends the first line and the tar stream; resolves with the program's result once it ends. A
+   * failure to produce the stream is thrown as it is; a program that ends early (a full
+   * workspace) stops the sending.
+   */
+  async receive(
+    stamp: string,
+    detach: string | undefined,
+    tarStream: AsyncIterable<Buffer>,
+  ): Promise<ExecResult> {
+    if (this.used) throw new Error("a snapshot receiver takes one snapshot");
+    this.used = true;
+    async function* all() {
+      yield Buffer.from(`${stamp} ${detach ?? "-"}\n`);
+      yield* tarStream;
+    }
+    let sendError: unknown;
+    // pipeline destroys the input with the error, which ends the exec: the program cannot wait on.
+    const sending = pipeline(Readable.from(all()), this.input).catch((error: unknown) => {
+      sendError ??= error;
+    });
+    let result: ExecResult;
+    try {
+      result = await this.result;
+    } catch (error) {
+      throw sendError ?? error;
+    } finally {
+      this.input.destroy();
+      await sending;
+    }
+    // A program that failed says why (a full workspace, a broken archive) on its stderr.
+    if (result.exitCode === 0 && sendError !== undefined) throw sendError;
+    return result;
+  }
+
+  /** Ends the input without a snapshot: the program exits and nothing is written. */
+  close(): void {
+    this.used = true;
+    this.input.end();
+  }
+}
