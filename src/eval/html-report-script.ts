@@ -29,7 +29,7 @@ function duration(ms) {
   return Math.floor(m / 60) + " h " + (m % 60) + " min";
 }
 const num = (n) => Number(n || 0).toLocaleString("en-US");
-const usd = (n) => "$" + Number(n || 0).toFixed(n >= 1 ? 2 : 4);
+const usd = (n) => (n ? "$" + Number(n).toFixed(n >= 1 ? 2 : 4) : "$0");
 const pct = (r) => (r * 100).toFixed(1) + "%";
 
 function card(label, value, sub) {
@@ -51,7 +51,7 @@ function renderSummary() {
   const cards = $("#summary");
   cards.append(
     card("resolved", pct(s.resolved_rate), s.resolved + " of " + s.tasks + " tasks"),
-    card("statuses", String(s.tasks), statuses || "no task"),
+    card("tasks", String(s.tasks), statuses || "no task"),
     card("time", duration(s.wall_ms ?? s.duration_ms), "box time " + duration(s.duration_ms)),
     card("tokens", num(s.tokens.input + s.tokens.output), num(s.tokens.input) + " in · " + num(s.tokens.output) + " out"),
     card("cost", usd(s.cost_usd), num(s.llm_requests) + " model calls"),
@@ -62,7 +62,7 @@ function renderSummary() {
     for (const p of results.invalid_tasks) {
       list.append(el("li", { text: p.source + (p.line ? ":" + p.line : "") + ": " + p.field + ": " + p.message }));
     }
-    $("#problems").append(el("h2", { text: results.invalid_tasks.length + " invalid task(s), not run" }), list);
+    $("#problems").append(el("h2", { text: "problems in the task file (those tasks did not run)" }), list);
   }
 }
 
@@ -113,12 +113,15 @@ function renderHead() {
 
 function details(task) {
   const box = el("div", { class: "details" });
-  let attempt = task.attempts.length;
+  let attempt = task.attempts.length ? task.attempts[task.attempts.length - 1].attempt : 1;
   let tab = "diff";
   const tabs = el("div", { class: "tabs" });
   const body = el("pre", { class: "body" });
+  const files = el("div", { class: "sub" });
   function show() {
-    const a = task.attempts[attempt - 1];
+    const a = task.attempts.find((x) => x.attempt === attempt);
+    const folder = "tasks/" + task.id + (attempt > 1 ? "/attempt-" + attempt : "") + "/";
+    files.replaceChildren("files: ", el("a", { href: folder, text: folder }));
     const t = texts[task.id + "#" + attempt] || { diff: "", agentLog: "", testOutput: "" };
     tabs.replaceChildren();
     if (task.attempts.length > 1) {
@@ -135,7 +138,7 @@ function details(task) {
     body.className = "body " + tab;
     if (tab === "diff") {
       if (!t.diff) body.textContent = "(no change)";
-      for (const line of t.diff.split("\n")) {
+      else for (const line of t.diff.replace(/\n$/, "").split("\n")) {
         const cls = line.startsWith("+++") || line.startsWith("---") ? "file" : line.startsWith("+") ? "add"
           : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : line.startsWith("diff ") ? "file" : "";
         body.append(el("span", { class: cls, text: line + "\n" }));
@@ -145,8 +148,7 @@ function details(task) {
     else body.textContent = JSON.stringify(a, null, 2);
   }
   show();
-  const folder = task.attempts.length ? "tasks/" + task.id : "";
-  box.append(tabs, body, folder ? el("div", { class: "sub" }, ["files: ", el("a", { href: folder + "/", text: folder + "/" })]) : "");
+  box.append(tabs, body, task.attempts.length ? files : "");
   return box;
 }
 

@@ -54,10 +54,12 @@ export class RepoSources {
       });
     } catch (error) {
       await rm(partial, { recursive: true, force: true });
-      const stderr = String((error as { stderr?: string }).stderr ?? "").trim();
+      const stderr = String((error as { stderr?: string }).stderr ?? "")
+        .trim()
+        .split("\n")[0];
       throw new DrydockError(
         "clone_failed",
-        `cannot clone ${url}: ${stderr || (error as Error).message}. The URL must be reachable from this host (the box never is online)`,
+        `cannot clone ${url}: ${stderr || (error as Error).message}; the URL must be reachable from this host (the box never is online)`,
       );
     }
     await rename(partial, target);

@@ -6,7 +6,7 @@
 import type { Session, SessionOptions } from "../session/session.js";
 import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
 import type { SessionAccess } from "../tools/session-access.js";
-import { DrydockError, SessionNotFoundError } from "../util/errors.js";
+import { DrydockError } from "../util/errors.js";
 
 export class SingleSessionAccess implements SessionAccess, TaskStackAccess {
   constructor(
@@ -15,7 +15,7 @@ export class SingleSessionAccess implements SessionAccess, TaskStackAccess {
   ) {}
 
   async resolve(_clientId: string, sessionId: string | undefined): Promise<Session> {
-    if (sessionId !== undefined && sessionId !== this.session.id) throw new SessionNotFoundError(sessionId);
+    this.check(sessionId);
     return this.session;
   }
 
@@ -32,8 +32,17 @@ export class SingleSessionAccess implements SessionAccess, TaskStackAccess {
   }
 
   open(_clientId: string, sessionId: string | undefined): Promise<StoredTaskStack> {
-    if (sessionId !== undefined && sessionId !== this.session.id) throw new SessionNotFoundError(sessionId);
+    this.check(sessionId);
     return this.stacks.open(this.session.id);
+  }
+
+  /** Another id is answered like an unknown one: it says nothing about other tasks' sessions. */
+  private check(sessionId: string | undefined): void {
+    if (sessionId === undefined || sessionId === this.session.id) return;
+    throw new DrydockError(
+      "session_not_found",
+      `session ${sessionId} not found; this endpoint serves only session ${this.session.id} (omit session_id to use it)`,
+    );
   }
 
   private refuse(what: string): DrydockError {

@@ -33,6 +33,14 @@ export interface McpGrant {
   revoke(): Promise<void>;
 }
 
+export interface EndpointServices {
+  /** Serves aider_ai_code in the task's box when given. */
+  aider?: AiderService;
+  /** Where the agent's task stack is kept. */
+  stacks: TaskStackOpener;
+  redact?: Redact;
+}
+
 interface Grant {
   session: Session;
   transports: Map<string, StreamableHTTPServerTransport>;
@@ -59,34 +67,31 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export class TaskMcpEndpoint {
   /** Grants by the sha256 of their token: a lookup that never compares the token itself. */
   private readonly grants = new Map<string, Grant>();
+  private readonly http: Server;
   private hosts = new Set<string>();
+  /** The endpoint's URL, e.g. http://127.0.0.1:41234/mcp. */
+  url = "";
 
-  private constructor(
-    private readonly http: Server,
-    readonly url: string,
-    private readonly services: { aider?: AiderService; stacks: TaskStackOpener; redact?: Redact },
-  ) {}
-
-  static async start(services: {
-    aider?: AiderService;
-    stacks: TaskStackOpener;
-    redact?: Redact;
-  }): Promise<TaskMcpEndpoint> {
-    let endpoint: TaskMcpEndpoint | undefined;
-    const http = createServer((req, res) => {
-      endpoint!.handle(req, res).catch((error: unknown) => {
+  private constructor(private readonly services: EndpointServices) {
+    this.http = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
         log.warn(`MCP request failed: ${(error as Error).message}`);
         if (!res.headersSent) send(res, 500, "internal error");
       });
     });
-    http.requestTimeout = 0;
+    this.http.requestTimeout = 0;
+  }
+
+  /** Listens on a free loopback port. */
+  static async start(services: EndpointServices): Promise<TaskMcpEndpoint> {
+    const endpoint = new TaskMcpEndpoint(services);
     await new Promise<void>((resolve, reject) => {
-      http.once("error", reject);
-      http.listen(0, "127.0.0.1", resolve);
+      endpoint.http.once("error", reject);
+      endpoint.http.listen(0, "127.0.0.1", resolve);
     });
-    const address = http.address();
+    const address = endpoint.http.address();
     const port = typeof address === "object" && address ? address.port : 0;
-    endpoint = new TaskMcpEndpoint(http, `http://127.0.0.1:${port}/mcp`, services);
+    endpoint.url = `http://127.0.0.1:${port}/mcp`;
     endpoint.hosts = allowedHosts("127.0.0.1", port);
     return endpoint;
   }

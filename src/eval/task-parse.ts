@@ -113,7 +113,7 @@ export function parseJsonlTasks(text: string, source: string): ParsedTasks {
 export function parseYamlTasks(text: string, source: string): ParsedTasks {
   const out: ParsedTasks = { tasks: [], problems: [], warnings: [] };
   const counter = new LineCounter();
-  const docs = parseAllDocuments(text, { lineCounter: counter, prettyErrors: false });
+  const docs = parseAllDocuments(text, { lineCounter: counter });
   const lineAt = (node: Node | null | undefined): number | undefined =>
     node?.range ? counter.linePos(node.range[0]).line : undefined;
   for (const doc of Array.isArray(docs) ? docs : [docs]) {

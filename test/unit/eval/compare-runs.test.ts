@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { compareRuns, formatComparison } from "../../../src/eval/compare-runs.js";
+import { buildResults } from "../../../src/eval/results-summary.js";
+import { attempt, runInfo } from "./fixtures.js";
+
+describe("compareRuns", () => {
+  const before = buildResults(runInfo(["fix", "break", "same", "differ", "old"]), [
+    attempt("fix", "unresolved"),
+    attempt("break", "resolved"),
+    attempt("same", "resolved"),
+    attempt("differ", "unresolved"),
+    attempt("old", "resolved"),
+  ]);
+  const after = buildResults(runInfo(["fix", "break", "same", "differ", "new"]), [
+    attempt("fix", "resolved"),
+    attempt("break", "agent_error"),
+    attempt("same", "resolved"),
+    attempt("differ", "timeout"),
+    attempt("new", "resolved"),
+  ]);
+  const c = compareRuns(before, after);
+
+  it("sorts tasks into fixed, broken, failing differently and unchanged", () => {
+    expect(c.fixed).toEqual([{ id: "fix", before: "unresolved", after: "resolved" }]);
+    expect(c.broken).toEqual([{ id: "break", before: "resolved", after: "agent_error" }]);
+    expect(c.changed).toEqual([{ id: "differ", before: "unresolved", after: "timeout" }]);
+    expect(c.same).toBe(1);
+    expect(c.only_before).toEqual(["old"]);
+    expect(c.only_after).toEqual(["new"]);
+  });
+
+  it("prints the rates and each change", () => {
+    const text = formatComparison(c, { before: "runs/a", after: "runs/b" });
+    expect(text).toContain("A runs/a: 3/5 resolved (60.0%)");
+    expect(text).toContain("fixed in B (1):\n  fix  unresolved → resolved");
+    expect(text).toContain("broken in B (1):\n  break  resolved → agent_error");
+    expect(text).toContain("only in B (1): new");
+  });
+});
