@@ -1,6 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { unlink } from "node:fs/promises";
+import { StringDecoder } from "node:string_decoder";
 import { LimitExceededError } from "../util/errors.js";
 import { addLogRedactor, logger } from "../util/log.js";
 import { chatText, isRecord, requestedModel } from "./chat-request.js";
@@ -13,7 +20,7 @@ import { DEFAULT_PRICES, type PriceTable } from "./prices.js";
 import { loadProviderKeys, secretValues, type ProviderKeys } from "./provider-keys.js";
 import { DEFAULT_ALLOWED_HOSTS, isProvider, splitProviderPath, type UpstreamProvider } from "./providers.js";
 import { ExchangeRecorder, exchangeKey, normalizePath, ReplayBook } from "./record-replay.js";
-import { secretRedactor } from "./redact.js";
+import { secretRedactor, StreamRedactor } from "./redact.js";
 import { planRoute, type RouteContext } from "./route-plan.js";
 import { BOX_GID, BOX_UID, grantBoxAccess, prepareSocketPath } from "./socket-dir.js";
 import { estimatePromptTokens } from "./token-estimate.js";
@@ -149,6 +156,10 @@ export class LlmGateway implements AsyncDisposable {
     await this.close();
   }
 
+  private get secrets(): string[] {
+    return secretValues(this.keys);
+  }
+
   private get name(): string {
     return `gateway${this.options.label ? ` ${this.options.label}` : ""}`;
   }
@@ -172,7 +183,7 @@ export class LlmGateway implements AsyncDisposable {
       const { address, port } = this.server.address() as AddressInfo;
       this.address_ = `http://${address.includes(":") ? `[${address}]` : address}:${port}`;
     }
-    this.removeRedactor = addLogRedactor(secretRedactor(secretValues(this.keys)));
+    this.removeRedactor = addLogRedactor(secretRedactor(this.secrets));
     const keyNames = Object.values(this.keys).map((key) => key.envName);
     log.info(
       `${this.name} listening on ${this.address_} (mode ${this.options.mode.kind}, keys: ${keyNames.join(", ") || "none"})`,
@@ -273,14 +284,26 @@ export class LlmGateway implements AsyncDisposable {
     const streamed = contentType.includes("text/event-stream");
     const meter = new UsageMeter(contentType);
     const recorded: string[] = [];
-    response.writeHead(answer.status, { ...answer.headers, "x-drydock-source": answer.source });
+    // An upstream may echo what it was sent (an error quoting the key): the box must not see it.
+    const scrub = this.secrets.length > 0 ? new StreamRedactor(this.secrets) : undefined;
+    const decoder = new StringDecoder("utf8");
+    response.writeHead(answer.status, {
+      ...(scrub ? redactHeaders(answer.headers, secretRedactor(this.secrets)) : answer.headers),
+      "x-drydock-source": answer.source,
+    });
     try {
       for await (const chunk of answer.body) {
         const piece = typeof chunk === "string" ? chunk : chunk.toString("utf8");
         meter.push(piece);
         if (this.recorder) recorded.push(piece);
-        await writeChunk(response, chunk);
+        if (!scrub) await writeChunk(response, chunk);
+        else {
+          const safe = scrub.push(typeof chunk === "string" ? chunk : decoder.write(chunk));
+          if (safe) await writeChunk(response, safe);
+        }
       }
+      const rest = scrub ? scrub.push(decoder.end()) + scrub.flush() : "";
+      if (rest) await writeChunk(response, rest);
       response.end();
     } catch (error) {
       log.warn(
@@ -346,4 +369,14 @@ export class LlmGateway implements AsyncDisposable {
       }
     }
   }
+}
+
+/** Response headers with secrets in their values redacted; a length no longer holds once the body may change. */
+function redactHeaders(headers: OutgoingHttpHeaders, redact: (text: string) => string): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name.toLowerCase() === "content-length") continue;
+    out[name] = Array.isArray(value) ? value.map(redact) : typeof value === "string" ? redact(value) : value;
+  }
+  return out;
 }

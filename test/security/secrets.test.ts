@@ -3,6 +3,8 @@
  * leaves the host: in a tool's answer, in its progress notifications, in drydock's logs and in
  * the MCP logging messages. The engine's own records of the box (`docker inspect`) hold no key.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
@@ -14,16 +16,48 @@ import { tempRepo, type TempRepo } from "../helpers/repos.js";
 const KEY = `sk-drydock-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
 const HALF = Math.floor(KEY.length / 2);
 
+/**
+ * An OpenAI stand-in that quotes back everything it was sent, headers included (as an error
+ * message that repeats the key would), a few bytes at a time so the key straddles chunks.
+ */
+function startEchoUpstream(): Promise<Server> {
+  const server = createServer((request, response) => {
+    const body: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => body.push(chunk));
+    request.on("end", () => {
+      const echo = JSON.stringify({
+        error: { message: `Incorrect API key provided: ${String(request.headers.authorization)}` },
+        headers: request.headers,
+        body: Buffer.concat(body).toString("utf8"),
+      });
+      response.writeHead(401, {
+        "content-type": "application/json",
+        "x-echo": String(request.headers.authorization),
+      });
+      const send = (at: number): void => {
+        if (at >= echo.length) return void response.end();
+        response.write(echo.slice(at, at + 7));
+        setTimeout(() => send(at + 7), 1);
+      };
+      send(0);
+    });
+  });
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
+}
+
 describe("host secrets", () => {
   let repo: TempRepo;
   let drydock: InMemoryDrydock;
   const logs: string[] = [];
   const mcpLogs: string[] = [];
   let removeSink: () => void = () => undefined;
-  const saved = process.env.OPENAI_API_KEY;
+  let upstream: Server;
+  const saved = { key: process.env.OPENAI_API_KEY, base: process.env.DRYDOCK_OPENAI_BASE_URL };
 
   beforeAll(async () => {
+    upstream = await startEchoUpstream();
     process.env.OPENAI_API_KEY = KEY;
+    process.env.DRYDOCK_OPENAI_BASE_URL = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     setLogLevel("debug");
     removeSink = addLogSink((record) => logs.push(record.message));
     repo = tempRepo({ "README.md": "hello\n" });
@@ -39,9 +73,34 @@ describe("host secrets", () => {
     repo?.[Symbol.dispose]();
     removeSink();
     setLogLevel("info");
-    if (saved === undefined) delete process.env.OPENAI_API_KEY;
-    else process.env.OPENAI_API_KEY = saved;
+    upstream?.closeAllConnections();
+    upstream?.close();
+    for (const [name, value] of [
+      ["OPENAI_API_KEY", saved.key],
+      ["DRYDOCK_OPENAI_BASE_URL", saved.base],
+    ] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
+
+  let gatewayStarted: Promise<unknown> | undefined;
+  /** An aider call on the offline model starts the session's gateway and the relay in the box. */
+  const startGateway = () =>
+    (gatewayStarted ??= drydock.client
+      .callTool(
+        {
+          name: "aider_ai_code",
+          arguments: {
+            ai_coding_prompt: "no rule matches this",
+            relative_editable_files: ["README.md"],
+            model: "openai/drydock-offline",
+          },
+        },
+        undefined,
+        { timeout: 170_000 },
+      )
+      .then(ok));
 
   /** Runs a bash command with progress on; returns the reply's text and every progress message. */
   const bash = async (command: string): Promise<{ text: string; progress: string[] }> => {
@@ -95,23 +154,8 @@ describe("host secrets", () => {
   });
 
   it("keeps the key out of what the engine records about the box and its programs", async () => {
-    // Start the session's gateway and relay (an aider call on the offline model) so every
-    // program drydock runs in the box has run at least once.
-    const aider = ok(
-      await drydock.client.callTool(
-        {
-          name: "aider_ai_code",
-          arguments: {
-            ai_coding_prompt: "no rule matches this",
-            relative_editable_files: ["README.md"],
-            model: "openai/drydock-offline",
-          },
-        },
-        undefined,
-        { timeout: 170_000 },
-      ),
-    );
-    expect(JSON.stringify(aider)).not.toContain(KEY);
+    // With the gateway and relay started, every program drydock runs in the box has run once.
+    expect(JSON.stringify(await startGateway())).not.toContain(KEY);
     const [session] = drydock.server.manager.list();
     const engine = await Engine.connect();
     const info = await engine.inspect(session!.box.id);
@@ -129,5 +173,26 @@ describe("host secrets", () => {
     // What was looked at holds the box's environment and the programs drydock runs there.
     expect(info.Config.Env).toContain("HOME=/home/agent");
     expect(JSON.stringify(execs)).toContain("/dev/stdin");
+  });
+
+  it("never hands the key to the box, even when the upstream echoes it back", async () => {
+    await startGateway();
+    // The box checks for itself what came back through the relay; only its verdict leaves.
+    const probe = `python3 - <<'EOF'
+import json, urllib.request, urllib.error
+request = urllib.request.Request("http://127.0.0.1:47011/openai/v1/chat/completions",
+    data=json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}).encode(),
+    headers={"content-type": "application/json", "authorization": "Bearer drydock-dummy-key"})
+try:
+    response = urllib.request.urlopen(request, timeout=30)
+    status, headers, body = response.status, str(response.headers), response.read().decode()
+except urllib.error.HTTPError as error:
+    status, headers, body = error.code, str(error.headers), error.read().decode()
+key = "${KEY.slice(0, HALF)}" + "${KEY.slice(HALF)}"
+print(status, "echoed" if "Incorrect API key provided" in body else "not-echoed",
+      "LEAKED" if key in body or key in headers else "clean", body.count("[redacted]"))
+EOF`;
+    const verdict = ok(await drydock.client.callTool({ name: "bash", arguments: { command: probe } }));
+    expect(verdict.output).toMatch(/^401 echoed clean [1-9]\d*\n$/);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { loadProviderKeys, secretValues } from "../../../src/gateway/provider-keys.js";
-import { redactSecrets, secretRedactor } from "../../../src/gateway/redact.js";
+import { redactSecrets, secretRedactor, StreamRedactor } from "../../../src/gateway/redact.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "./gateway-fixture.js";
@@ -19,6 +19,25 @@ describe("redactSecrets", () => {
   it("leaves values too short to be keys alone, and text without secrets unchanged", () => {
     expect(redactSecrets("a dummy x key", ["x", "dummy"])).toBe("a dummy x key");
     expect(secretRedactor([])("nothing to hide")).toBe("nothing to hide");
+  });
+});
+
+describe("StreamRedactor", () => {
+  it("finds a secret split across pieces, holding back only what could begin one", () => {
+    const secret = "sk-stream-0123456789";
+    const redactor = new StreamRedactor([secret]);
+    const pieces = ["data: sk-str", "eam-01234", "56789 done\n\n", "plain sk", "-other text"];
+    const out = pieces.map((p) => redactor.push(p));
+    expect(out[0]).toBe("data: ");
+    expect(out[2]).toBe("[redacted] done\n\n");
+    expect(out.join("") + redactor.flush()).toBe("data: [redacted] done\n\nplain sk-other text");
+    for (let cut = 1; cut < 40; cut++) {
+      const text = `a ${secret} b ${encodeURIComponent(secret)}`;
+      const r = new StreamRedactor([secret]);
+      expect(r.push(text.slice(0, cut)) + r.push(text.slice(cut)) + r.flush()).toBe(
+        "a [redacted] b [redacted]",
+      );
+    }
   });
 });
 
