@@ -1,0 +1,411 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { AttemptResult } from "../../src/eval/attempt-result.js";
+import type { ResultsFile } from "../../src/eval/results-summary.js";
+import { LABEL_EVAL_TASK } from "../../src/eval/run-attempt.js";
+import { Engine } from "../../src/engine/engine.js";
+import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
+
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+const CHROMIUM = process.env.DRYDOCK_CHROMIUM ?? "/usr/bin/chromium";
+
+const CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
+const CALC_TEST = `import unittest
+
+from calc import add, mul
+
+
+class CalcTest(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 3), 5)
+
+    def test_mul(self):
+        self.assertEqual(mul(2, 3), 6)
+
+
+if __name__ == "__main__":
+    unittest.main()
+`;
+const EXTRA_TEST = `import unittest
+
+from calc import add
+
+
+class ExtraTest(unittest.TestCase):
+    def test_add_negative(self):
+        self.assertEqual(add(-1, -1), -2)
+`;
+
+let work: string;
+let state: string;
+let calc: TempRepo;
+let sample: TempRepo;
+let gold: string;
+
+interface CliRun {
+  code: number | null;
+  stderr: string;
+  stdout: string;
+}
+
+function startCli(args: string[]): { child: ChildProcess; done: Promise<CliRun> } {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: work,
+    env: {
+      ...process.env,
+      DRYDOCK_STATE_DIR: state,
+      DRYDOCK_IMAGE: inject("sandboxImage"),
+      OPENAI_API_KEY: "",
+      ANTHROPIC_API_KEY: "",
+      GEMINI_API_KEY: "",
+      GOOGLE_API_KEY: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliRun>((resolve) =>
+    child.on("close", (code) => resolve({ code, stderr, stdout })),
+  );
+  return { child, done };
+}
+
+const runCli = (...args: string[]) => startCli(args).done;
+
+function writeTasks(name: string, tasks: Array<Record<string, unknown>>, extraLines: string[] = []): string {
+  const file = join(work, name);
+  writeFileSync(file, [...tasks.map((t) => JSON.stringify(t)), ...extraLines].join("\n") + "\n");
+  return file;
+}
+
+function readResults(out: string): ResultsFile {
+  return JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as ResultsFile;
+}
+
+function statuses(results: ResultsFile): Record<string, string> {
+  return Object.fromEntries(results.tasks.map((t) => [t.id, t.status]));
+}
+
+async function evalBoxes(): Promise<number> {
+  const engine = await Engine.connect();
+  return (await engine.listBoxes(LABEL_EVAL_TASK)).length;
+}
+
+/** The calc tasks: exit-code grading, test-name grading, and setup plus a hidden test patch. */
+function calcTasks(): Array<Record<string, unknown>> {
+  const base = { repo: "calc", prompt: "Fix add() so the tests pass", editable_files: ["calc.py"] };
+  return [
+    { ...base, id: "calc-exit", test_cmd: "python3 -m unittest -v", patch: gold },
+    {
+      ...base,
+      id: "calc-names",
+      test_cmd: "python3 -m unittest -v",
+      patch_file: "gold.diff",
+      fail_to_pass: ["test_calc.CalcTest.test_add"],
+      pass_to_pass: ["test_mul (test_calc.CalcTest)"],
+    },
+    {
+      ...base,
+      id: "calc-hidden",
+      setup: "echo generated > build-stamp.txt",
+      test_patch: EXTRA_PATCH(),
+      test_cmd: "test -f build-stamp.txt && python3 -m unittest -v test_extra",
+      patch: gold,
+    },
+  ];
+}
+
+let extraPatch = "";
+const EXTRA_PATCH = () => extraPatch;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "drydock-eval-"));
+  state = mkdtempSync(join(tmpdir(), "drydock-eval-state-"));
+  calc = tempRepo({ "calc.py": CALC, "test_calc.py": CALC_TEST });
+  calc.write("calc.py", CALC.replace("a - b", "a + b"));
+  gold = git(calc.path, "diff");
+  git(calc.path, "checkout", "-q", "calc.py");
+  calc.write("test_extra.py", EXTRA_TEST);
+  git(calc.path, "add", "-N", "test_extra.py");
+  extraPatch = git(calc.path, "diff");
+  rmSync(join(calc.path, "test_extra.py"));
+  git(calc.path, "reset", "-q");
+  cpSync(calc.path, join(work, "calc"), { recursive: true });
+  writeFileSync(join(work, "gold.diff"), gold);
+  sample = tempRepo({});
+  cpSync(join(process.cwd(), "examples", "sample-repo"), sample.path, { recursive: true });
+  sample.commit("sample");
+});
+
+afterAll(async () => {
+  calc?.[Symbol.dispose]();
+  sample?.[Symbol.dispose]();
+  rmSync(work, { recursive: true, force: true });
+  rmSync(state, { recursive: true, force: true });
+  expect(await evalBoxes()).toBe(0);
+});
+
+describe("drydock eval", () => {
+  const goldOut = () => join(work, "out-gold");
+
+  it("the patch agent resolves every task with the gold patch; a hanging test times out and the rest finish", async () => {
+    const file = writeTasks(
+      "tasks.jsonl",
+      [
+        ...calcTasks(),
+        { id: "calc-hang", repo: "calc", prompt: "x", test_cmd: "sleep 600", patch: gold, timeout_s: 6 },
+      ],
+      ['{"id": "broken", "repo": "calc"}'],
+    );
+    const started = Date.now();
+    const run = await runCli("eval", file, "--agent", "patch", "--concurrency", "2", "--out", goldOut());
+    expect(run.code, run.stderr).toBe(2); // the broken line is reported; the others ran
+    expect(run.stderr).toMatch(/tasks\.jsonl:5: prompt: is required/);
+    expect(run.stderr).toMatch(/4\/4 done · 3 passed · 1 failed · 0 running/);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const results = readResults(goldOut());
+    expect(statuses(results)).toEqual({
+      "calc-exit": "resolved",
+      "calc-names": "resolved",
+      "calc-hidden": "resolved",
+      "calc-hang": "timeout",
+    });
+    const hang = results.tasks.find((t) => t.id === "calc-hang")!.attempts[0]!;
+    expect(hang).toMatchObject({ phase: "tests", error: expect.stringMatching(/within the task's 6 s/) });
+    expect(hang.duration_ms).toBeLessThan(20_000);
+    const names = results.tasks.find((t) => t.id === "calc-names")!.attempts[0]!;
+    expect(names.tests?.grade).toMatchObject({
+      by: "test_names",
+      reason: "FAIL_TO_PASS 1/1 pass; PASS_TO_PASS 1/1 pass",
+    });
+    expect(results.invalid_tasks).toEqual([
+      expect.objectContaining({ line: 5, field: "prompt" }),
+      expect.objectContaining({ line: 5, field: "test_cmd" }),
+    ]);
+    // The per-task folder: the patch is the agent's change only (not setup's), the logs are there.
+    const hidden = join(goldOut(), "tasks", "calc-hidden");
+    expect(readFileSync(join(hidden, "patch.diff"), "utf8")).toMatch(/^diff --git a\/calc\.py b\/calc\.py/);
+    expect(readFileSync(join(hidden, "patch.diff"), "utf8")).not.toContain("build-stamp");
+    expect(readFileSync(join(hidden, "agent.log"), "utf8")).toContain("applied with git apply");
+    expect(readFileSync(join(hidden, "test_output.txt"), "utf8")).toMatch(/test_add_negative .* ok/);
+    const one = JSON.parse(readFileSync(join(hidden, "result.json"), "utf8")) as AttemptResult;
+    expect(one).toMatchObject({ task_id: "calc-hidden", attempt: 1, status: "resolved", agent: "patch" });
+  });
+
+  it("writes a junit.xml that parses, with one testcase per task", () => {
+    const xml = readFileSync(join(goldOut(), "junit.xml"), "utf8");
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml);
+    expect(doc.testsuites).toMatchObject({ tests: "4", failures: "0", errors: "1" });
+    const cases = doc.testsuites.testsuite.testcase as Array<{ name: string; error?: { type: string } }>;
+    expect(cases.map((c) => c.name)).toEqual(["calc-exit", "calc-names", "calc-hidden", "calc-hang"]);
+    expect(cases[3]!.error!.type).toBe("timeout");
+  });
+
+  it("writes a report.html that renders in headless Chromium, sorts, and shows every task's diff, log and output", async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}; the report test needs it. Fix: run \`bash scripts/install-chromium.sh\` (as root on Debian it runs apt-get install -y chromium), or set DRYDOCK_CHROMIUM to a Chromium binary.`,
+      );
+    }
+    const profile = mkdtempSync(join(tmpdir(), "drydock-chromium-"));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
+    });
+    try {
+      const page = await context.newPage();
+      const problems: string[] = [];
+      const requests: string[] = [];
+      page.on("pageerror", (e) => problems.push(e.message));
+      page.on("console", (m) => void (m.type() === "error" && problems.push(m.text())));
+      page.on("request", (r) => requests.push(r.url()));
+      const url = `file://${join(goldOut(), "report.html")}`;
+      await page.goto(url);
+      await page.waitForSelector("body[data-ready=true]");
+      const ids = await page.$$eval("tr.task", (rows) => rows.map((r) => r.getAttribute("data-id")));
+      expect(ids).toEqual(["calc-exit", "calc-hang", "calc-hidden", "calc-names"]);
+      expect(await page.textContent("#summary")).toMatch(/resolved\s*75\.0%\s*3 of 4 tasks/);
+      // Sort by status, then by status descending.
+      await page.click('th[data-key="status"]');
+      expect(await page.$$eval("tr.task", (rows) => rows.map((r) => r.getAttribute("data-id")))).toEqual([
+        "calc-exit",
+        "calc-hidden",
+        "calc-names",
+        "calc-hang",
+      ]);
+      await page.click('th[data-key="status"]');
+      expect(await page.getAttribute('th[data-key="status"]', "aria-sort")).toBe("descending");
+      await page.click('tr.task[data-id="calc-names"]');
+      expect(await page.textContent("pre.body")).toContain("+    return a + b");
+      await page.click('button[data-tab="log"]');
+      expect(await page.textContent("pre.body")).toContain("applied with git apply");
+      await page.click('button[data-tab="tests"]');
+      expect(await page.textContent("pre.body")).toMatch(/test_add .* ok/);
+      await page.click('tr.task[data-id="calc-hang"]');
+      await page.click('button[data-tab="tests"]');
+      expect(await page.textContent("pre.body")).toContain("$ sleep 600");
+      expect(problems).toEqual([]);
+      expect(requests).toEqual([url]);
+    } finally {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+
+  it("an empty patch resolves none, and compare lists the tasks that broke", async () => {
+    const file = writeTasks("calc.jsonl", calcTasks());
+    mkdirSync(join(work, "no-patches"));
+    const out = join(work, "out-empty");
+    const run = await runCli(
+      "eval",
+      file,
+      "--agent",
+      "patch",
+      "--patches",
+      join(work, "no-patches"),
+      "--out",
+      out,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(statuses(readResults(out))).toEqual({
+      "calc-exit": "unresolved",
+      "calc-names": "unresolved",
+      "calc-hidden": "unresolved",
+    });
+    const names = readResults(out).tasks.find((t) => t.id === "calc-names")!.attempts[0]!;
+    expect(names.tests?.grade?.fail_to_pass?.failed).toEqual(["test_calc.CalcTest.test_add"]);
+
+    const compared = await runCli("eval", "compare", goldOut(), out);
+    expect(compared.code).toBe(0);
+    expect(compared.stdout).toContain("broken in B (3):");
+    expect(compared.stdout).toContain("calc-names  resolved → unresolved");
+    expect(compared.stdout).toContain("only in A (1): calc-hang");
+    const gate = await runCli("eval", "compare", goldOut(), out, "--fail-on-regression", "--json");
+    expect(gate.code).toBe(1);
+    expect((JSON.parse(gate.stdout) as { broken: unknown[] }).broken).toHaveLength(3);
+  });
+
+  it("eval report rebuilds the reports from the task folders", async () => {
+    const out = join(work, "out-empty");
+    rmSync(join(out, "results.json"));
+    rmSync(join(out, "report.html"));
+    const run = await runCli("eval", "report", out);
+    expect(run.code, run.stderr).toBe(0);
+    expect(readResults(out).summary).toMatchObject({ tasks: 3, resolved: 0 });
+    expect(readFileSync(join(out, "report.html"), "utf8")).toContain("calc-hidden");
+  });
+
+  it("the aider agent resolves the scripted task through the offline model", async () => {
+    const file = writeTasks("aider.jsonl", [
+      {
+        id: "greet",
+        repo: sample.path,
+        prompt: "Make greet() return 'Hello, NAME!' so the tests pass",
+        editable_files: ["greet.py"],
+        test_cmd: "python3 -m unittest -v",
+        fail_to_pass: ["test_greet.GreetTest.test_greets_with_a_comma_and_an_exclamation_mark"],
+      },
+    ]);
+    const out = join(work, "out-aider");
+    const run = await runCli("eval", file, "--agent", "aider", "--llm", "offline", "--out", out);
+    expect(run.code, run.stderr).toBe(0);
+    const results = readResults(out);
+    expect(results.run.model).toBe("openai/drydock-offline");
+    const greet = results.tasks[0]!.attempts[0]!;
+    expect(greet).toMatchObject({ status: "resolved", model: "openai/drydock-offline", llm_requests: 1 });
+    expect(greet.tokens.input).toBeGreaterThan(0);
+    expect(readFileSync(join(out, "tasks", "greet", "patch.diff"), "utf8")).toContain(
+      '+    return f"Hello, {name}!"',
+    );
+    expect(readFileSync(join(out, "tasks", "greet", "agent.log"), "utf8")).toContain(
+      "Applied edit to greet.py",
+    );
+  });
+
+  it("the command agent works through an MCP endpoint that opens only its own session", async () => {
+    const sdk = join(process.cwd(), "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client");
+    const agent = join(work, "agent.mjs");
+    writeFileSync(
+      agent,
+      `import { Client } from ${JSON.stringify(`file://${sdk}/index.js`)};
+import { StreamableHTTPClientTransport } from ${JSON.stringify(`file://${sdk}/streamableHttp.js`)};
+const client = new Client({ name: "agent", version: "1" });
+await client.connect(new StreamableHTTPClientTransport(new URL(process.env.DRYDOCK_MCP_URL), {
+  requestInit: { headers: { Authorization: "Bearer " + process.env.DRYDOCK_MCP_TOKEN } } }));
+const names = (await client.listTools()).tools.map((t) => t.name);
+if (names.includes("session_apply") || names.includes("session_create")) process.exit(3);
+const other = await client.callTool({ name: "bash", arguments: { command: "true", session_id: "000000000000" } });
+if (!other.isError) process.exit(4);
+const done = await client.callTool({ name: "bash", arguments: { session_id: process.env.DRYDOCK_SESSION_ID,
+  command: "sed -i 's/a - b/a + b/' calc.py" } });
+console.log("agent:", process.env.DRYDOCK_TASK_PROMPT, JSON.parse(done.content[0].text).exit_code);
+await client.close();
+`,
+    );
+    const file = writeTasks("command.jsonl", [calcTasks()[0]!]);
+    const out = join(work, "out-command");
+    const run = await runCli(
+      "eval",
+      file,
+      "--agent",
+      "command",
+      "--agent-command",
+      `node ${agent}`,
+      "--out",
+      out,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(statuses(readResults(out))).toEqual({ "calc-exit": "resolved" });
+    expect(readFileSync(join(out, "tasks", "calc-exit", "agent.log"), "utf8")).toContain(
+      "agent: Fix add() so the tests pass 0",
+    );
+  });
+
+  it("a run killed mid-way resumes with the same --out, keeping what finished", async () => {
+    const slow = calcTasks()
+      .slice(0, 1)
+      .flatMap((t) =>
+        ["k1", "k2", "k3"].map((id) => ({ ...t, id, test_cmd: "sleep 1 && python3 -m unittest -v" })),
+      );
+    const file = writeTasks("slow.jsonl", slow);
+    const out = join(work, "out-killed");
+    const args = ["eval", file, "--agent", "patch", "--concurrency", "1", "--out", out];
+    const first = startCli(args);
+    const firstResult = join(out, "tasks", "k1", "result.json");
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(firstResult) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(firstResult), "the first task never finished").toBe(true);
+    first.child.kill("SIGKILL");
+    await first.done;
+    const kept = readFileSync(firstResult, "utf8");
+    expect(existsSync(join(out, "tasks", "k3", "result.json"))).toBe(false);
+
+    const second = await runCli(...args);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toMatch(/1 attempt\(s\) were already finished/);
+    expect(statuses(readResults(out))).toEqual({ k1: "resolved", k2: "resolved", k3: "resolved" });
+    expect(readFileSync(firstResult, "utf8")).toBe(kept);
+
+    // --force starts over.
+    const again = await runCli(...args, "--force");
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(firstResult, "utf8")).not.toBe(kept);
+  });
+});
