@@ -20,6 +20,7 @@ const log = logger("sessions");
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly creating = new Set<Promise<unknown>>();
+  private readonly removing = new Set<Promise<unknown>>();
 
   private constructor(
     readonly engine: Engine,
@@ -78,16 +79,23 @@ export class SessionManager {
   async destroy(id: string): Promise<void> {
     const session = this.get(id);
     this.sessions.delete(id);
-    await session.destroy();
+    const removing = session.destroy();
+    this.removing.add(removing);
+    try {
+      await removing;
+    } finally {
+      this.removing.delete(removing);
+    }
   }
 
-  /** Removes every session (and waits for sessions still being created, then removes them too) and the pool. */
+  /** Removes every session (and waits for sessions still being created, then removes them too) and the pool; returns once every box is gone. */
   async closeAll(): Promise<void> {
     const closingPool = this.closePool();
     await Promise.allSettled([...this.creating]);
     const all = this.list();
     this.sessions.clear();
-    await Promise.allSettled([...all.map((s) => s.destroy()), closingPool]);
+    // Removals already under way (a client that left as the server stops) are waited for too.
+    await Promise.allSettled([...all.map((s) => s.destroy()), closingPool, ...this.removing]);
   }
 
   /** Removes the warm pool's idle boxes and stops refilling it. */
