@@ -378,7 +378,7 @@ await client.close();
     );
   });
 
-  it("a run killed mid-way resumes with the same --out, keeping what finished", async () => {
+  it("Ctrl-C stops cleanly and keeps what finished; a SIGKILLed run resumes with the same --out", async () => {
     const slow = calcTasks()
       .slice(0, 1)
       .flatMap((t) =>
@@ -387,25 +387,43 @@ await client.close();
     const file = writeTasks("slow.jsonl", slow);
     const out = join(work, "out-killed");
     const args = ["eval", file, "--agent", "patch", "--concurrency", "1", "--out", out];
-    const first = startCli(args);
-    const firstResult = join(out, "tasks", "k1", "result.json");
-    const deadline = Date.now() + 60_000;
-    while (!existsSync(firstResult) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    expect(existsSync(firstResult), "the first task never finished").toBe(true);
-    first.child.kill("SIGKILL");
-    await first.done;
-    const kept = readFileSync(firstResult, "utf8");
-    expect(existsSync(join(out, "tasks", "k3", "result.json"))).toBe(false);
+    const resultOf = (id: string) => join(out, "tasks", id, "result.json");
+    const waitFor = async (path: string) => {
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(path) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(path), `${path} never appeared`).toBe(true);
+    };
 
-    const second = await runCli(...args);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/1 attempt\(s\) were already finished/);
+    // Ctrl-C after the first task: the running one is cancelled, its box removed, the report written.
+    const first = startCli(args);
+    await waitFor(resultOf("k1"));
+    first.child.kill("SIGINT");
+    const stopped = await first.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toMatch(/run the same command again/);
+    expect(await evalBoxes()).toBe(0);
+    const partial = readResults(out);
+    expect(partial.run.interrupted).toBe(true);
+    expect(statuses(partial)).toMatchObject({ k1: "resolved", k3: "not_run" });
+    const kept = readFileSync(resultOf("k1"), "utf8");
+
+    // SIGKILL during the next task: nothing is written for it; the box is left for the next run.
+    const second = startCli(args);
+    await waitFor(resultOf("k2"));
+    second.child.kill("SIGKILL");
+    await second.done;
+    expect(existsSync(resultOf("k3"))).toBe(false);
+
+    const third = await runCli(...args);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).toMatch(/2 attempt\(s\) were already finished/);
     expect(statuses(readResults(out))).toEqual({ k1: "resolved", k2: "resolved", k3: "resolved" });
-    expect(readFileSync(firstResult, "utf8")).toBe(kept);
+    expect(readResults(out).run.interrupted).toBeUndefined();
+    expect(readFileSync(resultOf("k1"), "utf8")).toBe(kept);
 
     // --force starts over.
     const again = await runCli(...args, "--force");
     expect(again.code, again.stderr).toBe(0);
-    expect(readFileSync(firstResult, "utf8")).not.toBe(kept);
+    expect(readFileSync(resultOf("k1"), "utf8")).not.toBe(kept);
   });
 });
