@@ -88,7 +88,7 @@ describe("drydock stopped or killed", () => {
       })
       .catch((error: Error) => error);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    transport.pid && process.kill(transport.pid, "SIGKILL");
+    if (transport.pid) process.kill(transport.pid, "SIGKILL");
     expect(await inFlight).toBeInstanceOf(Error);
     expect(await boxesOf(id)).toBe(1);
 
