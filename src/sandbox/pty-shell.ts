@@ -196,6 +196,8 @@ export class PtyShell {
 
   private async respawn(why: string): Promise<void> {
     log.info(`${this.options.containerId.slice(0, 12)}: starting a new shell (${why})`);
+    // The command being answered is over: what the new shell prints while it starts is not its output.
+    this.pending = undefined;
     this.kill();
     this.restarts++;
     await this.spawn();
