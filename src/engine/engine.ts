@@ -4,7 +4,7 @@
  */
 import Docker from "dockerode";
 import type { Readable } from "node:stream";
-import { DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
+import { BoxGoneError, DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { toCreateOptions, type ContainerSpec } from "./container-spec.js";
 import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
@@ -203,6 +203,7 @@ export class Engine {
       return await runExec(this.docker.getContainer(id), argv, options);
     } catch (error) {
       if (error instanceof DrydockError) throw error;
+      if (isGone(error)) throw new BoxGoneError(short(id), { cause: error });
       throw this.wrap(error, `exec ${argv[0]} in ${short(id)}`);
     }
   }
@@ -216,4 +217,11 @@ export class Engine {
     log.debug(`${what} failed: ${message}`);
     return new DrydockError("engine_error", `${what} failed: ${message}`, { cause: error });
   }
+}
+
+/** The engine's answer when a container was stopped (409 "is not running") or removed (404). */
+function isGone(error: unknown): boolean {
+  const status = (error as { statusCode?: number }).statusCode;
+  const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
+  return status === 404 || (status === 409 && /is not running|is restarting|is paused/.test(message));
 }

@@ -7,6 +7,7 @@ import type { Engine } from "../engine/engine.js";
 import type { Box } from "../sandbox/box.js";
 import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
+import { BoxGoneError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
 import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
@@ -160,16 +161,23 @@ export class Session {
   }
 
   /** Runs a command in the persistent shell. */
-  bash(
+  async bash(
     command: string,
     options: { timeoutMs?: number; signal?: AbortSignal; onOutput?: (text: string) => void } = {},
   ): Promise<ShellResult> {
-    return this.shell.run(command, {
-      timeoutMs: options.timeoutMs ?? this.commandTimeoutMs,
-      maxOutputBytes: this.maxOutputBytes,
-      signal: options.signal,
-      onOutput: options.onOutput,
-    });
+    try {
+      return await this.shell.run(command, {
+        timeoutMs: options.timeoutMs ?? this.commandTimeoutMs,
+        maxOutputBytes: this.maxOutputBytes,
+        signal: options.signal,
+        onOutput: options.onOutput,
+      });
+    } catch (error) {
+      // A shell that cannot start again, in a box that is gone: say that, not what the terminal showed.
+      if (!(await this.box.isRunning().catch(() => true)))
+        throw new BoxGoneError(this.box.shortId, { cause: error });
+      throw error;
+    }
   }
 
   /** The diff as text, for people and models (bytes that are not UTF-8 show as U+FFFD). */

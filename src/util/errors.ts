@@ -77,6 +77,20 @@ export class CommandTimeoutError extends DrydockError {
   }
 }
 
+export class BoxGoneError extends DrydockError {
+  override name = "BoxGoneError";
+  constructor(
+    readonly box: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      "box_gone",
+      `box ${box} is no longer running: it was stopped or removed outside drydock, and what was in it is lost. Remove its session with session_destroy and start a new one with session_create`,
+      options,
+    );
+  }
+}
+
 export class CommandExitError extends DrydockError {
   override name = "CommandExitError";
   constructor(
