@@ -92,7 +92,8 @@ set -e
 cd /workspace
 export GIT_INDEX_FILE=${DIFF_INDEX}
 [ -f "$GIT_INDEX_FILE" ] || git read-tree ${BASE_REF}
-git add -A >/dev/null 2>&1
+# git's complaints (a full disk, an unreadable file) are the reason a diff fails: keep them.
+git add -A >/dev/null
 # The box's git config must not change the diff's format (prefixes, external drivers, colour).
 FLAGS="--no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/"
 case "$1" in

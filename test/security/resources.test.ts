@@ -1,0 +1,107 @@
+/**
+ * Resource exhaustion inside a box: full disks, a million small files, output without end, binary
+ * output. Each is contained by the box's limits, the caller gets a clear result, and other boxes
+ * and the host go on. (Fork and memory bombs are in test/integration/hardening.test.ts.)
+ */
+import { statfsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
+import { tempRepo, type TempRepo } from "../helpers/repos.js";
+
+const freeOnHost = (): number => {
+  const s = statfsSync("/var/lib/docker", { bigint: false });
+  return s.bavail * s.bsize;
+};
+
+describe("resource exhaustion", () => {
+  let repo: TempRepo;
+  let drydock: InMemoryDrydock;
+
+  beforeAll(async () => {
+    repo = tempRepo({ "README.md": "hello\n" });
+    drydock = await inMemoryDrydock({ repo: repo.path });
+  });
+
+  afterAll(async () => {
+    await drydock?.[Symbol.asyncDispose]();
+    repo?.[Symbol.dispose]();
+  });
+
+  const bash = async (sessionId: string, command: string, timeout_s?: number) =>
+    ok(
+      await drydock.client.callTool(
+        { name: "bash", arguments: { command, session_id: sessionId, ...(timeout_s ? { timeout_s } : {}) } },
+        undefined,
+        { timeout: 170_000 },
+      ),
+    );
+  const newSession = async () =>
+    ok(await drydock.client.callTool({ name: "session_create", arguments: {} })).session_id as string;
+
+  it("fills /workspace, /tmp, the home directory and /dev/shm: writes stop at their caps, the diff says why, others go on", async () => {
+    const [id, other] = await Promise.all([newSession(), newSession()]);
+    const hostBefore = freeOnHost();
+    for (const dir of ["/workspace", "/tmp", "/home/agent", "/dev/shm"]) {
+      const r = await bash(id, `dd if=/dev/zero of=${dir}/fill bs=1M 2>&1; df -m ${dir} | tail -1`);
+      expect(r.output, dir).toMatch(/No space left on device/);
+      expect(r.output, dir).toMatch(/ 100% /);
+    }
+    // The host's disk did not pay for it (the caps are in memory, counted against the box).
+    expect(hostBefore - freeOnHost()).toBeLessThan(200 * 1024 * 1024);
+    expect((await bash(other, "echo fine")).output).toBe("fine\n");
+    // With /tmp full the diff cannot refresh its index there, and says so.
+    const full = failure(
+      await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }),
+    );
+    expect(full).toMatch(/taking the diff out of the box failed .*(space|write)/is);
+    await bash(
+      id,
+      "rm -f /workspace/fill /tmp/fill /home/agent/fill /dev/shm/fill && echo more >> README.md",
+    );
+    const diff = ok(await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }));
+    expect(diff.diff).toContain("+more");
+  });
+
+  it("a file the box made unreadable stops the diff with git's reason", async () => {
+    const id = await newSession();
+    await bash(id, "echo secret > locked && chmod 000 locked");
+    const refused = failure(
+      await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }),
+    );
+    expect(refused).toMatch(/locked.*Permission denied/s);
+  });
+
+  it("a million small files stay in the box: the diff refuses to carry them, clearly, and the box goes quickly", async () => {
+    const id = await newSession();
+    const made = await bash(
+      id,
+      'python3 -c \'\nimport os\nfor d in range(1000):\n  p = f"many/{d}"; os.makedirs(p)\n  for i in range(1000): open(f"{p}/{i}", "w").close()\n\' && find many -type f | wc -l',
+      150,
+    );
+    expect(made.output).toBe("1000000\n");
+    const started = Date.now();
+    const refused = failure(
+      await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }, undefined, {
+        timeout: 170_000,
+      }),
+    );
+    expect(refused).toMatch(/the diff is larger than \d+ bytes; remove generated or large files/);
+    console.log(`a million files: the diff was refused in ${Date.now() - started} ms`);
+    const removing = Date.now();
+    ok(await drydock.client.callTool({ name: "session_destroy", arguments: { session_id: id } }));
+    expect(Date.now() - removing).toBeLessThan(30_000);
+  });
+
+  it("output without end stops at the time limit, capped, and binary output comes back as valid text", async () => {
+    const id = await newSession();
+    const endless = await bash(id, "yes drydock", 3);
+    expect(endless).toMatchObject({ timed_out: true, truncated: true, exit_code: null });
+    expect((endless.output as string).length).toBeLessThan(100_000 + 1_000);
+    expect(endless.output).toMatch(/bytes of output cut/);
+    const binary = await bash(id, "head -c 3000000 /dev/urandom; echo; echo END");
+    expect(binary).toMatchObject({ exit_code: 0, truncated: true });
+    expect((binary.output as string).trimEnd().endsWith("END")).toBe(true);
+    expect(binary.output).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/);
+    expect((await bash(id, "echo still")).output).toBe("still\n");
+  });
+});
