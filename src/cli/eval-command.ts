@@ -47,10 +47,11 @@ function number(value: string | undefined, flag: string, min: number, integer = 
 function summaryLine(results: ResultsFile, out: string): string {
   const s = results.summary;
   const tokens = s.tokens.input + s.tokens.output;
+  const wall = s.wall_ms ?? s.duration_ms;
   return [
     `resolved ${s.resolved}/${s.tasks} (${(s.resolved_rate * 100).toFixed(1)}%)`,
     results.run.attempts > 1 ? `pass@1 ${(s.pass_at_1 * 100).toFixed(1)}%` : undefined,
-    `time ${formatElapsed(s.wall_ms ?? s.duration_ms)}`,
+    `time ${wall < 60_000 ? `${(wall / 1000).toFixed(1)} s` : formatElapsed(wall)}`,
     tokens ? `${tokens.toLocaleString("en-US")} tokens` : undefined,
     s.cost_usd ? `$${s.cost_usd.toFixed(4)}` : undefined,
   ]
