@@ -92,7 +92,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   const engine = await Engine.connect();
   const image = options.image ?? (await defaultSandboxImage(engine));
   if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
-  addLogRedactor(secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile }))));
+  const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile })));
+  addLogRedactor(redact);
 
   let aider: MeteredAiderService | undefined;
   if (options.agent !== "patch") {

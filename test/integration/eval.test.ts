@@ -124,6 +124,7 @@ function calcTasks(): Array<Record<string, unknown>> {
 
 let extraPatch = "";
 const EXTRA_PATCH = () => extraPatch;
+const fuzzy = () => gold.replace(/^index .*\n/m, "").replace(" def mul(a, b):", " def mul(x, y):");
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "drydock-eval-"));
@@ -161,14 +162,23 @@ describe("drydock eval", () => {
       [
         ...calcTasks(),
         { id: "calc-hang", repo: "calc", prompt: "x", test_cmd: "sleep 600", patch: gold, timeout_s: 6 },
+        // git apply refuses it (a context line differs, no index line for --3way); patch --fuzz takes it.
+        { id: "calc-fuzzy", repo: "calc", prompt: "x", test_cmd: "python3 -m unittest", patch: fuzzy() },
+        {
+          id: "calc-nopatch",
+          repo: "calc",
+          prompt: "x",
+          test_cmd: "true",
+          patch: gold.replace(/a - b/g, "a / b"),
+        },
       ],
       ['{"id": "broken", "repo": "calc"}'],
     );
     const started = Date.now();
     const run = await runCli("eval", file, "--agent", "patch", "--concurrency", "2", "--out", goldOut());
     expect(run.code, run.stderr).toBe(2); // the broken line is reported; the others ran
-    expect(run.stderr).toMatch(/tasks\.jsonl:5: prompt: is required/);
-    expect(run.stderr).toMatch(/4\/4 done · 3 passed · 1 failed · 0 running/);
+    expect(run.stderr).toMatch(/tasks\.jsonl:7: prompt: is required/);
+    expect(run.stderr).toMatch(/6\/6 done · 4 passed · 2 failed · 0 running/);
     expect(Date.now() - started).toBeLessThan(60_000);
     const results = readResults(goldOut());
     expect(statuses(results)).toEqual({
@@ -176,7 +186,18 @@ describe("drydock eval", () => {
       "calc-names": "resolved",
       "calc-hidden": "resolved",
       "calc-hang": "timeout",
+      "calc-fuzzy": "resolved",
+      "calc-nopatch": "agent_error",
     });
+    expect(readFileSync(join(goldOut(), "tasks", "calc-fuzzy", "agent.log"), "utf8")).toMatch(
+      /\$ git apply --verbose[\s\S]*\$ git apply --3way[\s\S]*\$ patch --batch --fuzz=3 -p1[\s\S]*applied with patch --fuzz=3/,
+    );
+    const nopatch = results.tasks.find((t) => t.id === "calc-nopatch")!.attempts[0]!;
+    expect(nopatch).toMatchObject({
+      phase: "agent",
+      error: expect.stringMatching(/the patch does not apply/),
+    });
+    expect(nopatch.tests).toBeUndefined();
     const hang = results.tasks.find((t) => t.id === "calc-hang")!.attempts[0]!;
     expect(hang).toMatchObject({ phase: "tests", error: expect.stringMatching(/within the task's 6 s/) });
     expect(hang.duration_ms).toBeLessThan(20_000);
@@ -186,8 +207,8 @@ describe("drydock eval", () => {
       reason: "FAIL_TO_PASS 1/1 pass; PASS_TO_PASS 1/1 pass",
     });
     expect(results.invalid_tasks).toEqual([
-      expect.objectContaining({ line: 5, field: "prompt" }),
-      expect.objectContaining({ line: 5, field: "test_cmd" }),
+      expect.objectContaining({ line: 7, field: "prompt" }),
+      expect.objectContaining({ line: 7, field: "test_cmd" }),
     ]);
     // The per-task folder: the patch is the agent's change only (not setup's), the logs are there.
     const hidden = join(goldOut(), "tasks", "calc-hidden");
@@ -203,10 +224,18 @@ describe("drydock eval", () => {
     const xml = readFileSync(join(goldOut(), "junit.xml"), "utf8");
     expect(XMLValidator.validate(xml)).toBe(true);
     const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml);
-    expect(doc.testsuites).toMatchObject({ tests: "4", failures: "0", errors: "1" });
+    expect(doc.testsuites).toMatchObject({ tests: "6", failures: "0", errors: "2" });
     const cases = doc.testsuites.testsuite.testcase as Array<{ name: string; error?: { type: string } }>;
-    expect(cases.map((c) => c.name)).toEqual(["calc-exit", "calc-names", "calc-hidden", "calc-hang"]);
+    expect(cases.map((c) => c.name)).toEqual([
+      "calc-exit",
+      "calc-names",
+      "calc-hidden",
+      "calc-hang",
+      "calc-fuzzy",
+      "calc-nopatch",
+    ]);
     expect(cases[3]!.error!.type).toBe("timeout");
+    expect(cases[5]!.error!.type).toBe("agent_error");
   });
 
   it("writes a report.html that renders in headless Chromium, sorts, and shows every task's diff, log and output", async () => {
@@ -240,12 +269,21 @@ describe("drydock eval", () => {
       await page.goto(url);
       await page.waitForSelector("body[data-ready=true]");
       const ids = await page.$$eval("tr.task", (rows) => rows.map((r) => r.getAttribute("data-id")));
-      expect(ids).toEqual(["calc-exit", "calc-hang", "calc-hidden", "calc-names"]);
-      expect(await page.textContent("#summary")).toMatch(/resolved\s*75\.0%\s*3 of 4 tasks/);
+      expect(ids).toEqual([
+        "calc-exit",
+        "calc-fuzzy",
+        "calc-hang",
+        "calc-hidden",
+        "calc-names",
+        "calc-nopatch",
+      ]);
+      expect(await page.textContent("#summary")).toMatch(/resolved\s*66\.7%\s*4 of 6 tasks/);
       // Sort by status, then by status descending.
       await page.click('th[data-key="status"]');
       expect(await page.$$eval("tr.task", (rows) => rows.map((r) => r.getAttribute("data-id")))).toEqual([
+        "calc-nopatch",
         "calc-exit",
+        "calc-fuzzy",
         "calc-hidden",
         "calc-names",
         "calc-hang",
@@ -296,7 +334,7 @@ describe("drydock eval", () => {
     expect(compared.code).toBe(0);
     expect(compared.stdout).toContain("broken in B (3):");
     expect(compared.stdout).toContain("calc-names  resolved → unresolved");
-    expect(compared.stdout).toContain("only in A (1): calc-hang");
+    expect(compared.stdout).toContain("only in A (3): calc-fuzzy, calc-hang, calc-nopatch");
     const gate = await runCli("eval", "compare", goldOut(), out, "--fail-on-regression", "--json");
     expect(gate.code).toBe(1);
     expect((JSON.parse(gate.stdout) as { broken: unknown[] }).broken).toHaveLength(3);
