@@ -170,6 +170,8 @@ export class WarmPool {
       // The receiver waits as long as the box may, plus the time a copy-in may take.
       const receiver = SnapshotReceiver.open(box, { timeoutMs: this.ttlMs + 600_000 });
       const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver };
+      // Idle means ready: the receiver's exec is attached, so a take pays for no exec start.
+      await receiver.ready;
       if (this.closed) {
         await disposeWarmBox(warm);
         return;

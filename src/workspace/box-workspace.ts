@@ -41,6 +41,22 @@ export interface CopyInOptions {
 
 let sharedCache: SnapshotCache | undefined;
 
+/** Joins small pieces (a tar header, a short file) into writes of about 64 KiB: one syscall, not thousands. */
+async function* coalesce(source: AsyncIterable<Buffer>, bytes = 64 * 1024): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let size = 0;
+  for await (const piece of source) {
+    parts.push(piece);
+    size += piece.length;
+    if (size >= bytes) {
+      yield parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+      parts = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield Buffer.concat(parts, size);
+}
+
 /**
  * Streams a snapshot of the host repository into /workspace and records the base commit: the
  * commit's tree from git's object store (or the snapshot cache), then the working-tree files that
@@ -69,7 +85,7 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
     }
     for await (const chunk of pack) yield chunk as Buffer;
   }
-  const received = await receiver.receive(new Date().toISOString(), plan.detach, stream());
+  const received = await receiver.receive(new Date().toISOString(), plan.detach, coalesce(stream()));
   if (received.exitCode !== 0) {
     const stderr = received.stderr.toString("utf8");
     if (/No space left on device/.test(stderr)) {

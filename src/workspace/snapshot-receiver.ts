@@ -14,8 +14,11 @@ import type { Box } from "../sandbox/box.js";
 export const DIFF_INDEX = "/tmp/.drydock-index";
 export const BASE_REF = "refs/drydock/base";
 
+const READY = "drydock-receiver-ready";
+
 const RECEIVE = `
 set -e
+echo ${READY} >&2
 IFS=' ' read -r stamp detach || exit 0
 [ -n "$stamp" ] || exit 0
 cd /workspace
@@ -47,14 +50,28 @@ export class SnapshotReceiver {
     private readonly input: PassThrough,
     /** Settles when the program in the box ends: after a copy-in, or when the box goes away. */
     readonly result: Promise<ExecResult>,
+    /** Resolves once the program runs in the box and waits for its input. */
+    readonly ready: Promise<void>,
   ) {}
 
   /** Starts the receiving program; `timeoutMs` counts from now, waiting included (default 10 min). */
   static open(box: Box, options: { timeoutMs?: number } = {}): SnapshotReceiver {
     const input = new PassThrough();
-    const result = box.sh(RECEIVE, [], { stdin: input, timeoutMs: options.timeoutMs ?? 600_000 });
+    let started: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (started = resolve));
+    let seen = "";
+    const result = box.sh(RECEIVE, [], {
+      stdin: input,
+      timeoutMs: options.timeoutMs ?? 600_000,
+      onStderr: (chunk) => {
+        if (seen.length < READY.length) seen += chunk.toString("utf8");
+        if (seen.startsWith(READY)) started();
+      },
+    });
     result.catch(() => undefined);
-    return new SnapshotReceiver(input, result);
+    // A program that ended is no longer starting: whoever waits on `ready` learns from `result`.
+    void result.then(started, started);
+    return new SnapshotReceiver(input, result, ready);
   }
 
   /**
@@ -89,7 +106,11 @@ export class SnapshotReceiver {
     }
     // A program that failed says why (a full workspace, a broken archive) on its stderr.
     if (result.exitCode === 0 && sendError !== undefined) throw sendError;
-    return result;
+    const marker = Buffer.from(`${READY}\n`);
+    const stderr = result.stderr.subarray(0, marker.length).equals(marker)
+      ? result.stderr.subarray(marker.length)
+      : result.stderr;
+    return { ...result, stderr };
   }
 
   /** Ends the input without a snapshot: the program exits and nothing is written. */
