@@ -1,85 +1,135 @@
-// Benchmarks: figures, not asserts. Run with `npm run bench` after `npm run build` and
-// `drydock image build`. Writes bench/results/latest.json and prints a table.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// Benchmarks: figures, not asserts. `npm run bench` after `npm run build` and `drydock image
+// build`. Each figure is measured beside its baseline in the same run. Writes
+// bench/results/latest.json and bench/results/session-ready.svg, and prints a table.
+//
+//   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
+//   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { Engine } from "../dist/engine/engine.js";
-import { defaultSandboxImage } from "../dist/sandbox/sandbox-image.js";
-import { Session } from "../dist/session/session.js";
-import { setLogLevel } from "../dist/util/log.js";
+import { lineChart } from "./lib/chart.mjs";
+import { makeRepo, removeDir } from "./lib/repos.mjs";
+
+const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
+// Sessions keep their gateway directories and the snapshot cache here, not in the user's state.
+const stateDir = join(tmp, "state");
+process.env.DRYDOCK_STATE_DIR = stateDir;
+
+const { Engine } = await import("../dist/engine/engine.js");
+const { defaultSandboxImage } = await import("../dist/sandbox/sandbox-image.js");
+const { setLogLevel } = await import("../dist/util/log.js");
+const { sessionReady } = await import("./session-ready.mjs");
+const { shellRoundTrip } = await import("./shell.mjs");
+const { fileEditor, diffOut } = await import("./file-editor.mjs");
+const { aiderRun } = await import("./aider.mjs");
+const { concurrentSessions } = await import("./concurrent.mjs");
 
 setLogLevel("warning");
-const runs = Number(process.env.BENCH_RUNS ?? 50);
-
-function stats(samples) {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
-  return { median: at(0.5), p95: at(0.95), n: s.length };
-}
-
-function tempRepo(files) {
-  const dir = mkdtempSync(join(tmpdir(), "drydock-bench-"));
-  execFileSync("git", ["init", "-q"], { cwd: dir });
-  for (let i = 0; i < files; i++) writeFileSync(join(dir, `f${i}.txt`), `file ${i}\n`);
-  execFileSync("git", ["add", "-A"], { cwd: dir });
-  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "init"], { cwd: dir });
-  return dir;
-}
+const runs = Number(process.env.BENCH_RUNS ?? 30);
+const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const say = (text) => process.stderr.write(`[bench] ${text}\n`);
 
 const engine = await Engine.connect();
-const image = await defaultSandboxImage(engine);
-const repo = tempRepo(10);
-const results = { machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), engine: (await engine.version()).version }, runs, figures: {} };
+const image = process.env.DRYDOCK_IMAGE ?? (await defaultSandboxImage(engine));
+const version = await engine.version();
+const results = {
+  date: new Date().toISOString(),
+  machine: {
+    cpus: cpus().length,
+    model: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    engine: version.version,
+    os: version.os,
+    node: process.version,
+  },
+  image,
+  runs,
+  rows: [],
+  series: {},
+};
+const repos = new Map();
+const ctx = {
+  engine,
+  image,
+  runs,
+  tmp,
+  stateDir,
+  results,
+  say,
+  /** A packed repository of `files` files, made once per run. */
+  repo(files) {
+    if (!repos.has(files)) repos.set(files, makeRepo(tmp, files));
+    return repos.get(files);
+  },
+  row(group, name, drydock, baselineName, baseline, unit = "ms") {
+    results.rows.push({ group, name, unit, drydock, baselineName, baseline });
+    const f = (s) => (s ? `${s.median.toFixed(1)} (p95 ${s.p95.toFixed(1)})` : "");
+    say(`${group} | ${name} | ${f(drydock)}${baselineName ? ` | ${baselineName} ${f(baseline)}` : ""}`);
+  },
+};
 
-// Session ready (box up, repository inside, shell live), cold.
-const create = [];
-for (let i = 0; i < runs; i++) {
-  const t = performance.now();
-  const s = await Session.create(engine, { repo, image });
-  create.push(performance.now() - t);
-  await s.destroy();
+const sections = [
+  ["ready", sessionReady],
+  ["shell", shellRoundTrip],
+  ["editor", fileEditor],
+  ["diff", diffOut],
+  ["aider", aiderRun],
+  ["concurrent", concurrentSessions],
+];
+mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+try {
+  for (const [name, section] of sections) {
+    if (only && !only.includes(name)) continue;
+    say(`${name}: ${runs} runs`);
+    try {
+      await section(ctx);
+    } catch (error) {
+      say(`${name} failed: ${error instanceof Error ? error.stack : error}`);
+      results.rows.push({ group: name, name: "not measured", error: String(error) });
+      process.exitCode = 1;
+    }
+  }
+} finally {
+  for (const dir of repos.values()) removeDir(dir);
+  removeDir(tmp);
 }
-results.figures["session ready, cold (10-file repo), ms"] = stats(create);
-
-// Baseline: docker run + docker cp of the same tree with the Docker CLI.
-const baseline = [];
-for (let i = 0; i < runs; i++) {
-  const t = performance.now();
-  const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], { encoding: "utf8" }).trim();
-  execFileSync("docker", ["cp", `${repo}/.`, `${id}:/workspace/`]);
-  baseline.push(performance.now() - t);
-  spawnSync("docker", ["rm", "-f", id]);
-}
-results.figures["docker run + docker cp (CLI baseline), ms"] = stats(baseline);
-
-// Shell round trip for `true` against docker exec per command.
-const s = await Session.create(engine, { repo, image });
-const rt = [];
-for (let i = 0; i < runs; i++) {
-  const t = performance.now();
-  await s.bash("true");
-  rt.push(performance.now() - t);
-}
-results.figures["shell round trip `true`, ms"] = stats(rt);
-const ex = [];
-for (let i = 0; i < runs; i++) {
-  const t = performance.now();
-  execFileSync("docker", ["exec", s.box.id, "true"]);
-  ex.push(performance.now() - t);
-}
-results.figures["docker exec `true` (CLI baseline), ms"] = stats(ex);
-const dx = [];
-for (let i = 0; i < runs; i++) {
-  const t = performance.now();
-  await s.box.exec(["true"]);
-  dx.push(performance.now() - t);
-}
-results.figures["dockerode exec `true` (API baseline), ms"] = stats(dx);
-await s.destroy();
-rmSync(repo, { recursive: true, force: true });
 
 writeFileSync(new URL("./results/latest.json", import.meta.url), JSON.stringify(results, null, 2) + "\n");
-console.log(`machine: ${results.machine.cpus} cores (${results.machine.model}), ${results.machine.memoryGiB} GiB, Docker ${results.machine.engine}; ${runs} runs each`);
-console.log("| figure | median | p95 |\n|---|---:|---:|");
-for (const [name, v] of Object.entries(results.figures)) console.log(`| ${name} | ${v.median.toFixed(1)} | ${v.p95.toFixed(1)} |`);
+const ready = results.series.sessionReady;
+if (ready) {
+  const series = [
+    ["cold, first time (snapshot cache empty)", "#c0392b", (p) => p.first],
+    ["cold (snapshot cache warm)", "#e67e22", (p) => p.cold],
+    ["warm (box from the pool)", "#27ae60", (p) => p.warm],
+    ["docker run + docker cp", "#555555", (p) => p.docker, true],
+  ].map(([name, color, pick, dashed]) => ({
+    name,
+    color,
+    dashed,
+    points: ready.map((p) => ({ x: p.files, median: pick(p).median, p95: pick(p).p95 })),
+  }));
+  const m = results.machine;
+  const svg = lineChart({
+    title: "drydock: session ready time against repository size",
+    xLabel: "files in the repository (log scale)",
+    yLabel: "ms until ready (median; bar to p95)",
+    series,
+    caption: `${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}; ${results.date.slice(0, 10)}`,
+  });
+  writeFileSync(new URL("./results/session-ready.svg", import.meta.url), svg);
+}
+
+const m = results.machine;
+console.log(`machine: ${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}, Node ${m.node}; BENCH_RUNS=${runs}`);
+console.log("| figure | drydock median | p95 | baseline | median | p95 |");
+console.log("|---|---:|---:|---|---:|---:|");
+const n = (s) => (s ? s.median.toFixed(1) : "");
+const p = (s) => (s ? s.p95.toFixed(1) : "");
+for (const r of results.rows) {
+  if (r.error) {
+    console.log(`| ${r.group}: not measured (${r.error.replace(/\|/g, "/").slice(0, 120)}) | | | | | |`);
+    continue;
+  }
+  const unit = r.unit === "ms" ? "" : ` (${r.unit})`;
+  console.log(`| ${r.group}: ${r.name}${r.name.includes(r.unit) ? "" : unit} | ${n(r.drydock)} | ${p(r.drydock)} | ${r.baselineName ?? ""} | ${n(r.baseline)} | ${p(r.baseline)} |`);
+}

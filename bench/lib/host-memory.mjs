@@ -1,0 +1,99 @@
+// Host memory, as the kernel sees it: resident sets of processes and of a box's engine-side
+// helper (containerd-shim), and the memory a box's cgroup holds (its processes and its tmpfs).
+import { readFileSync, readdirSync } from "node:fs";
+
+function statusKb(pid, field) {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+function cmdline(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch {
+    return [];
+  }
+}
+
+const pids = () => readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
+
+/** Resident memory (MiB) of a process and all its descendants. */
+export function treeRssMiB(root = process.pid) {
+  const all = pids();
+  const children = new Map();
+  for (const pid of all) {
+    const parent = parentOf(pid);
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(pid);
+  }
+  let kb = 0;
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop();
+    kb += statusKb(pid, "VmRSS");
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return kb / 1024;
+}
+
+/** Resident memory (MiB) of the containerd-shim processes serving these container ids. */
+export function shimRssMiB(containerIds) {
+  const wanted = new Set(containerIds);
+  let kb = 0;
+  for (const pid of pids()) {
+    const args = cmdline(pid);
+    if (!args[0]?.includes("containerd-shim")) continue;
+    const at = args.indexOf("-id");
+    if (at >= 0 && wanted.has(args[at + 1])) kb += statusKb(pid, "VmRSS");
+  }
+  return kb / 1024;
+}
+
+/** Memory (MiB) charged to a container's cgroup: its processes and its tmpfs pages. */
+export function cgroupMiB(containerId) {
+  for (const path of [
+    `/sys/fs/cgroup/memory/docker/${containerId}/memory.usage_in_bytes`,
+    `/sys/fs/cgroup/system.slice/docker-${containerId}.scope/memory.current`,
+  ]) {
+    try {
+      return Number(readFileSync(path, "utf8")) / 2 ** 20;
+    } catch {
+      // Try the other cgroup layout.
+    }
+  }
+  return NaN;
+}
+
+/** Memory in use on the whole host (MiB): MemTotal - MemAvailable. */
+export function hostUsedMiB() {
+  const info = readFileSync("/proc/meminfo", "utf8");
+  const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(info)?.[1] ?? 0);
+  return (kb("MemTotal") - kb("MemAvailable")) / 1024;
+}
+
+/** Samples `fn` every `everyMs` until stopped; returns { stop(): max }. */
+export function sampleMax(fn, everyMs = 100) {
+  let max = fn();
+  const timer = setInterval(() => {
+    max = Math.max(max, fn());
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, fn());
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Session ready (box up, repository inside, shell live): cold the first time a commit is seen
+// (snapshot cache empty), cold again (cache warm), and warm (a box from the pool), for repositories
+// of 10, 1,000 and 10,000 files; beside `docker run` + `docker cp` of the same tree by the CLI.
+import { execFileSync, spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { timed } from "./lib/stats.mjs";
+
+export async function sessionReady(ctx) {
+  const { Session } = await import("../dist/session/session.js");
+  const { SessionManager } = await import("../dist/session/session-manager.js");
+  const { engine, image } = ctx;
+  const points = [];
+  for (const files of [10, 1000, 10000]) {
+    const repo = ctx.repo(files);
+    const runs = files === 10000 ? Math.max(3, Math.ceil(ctx.runs / 2)) : ctx.runs;
+    const destroy = (s) => s.destroy();
+
+    const first = await timed(runs, () => Session.create(engine, { repo, image }), {
+      before: () => rmSync(join(ctx.stateDir, "cache"), { recursive: true, force: true }),
+      after: destroy,
+    });
+    const cold = await timed(runs, () => Session.create(engine, { repo, image }), { after: destroy });
+
+    const manager = await SessionManager.start(engine, { pool: { size: 1, profile: { image } } });
+    let notWarm = 0;
+    const warm = await timed(runs, () => manager.create({ repo, image }), {
+      before: () => manager.pool.full(),
+      after: async (s) => {
+        if (!s.warm) notWarm++;
+        await manager.destroy(s.id);
+      },
+    });
+    await manager.closeAll();
+    if (notWarm) throw new Error(`${notWarm} "warm" sessions did not get a pooled box`);
+
+    const docker = await timed(
+      runs,
+      () => {
+        const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], {
+          encoding: "utf8",
+        }).trim();
+        execFileSync("docker", ["cp", `${repo}/.`, `${id}:/workspace/`]);
+        return id;
+      },
+      { after: (id) => void spawnSync("docker", ["rm", "-f", id]) },
+    );
+
+    const label = `${files.toLocaleString("en-US")} files`;
+    ctx.row("session ready", `cold, first time (${label})`, first, "docker run + docker cp", docker);
+    ctx.row("session ready", `cold (${label})`, cold, "docker run + docker cp", docker);
+    ctx.row("session ready", `warm, from the pool (${label})`, warm, "docker run + docker cp", docker);
+    points.push({ files, first, cold, warm, docker });
+  }
+  ctx.results.series.sessionReady = points;
+}
