@@ -21,7 +21,7 @@ import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/m
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 
 /** Commands that leave a marker file on whatever machine runs them. */
-function payloads(markers: string): Record<string, string> {
+function payloads(markers: string): { config: string; attributes: string; hook: string } {
   const touch = (what: string) => `touch ${markers}/${what}`;
   return {
     config: [
