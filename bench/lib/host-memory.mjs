@@ -1,4 +1,4 @@
-// Host memory, as the kernel sees it: resident sets of processes and of a box's engine-side
+// Host memory, as the kernel sees it: proportional set sizes of processes and of a box's engine-side
 // helper (containerd-shim), and the memory a box's cgroup holds (its processes and its tmpfs).
 import { readFileSync, readdirSync } from "node:fs";
 
@@ -9,6 +9,17 @@ function statusKb(pid, field) {
   } catch {
     return 0;
   }
+}
+
+/** Proportional set size (kB): shared pages (the docker CLI's text, 20 times) counted once in all. */
+function pssKb(pid) {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    if (m) return Number(m[1]);
+  } catch {
+    // No smaps_rollup (old kernel, process gone): resident size instead.
+  }
+  return statusKb(pid, "VmRSS");
 }
 
 function parentOf(pid) {
@@ -30,7 +41,7 @@ function cmdline(pid) {
 
 const pids = () => readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
 
-/** Resident memory (MiB) of a process and all its descendants. */
+/** Memory (MiB, proportional set size) of a process and all its descendants. */
 export function treeRssMiB(root = process.pid) {
   const all = pids();
   const children = new Map();
@@ -43,13 +54,13 @@ export function treeRssMiB(root = process.pid) {
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
-    kb += statusKb(pid, "VmRSS");
+    kb += pssKb(pid);
     stack.push(...(children.get(pid) ?? []));
   }
   return kb / 1024;
 }
 
-/** Resident memory (MiB) of the containerd-shim processes serving these container ids. */
+/** Memory (MiB, proportional set size) of the containerd-shim processes serving these container ids. */
 export function shimRssMiB(containerIds) {
   const wanted = new Set(containerIds);
   let kb = 0;
@@ -57,7 +68,7 @@ export function shimRssMiB(containerIds) {
     const args = cmdline(pid);
     if (!args[0]?.includes("containerd-shim")) continue;
     const at = args.indexOf("-id");
-    if (at >= 0 && wanted.has(args[at + 1])) kb += statusKb(pid, "VmRSS");
+    if (at >= 0 && wanted.has(args[at + 1])) kb += pssKb(pid);
   }
   return kb / 1024;
 }

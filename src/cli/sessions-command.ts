@@ -1,6 +1,13 @@
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
-import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, ownerIsDead, parseOwner } from "../engine/labels.js";
+import {
+  LABEL_CREATED,
+  LABEL_OWNER,
+  LABEL_POOL,
+  LABEL_SESSION,
+  ownerIsDead,
+  parseOwner,
+} from "../engine/labels.js";
 import { pruneOrphans } from "../session/orphans.js";
 
 export function registerSessionsCommand(program: Command): void {
@@ -20,6 +27,8 @@ export function registerSessionsCommand(program: Command): void {
           created: b.labels[LABEL_CREATED] ?? b.createdAt.toISOString(),
           owner: b.labels[LABEL_OWNER] ?? "",
           orphan: !owner || ownerIsDead(owner),
+          /** Made by a warm pool (idle, or taken by the session it names). */
+          pool: b.labels[LABEL_POOL] !== undefined,
         };
       });
       if (opts.json) {
@@ -32,7 +41,7 @@ export function registerSessionsCommand(program: Command): void {
       }
       for (const r of rows) {
         process.stdout.write(
-          `${r.session}  ${r.box}  ${r.state.padEnd(8)} ${r.created}  ${r.orphan ? "orphan" : `owner ${r.owner}`}\n`,
+          `${r.session}  ${r.box}  ${r.state.padEnd(8)} ${r.created}  ${r.orphan ? "orphan" : `owner ${r.owner}`}${r.pool ? "  (warm pool)" : ""}\n`,
         );
       }
     });
