@@ -7,7 +7,7 @@ import type { Engine } from "../engine/engine.js";
 import type { Box } from "../sandbox/box.js";
 import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
-import { BoxGoneError } from "../util/errors.js";
+import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
 import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
@@ -173,9 +173,13 @@ export class Session {
         onOutput: options.onOutput,
       });
     } catch (error) {
-      // A shell that cannot start again, in a box that is gone: say that, not what the terminal showed.
-      if (!(await this.box.isRunning().catch(() => true)))
-        throw new BoxGoneError(this.box.shortId, { cause: error });
+      // A shell that cannot start again, in a box that is gone or behind an engine that does not
+      // answer: say which, not what the terminal showed.
+      const running = await this.box.isRunning().catch((engineError: unknown) => {
+        if (engineError instanceof EngineUnavailableError) throw engineError;
+        return true;
+      });
+      if (!running) throw new BoxGoneError(this.box.shortId, { cause: error });
       throw error;
     }
   }
