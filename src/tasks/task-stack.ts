@@ -2,6 +2,7 @@ import { LimitExceededError, NotFoundError, TaskStackError } from "../util/error
 import { nextFocus } from "./next-focus.js";
 import {
   defaultMaxBodyChars,
+  defaultMaxStackChars,
   defaultMaxTasks,
   isOpen,
   type ArchivedTask,
@@ -13,7 +14,7 @@ import { formatTaskId, parseTaskId } from "./task-id.js";
 import { checkBody, checkTitle } from "./task-input.js";
 import { findInvariantViolations } from "./task-stack-invariants.js";
 import { emptyTaskStackState, taskStackStateSchema, type TaskStackState } from "./task-stack-state.js";
-import { countTasks, locate, subtreeOf, type Located } from "./task-tree.js";
+import { countTasks, locate, subtreeOf, walk, type Located } from "./task-tree.js";
 
 export interface TaskStackOptions {
   /** Clock for created_at and completed_at; tests pass a fixed one. */
@@ -22,6 +23,8 @@ export interface TaskStackOptions {
   maxBodyChars?: number;
   /** Most tasks visible in the stack at once; default 10,000. */
   maxTasks?: number;
+  /** Most characters of titles and bodies the stack holds, archive included; default 8,000,000. */
+  maxStackChars?: number;
 }
 
 /** "chronological": first completed first. "logical": last completed first (the spec's right-to-left). */
@@ -66,6 +69,7 @@ export class TaskStack implements TaskStackView {
   private readonly now: () => Date;
   private readonly maxBodyChars: number;
   private readonly maxTasks: number;
+  private readonly maxStackChars: number;
 
   private constructor(
     private readonly state: TaskStackState,
@@ -74,6 +78,7 @@ export class TaskStack implements TaskStackView {
     this.now = options.now ?? (() => new Date());
     this.maxBodyChars = options.maxBodyChars ?? defaultMaxBodyChars;
     this.maxTasks = options.maxTasks ?? defaultMaxTasks;
+    this.maxStackChars = options.maxStackChars ?? defaultMaxStackChars;
   }
 
   static empty(options: TaskStackOptions = {}): TaskStack {
@@ -173,7 +178,8 @@ export class TaskStack implements TaskStackView {
   /** Overwrites the current task's body; title and id stay. */
   updateCurrentTask(body: string): Task {
     const { task } = this.requireCurrentNode("update_current_task");
-    task.body = checkBody(body, this.maxBodyChars);
+    this.assertRoomFor(checkBody(body, this.maxBodyChars).length - task.body.length);
+    task.body = body;
     return task;
   }
 
@@ -256,8 +262,19 @@ export class TaskStack implements TaskStackView {
         `the stack already holds ${this.maxTasks} tasks, the limit; remove finished ones with remove_task`,
       );
     }
+    this.assertRoomFor(node.title.length + node.body.length);
     this.state.nextId++;
     return node;
+  }
+
+  /** Throws when `added` more characters would take the stack's text past its cap. */
+  private assertRoomFor(added: number): void {
+    if (added <= 0) return;
+    const held = stackChars(this.state);
+    if (held + added <= this.maxStackChars) return;
+    throw new LimitExceededError(
+      `the task stack holds ${held.toLocaleString("en-US")} characters of titles and bodies (completed tasks included); this change would add ${added.toLocaleString("en-US")} and the limit is ${this.maxStackChars.toLocaleString("en-US")}. Keep long notes in files in the workspace and bodies short, or use a new session's stack`,
+    );
   }
 
   private currentNode(): TaskNode | undefined {
@@ -295,4 +312,16 @@ export class TaskStack implements TaskStackView {
       `no task ${JSON.stringify(id)} in this stack; task ids look like t1, t2 — find them with get_big_picture or get_stack_overview`,
     );
   }
+}
+
+/** Characters of titles and bodies in the tree, and in archived tasks no longer in it (counted once). */
+function stackChars(state: TaskStackState): number {
+  let chars = 0;
+  const visible = new Set<string>();
+  for (const { task } of walk(state.tasks)) {
+    visible.add(task.id);
+    chars += task.title.length + task.body.length;
+  }
+  for (const task of state.archive) if (!visible.has(task.id)) chars += task.title.length + task.body.length;
+  return chars;
 }

@@ -49,6 +49,13 @@ export const defaultMaxBodyChars = 1_000_000;
 /** Default cap on tasks visible in one stack (the archive is not counted). */
 export const defaultMaxTasks = 10_000;
 
+/**
+ * Default cap on the text (titles and bodies, the archive's included) one stack holds. Each change
+ * rewrites the whole stack on the host: without a cap, a client repeating big bodies would make
+ * every save slower and could exhaust the server's memory.
+ */
+export const defaultMaxStackChars = 8_000_000;
+
 export function isOpen(task: Pick<Task, "status">): boolean {
   return task.status === "pending";
 }

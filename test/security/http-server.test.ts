@@ -182,6 +182,41 @@ describe("the HTTP server under hostile input", () => {
     ).toMatch(/path/);
   });
 
+  it("huge arguments again and again: a task stack stops growing at its cap with a clear error, and stays quick", async () => {
+    const client = new Client({ name: "hoarder", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(http.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    try {
+      const body = "n".repeat(1_000_000);
+      const create = () => client.callTool({ name: "create_new_task", arguments: { title: "notes", body } });
+      let accepted = 0;
+      let refusal = "";
+      for (let i = 0; i < 40 && !refusal; i++) {
+        const started = Date.now();
+        const reply = (await create()) as { isError?: boolean; content: Array<{ text: string }> };
+        expect(Date.now() - started, `call ${i}`).toBeLessThan(5_000);
+        if (reply.isError) refusal = reply.content[0]!.text;
+        else accepted++;
+      }
+      expect(refusal).toMatch(/task stack holds .* characters .* the limit is [\d,]+/);
+      expect(accepted).toBeGreaterThan(0);
+      expect(accepted).toBeLessThan(20);
+      // Completing and removing does not make room: the archive keeps completed tasks' text.
+      ok(await client.callTool({ name: "complete_current_task", arguments: {} }));
+      expect(((await create()) as { isError?: boolean }).isError).toBe(true);
+      // A small task still fits, and the stack answers.
+      ok(await client.callTool({ name: "update_current_task", arguments: { body: "short now" } }));
+      expect(ok(await client.callTool({ name: "get_stack_overview", arguments: {} })).counts).toMatchObject({
+        total: accepted,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
   it("keeps serving after all of it: a new client lists the tools and runs a command", async () => {
     const client = new Client({ name: "after", version: "1" });
     await client.connect(
