@@ -7,7 +7,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { lineChart } from "./lib/chart.mjs";
+import { sessionReadyChart } from "./lib/chart.mjs";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
@@ -95,28 +95,8 @@ try {
 }
 
 writeFileSync(new URL("./results/latest.json", import.meta.url), JSON.stringify(results, null, 2) + "\n");
-const ready = results.series.sessionReady;
-if (ready) {
-  const series = [
-    ["cold, first time (snapshot cache empty)", "#c0392b", (p) => p.first],
-    ["cold (snapshot cache warm)", "#e67e22", (p) => p.cold],
-    ["warm (box from the pool)", "#27ae60", (p) => p.warm],
-    ["docker run + docker cp", "#555555", (p) => p.docker, true],
-  ].map(([name, color, pick, dashed]) => ({
-    name,
-    color,
-    dashed,
-    points: ready.map((p) => ({ x: p.files, median: pick(p).median, p95: pick(p).p95 })),
-  }));
-  const m = results.machine;
-  const svg = lineChart({
-    title: "drydock: session ready time against repository size",
-    xLabel: "files in the repository (log scale)",
-    yLabel: "ms until ready (median; bar to p95)",
-    series,
-    caption: `${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}; ${results.date.slice(0, 10)}`,
-  });
-  writeFileSync(new URL("./results/session-ready.svg", import.meta.url), svg);
+if (results.series.sessionReady) {
+  writeFileSync(new URL("./results/session-ready.svg", import.meta.url), sessionReadyChart(results));
 }
 
 const m = results.machine;
