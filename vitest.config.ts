@@ -21,6 +21,9 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 300_000,
           globalSetup: ["test/helpers/global-setup.ts"],
+          // Servers the tests start keep no warm boxes unless a test asks (--pool): on two cores,
+          // idle pools in every spawned server only slow the rest down. The pool has its own tests.
+          env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0" },
           // Boxes are real containers on a 2-core machine: a few files at a time.
           maxWorkers: 2,
           fileParallelism: true,
