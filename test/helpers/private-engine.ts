@@ -4,8 +4,10 @@ import { join } from "node:path";
 
 /**
  * A Docker Engine of the test's own: a second dockerd with its own data, state, socket and
- * containerd, no bridge and no iptables rules, so it can be stopped and restarted without touching
- * the engine other tests use. Needs root and dockerd (scripts/setup.sh installs docker.io).
+ * containerd, in a network namespace of its own (a dockerd without a bridge deletes `docker0`, which
+ * belongs to the host's engine) and with no iptables rules, so it can be stopped and restarted
+ * without touching the engine other tests use. Needs root, dockerd (scripts/setup.sh installs
+ * docker.io) and unshare (util-linux).
  */
 export class PrivateEngine implements AsyncDisposable {
   private constructor(readonly dir: string) {}
@@ -39,8 +41,10 @@ export class PrivateEngine implements AsyncDisposable {
   async up(): Promise<void> {
     const d = this.dir;
     const child = spawn(
-      "dockerd",
+      "unshare",
       [
+        "--net",
+        "dockerd",
         ...["--data-root", join(d, "data"), "--exec-root", join(d, "x"), "--pidfile", join(d, "pid")],
         ...["-H", this.host, "--config-file", join(d, "daemon.json"), "--cgroup-parent", "drydock-private"],
         ...["--bridge", "none", "--iptables=false", "--ip-masq=false", "--userland-proxy=false"],

@@ -15,18 +15,17 @@ import { inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
 
-/** The default bridge's gateway address as the engine reports it (the host, seen from bridged boxes). */
+/** The default bridge's gateway address: the host as bridged containers see it. */
 function bridgeGateway(): string {
+  const onBridge = networkInterfaces().docker0?.find((a) => a.family === "IPv4")?.address;
+  if (onBridge) return onBridge;
   try {
-    return (
-      execFileSync(
-        "docker",
-        ["network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}"],
-        {
-          encoding: "utf8",
-        },
-      ).trim() || "172.17.0.1"
-    );
+    const fromEngine = execFileSync(
+      "docker",
+      ["network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}"],
+      { encoding: "utf8" },
+    ).trim();
+    return fromEngine || "172.17.0.1";
   } catch {
     return "172.17.0.1";
   }
