@@ -2,12 +2,15 @@
  * Finds and removes boxes left behind: by a drydock process that died (SIGKILL, crash, power
  * loss), or any box at all with `all`. Owners on other hosts are left alone unless `all`. Idle
  * boxes of a warm pool are found the same way (they carry the session label too, and the pool
- * label), and the gateway directory of each removed box goes with it.
+ * label), and the gateway directory of each removed box goes with it, as do gateway directories
+ * whose box is gone.
  */
-import { rm } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import type { BoxSummary, Engine } from "../engine/engine.js";
 import { LABEL_OWNER, LABEL_POOL, LABEL_SESSION, ownerIsDead, parseOwner } from "../engine/labels.js";
 import { logger } from "../util/log.js";
+import { stateDir } from "../util/paths.js";
 import { gatewayDirFor } from "./session-box.js";
 
 const log = logger("prune");
@@ -42,5 +45,25 @@ export async function pruneOrphans(engine: Engine, options: { all?: boolean } = 
     }),
   );
   if (removed.length) log.info(`removed ${removed.length} orphaned box(es): ${removed.join(", ")}`);
+  await removeDirsWithoutBox(new Set(boxes.map((b) => b.labels[LABEL_SESSION] ?? "")));
   return { removed, kept };
+}
+
+/** A gateway directory is made just before its box: one this old with no box will never get one. */
+const DIR_GRACE_MS = 60_000;
+
+/**
+ * Removes gateway directories whose box no longer exists at all: left by a process killed between
+ * making the directory and its box, or by a box removed outside drydock while its server was down.
+ */
+async function removeDirsWithoutBox(sessionsWithBox: Set<string>): Promise<void> {
+  const run = join(stateDir(), "run");
+  const names = await readdir(run).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!/^[0-9a-f]{12}$/.test(name) || sessionsWithBox.has(name)) continue;
+    const info = await stat(join(run, name)).catch(() => undefined);
+    if (!info?.isDirectory() || Date.now() - info.mtimeMs < DIR_GRACE_MS) continue;
+    await rm(join(run, name), { recursive: true, force: true });
+    log.info(`removed the gateway directory of session ${name}, whose box is gone`);
+  }
 }

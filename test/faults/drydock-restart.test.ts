@@ -4,7 +4,7 @@
  * next one has started, the task stack survives, and a new session works.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
 import { LABEL_SESSION } from "../../src/engine/labels.js";
+import { pruneOrphans } from "../../src/session/orphans.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { ok } from "../helpers/mcp-client.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
@@ -163,5 +164,35 @@ describe("drydock stopped or killed", () => {
     await manager.closeAll();
     for (const s of sessions) expect(await boxesOf(s.id), s.id).toBe(0);
     await Promise.all(leaving);
+  });
+
+  it("prune removes a gateway directory whose box is gone, once it is a minute old", async () => {
+    const saved = process.env.DRYDOCK_STATE_DIR;
+    process.env.DRYDOCK_STATE_DIR = state;
+    const manager = await SessionManager.start(await testEngine());
+    try {
+      const live = await manager.create({ repo: repo.path, image: sandboxImage() });
+      const run = join(state, "run");
+      // A socket directory left by a process killed before its box existed, or whose box was removed by hand.
+      const stale = join(run, "0123456789ab");
+      const fresh = join(run, "ba9876543210");
+      for (const dir of [stale, fresh]) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(join(dir, "gateway.sock"), "");
+      }
+      const old = new Date(Date.now() - 5 * 60_000);
+      utimesSync(stale, old, old);
+      utimesSync(live.gatewayDir, old, old);
+      await pruneOrphans(await testEngine());
+      expect(existsSync(stale)).toBe(false);
+      // Kept: one that may belong to a box being created right now, and the live session's.
+      expect(existsSync(fresh)).toBe(true);
+      expect(existsSync(live.gatewayDir)).toBe(true);
+      rmSync(fresh, { recursive: true, force: true });
+    } finally {
+      await manager.closeAll();
+      if (saved === undefined) delete process.env.DRYDOCK_STATE_DIR;
+      else process.env.DRYDOCK_STATE_DIR = saved;
+    }
   });
 });
