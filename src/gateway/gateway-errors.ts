@@ -4,6 +4,7 @@
  */
 export type RefusalCode =
   | "unknown_route"
+  | "call_not_allowed"
   | "upstream_not_allowed"
   | "no_key"
   | "offline_only"

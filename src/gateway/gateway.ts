@@ -10,6 +10,7 @@ import { unlink } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { LimitExceededError } from "../util/errors.js";
 import { addLogRedactor, logger } from "../util/log.js";
+import { callRefusal } from "./call-policy.js";
 import { chatText, isRecord, requestedModel } from "./chat-request.js";
 import { errorBody, refusalStatus, type RefusalCode } from "./gateway-errors.js";
 import { openAnswer, type Answer } from "./answer-source.js";
@@ -251,6 +252,8 @@ export class LlmGateway implements AsyncDisposable {
     }
     const model = requestedModel(parsed) ?? /\/models\/([^/:?]+)/.exec(base.path)?.[1];
 
+    const notAllowed = callRefusal(provider, method, path, parsed);
+    if (notAllowed) return refuse("call_not_allowed", notAllowed, model);
     const plan = planRoute(this.routes, { provider, method, path, body: text });
     if (plan.kind === "refuse") return refuse(plan.code, plan.message, model);
     try {
