@@ -7,6 +7,7 @@ import { serverExtensions } from "../server/extensions.js";
 interface ServeOptions {
   repo: string;
   allowRepo: string[];
+  maxSessions?: string;
   image?: string;
   http?: boolean;
   host: string;
@@ -65,6 +66,10 @@ export function registerServeCommand(program: Command): void {
       "default aider model (else DRYDOCK_MODEL, else the offline model when no key is set)",
     )
     .option("--llm <mode>", "live | offline | record:FILE | replay:FILE")
+    .option(
+      "--max-sessions <n>",
+      "sessions clients may hold at once (default: as many as fit in the host's memory at --memory-mb)",
+    )
     .option("--max-llm-requests <n>", "per-session limit on model requests")
     .option("--max-llm-cost-usd <n>", "per-session limit on model cost in USD")
     .option(
@@ -84,6 +89,7 @@ export function registerServeCommand(program: Command): void {
       const server = await DrydockServer.start({
         repo: opts.repo,
         allowedRepos: opts.allowRepo,
+        maxSessions: positive(opts.maxSessions, "--max-sessions"),
         image: opts.image,
         keepSessions: opts.keepSessions,
         envFile: opts.envFile,

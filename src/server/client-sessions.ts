@@ -7,7 +7,7 @@ import type { Session, SessionOptions } from "../session/session.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
 import type { SessionAccess } from "../tools/session-access.js";
-import { InvalidArgumentError, SessionNotFoundError } from "../util/errors.js";
+import { InvalidArgumentError, LimitExceededError, SessionNotFoundError } from "../util/errors.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { assertRepoServed, assertWithinGrants } from "./session-request-policy.js";
 
@@ -17,10 +17,14 @@ export interface ServerDefaults {
   options: Partial<SessionOptions>;
   /** Repositories (real top directories) a client may name besides `repo` (`--allow-repo`). */
   allowedRepos?: string[];
+  /** Sessions all clients may hold at once (`--max-sessions`); default unlimited. */
+  maxSessions?: number;
 }
 
 export class ClientSessions implements SessionAccess, TaskStackAccess {
   private readonly owners = new Map<string, string>();
+  /** Sessions being created, counted against the limit before they exist. */
+  private starting = 0;
   private readonly defaults = new Map<string, Promise<Session>>();
   /** Task stacks with no box, by stack id, and the client that first used each. */
   private readonly stackOwners = new Map<string, string>();
@@ -36,12 +40,25 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     assertWithinGrants(options, defaults.options);
     const repo = options.repo === undefined ? defaults.repo : (await openHostRepo(options.repo, "repo")).root;
     assertRepoServed(repo, [defaults.repo, ...(defaults.allowedRepos ?? [])]);
-    const session = await this.manager.create({
-      ...defaults.options,
-      image: defaults.image,
-      ...options,
-      repo,
-    } as SessionOptions);
+    const max = defaults.maxSessions ?? Infinity;
+    const held = this.owners.size + this.starting;
+    if (held >= max) {
+      throw new LimitExceededError(
+        `there are already ${held} sessions, the most this server runs at once (each box may use its whole memory limit); remove one you no longer need with session_destroy, or ask whoever runs the server to raise --max-sessions`,
+      );
+    }
+    this.starting++;
+    let session: Session;
+    try {
+      session = await this.manager.create({
+        ...defaults.options,
+        image: defaults.image,
+        ...options,
+        repo,
+      } as SessionOptions);
+    } finally {
+      this.starting--;
+    }
     this.owners.set(session.id, clientId);
     return session;
   }

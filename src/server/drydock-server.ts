@@ -3,10 +3,12 @@
  * per process; one MCP server object per connected client, all sharing them but each seeing only
  * its own sessions.
  */
+import { totalmem } from "node:os";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Engine } from "../engine/engine.js";
 import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
+import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import type { SessionOptions } from "../session/session.js";
 import { poolProfile } from "../session/pool-fit.js";
@@ -28,6 +30,11 @@ export interface DrydockServerConfig {
   sessionOptions?: Partial<SessionOptions>;
   /** Repositories clients may name in session_create besides `repo` (`--allow-repo`). */
   allowedRepos?: string[];
+  /**
+   * Sessions clients may hold at once (`--max-sessions`). Default: as many as fit in the host's
+   * memory at the sessions' memory limit, so boxes together cannot push the host out of memory.
+   */
+  maxSessions?: number;
   /** Leave boxes running at shutdown, for inspection. */
   keepSessions?: boolean;
   /** Where task stacks are kept (default: <state dir>/tasks). */
@@ -78,6 +85,7 @@ export class DrydockServer {
       image,
       options: config.sessionOptions ?? {},
       allowedRepos,
+      maxSessions: config.maxSessions ?? sessionsThatFit(config.sessionOptions?.memoryMB),
     });
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);
@@ -140,4 +148,9 @@ export class DrydockServer {
     })();
     return this.closing;
   }
+}
+
+/** How many boxes fit in the host's memory at a session's memory limit (at least one). */
+export function sessionsThatFit(memoryMB: number = DEFAULT_LIMITS.memoryMB): number {
+  return Math.max(1, Math.floor(totalmem() / (1024 * 1024) / memoryMB));
 }

@@ -48,6 +48,8 @@ export async function inMemoryDrydock(
   const server = await DrydockServer.start({
     image: sandboxImage(),
     tasksDir: join(stateDir, "tasks"),
+    // Tests are the operator here; the default would depend on the machine's memory.
+    maxSessions: 32,
     ...config,
   });
   const clients: Client[] = [];

@@ -113,3 +113,36 @@ describe("session_create over MCP", () => {
     expect(shown.output).toBe("allowed\n");
   });
 });
+
+describe("how many sessions clients may hold", () => {
+  it("stops at the server's limit, with a clear error, until one is destroyed", async () => {
+    using repo = tempRepo();
+    await using drydock = await inMemoryDrydock({ repo: repo.path, maxSessions: 2 });
+    const other = await drydock.connect("other");
+    const first = ok(await drydock.client.callTool({ name: "session_create", arguments: {} }));
+    // The default session counts too, whoever's it is.
+    ok(await other.callTool({ name: "bash", arguments: { command: "true" } }));
+    for (const client of [drydock.client, other]) {
+      expect(failure(await client.callTool({ name: "session_create", arguments: {} }))).toMatch(
+        /already 2 sessions, the most this server runs at once .*session_destroy.*--max-sessions/,
+      );
+    }
+    ok(
+      await drydock.client.callTool({ name: "session_destroy", arguments: { session_id: first.session_id } }),
+    );
+    ok(await drydock.client.callTool({ name: "session_create", arguments: {} }));
+  });
+
+  it("by default runs no more boxes than fit in the host's memory at their limit", async () => {
+    using repo = tempRepo();
+    await using drydock = await inMemoryDrydock({
+      repo: repo.path,
+      sessionOptions: { memoryMB: 1_000_000 },
+      maxSessions: undefined,
+    });
+    ok(await drydock.client.callTool({ name: "session_create", arguments: { memory_mb: 256 } }));
+    expect(
+      failure(await drydock.client.callTool({ name: "session_create", arguments: { memory_mb: 256 } })),
+    ).toMatch(/already 1 sessions/);
+  });
+});
