@@ -25,6 +25,9 @@ export interface SnapshotStats {
   skipped: string[];
 }
 
+/** Patterns for files drydock itself makes in /workspace, which are never part of a diff. */
+export const DRYDOCK_EXCLUDES = "# drydock's own temporary files\n.drydock-write-*\n";
+
 export function boxGitConfig(objectFormat: string): string {
   const sha256 = objectFormat === "sha256";
   return [
@@ -210,13 +213,15 @@ export async function packSnapshot(
     const own = { uid: UID, gid: UID, mode: 0o644 };
     if (options.head !== undefined)
       await entry(pack, { ...own, name: ".git/HEAD" }, Buffer.from(options.head));
-    try {
-      const exclude = await readFile(join(repo.commonDir, "info", "exclude"));
-      await entry(pack, { ...own, name: ".git/info", type: "directory", mode: 0o755 });
-      await entry(pack, { ...own, name: ".git/info/exclude" }, exclude);
-    } catch {
-      // No exclude file: nothing to carry.
-    }
+    // The host's excludes, plus drydock's own temporary files (the file tools write through a
+    // temporary file and rename it), so a diff taken mid-write never sees them.
+    const hostExclude = await readFile(join(repo.commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
+    const exclude = Buffer.concat([
+      hostExclude,
+      Buffer.from(`${hostExclude.length && !hostExclude.toString().endsWith("\n") ? "\n" : ""}${DRYDOCK_EXCLUDES}`),
+    ]);
+    await entry(pack, { ...own, name: ".git/info", type: "directory", mode: 0o755 });
+    await entry(pack, { ...own, name: ".git/info/exclude" }, exclude);
     await entry(pack, { ...own, name: ".git/config" }, Buffer.from(boxGitConfig(repo.objectFormat)));
     pack.finalize();
   } catch (error) {

@@ -44,6 +44,9 @@ describe("workspace in and out", () => {
     expect((await session.bash("git log --oneline | wc -l")).output.trim()).toBe("2");
     expect((await session.bash("git config --get remote.origin.url; echo rc=$?")).output).toBe("rc=1\n");
     expect(await session.diff()).toBe("");
+    // drydock's own temporary files (a file tool's write in flight) are never part of a diff.
+    await session.bash("touch .drydock-write-AbC123 src/.drydock-write-x");
+    expect(await session.diff()).toBe("");
   });
 
   it("takes out an exact diff of edits in the box and applies it to a branch, leaving the working tree as it was", async () => {
