@@ -34,7 +34,7 @@ async function insideView(session: Session): Promise<string> {
     "id",
     "grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status",
     "ulimit -n -u",
-    "grep -E ' /(workspace|tmp|home/agent|run/drydock) ' /proc/mounts | sed -E 's/[0-9a-f]{12}/ID/g'",
+    "grep -E ' /(workspace|tmp|home/agent|run/drydock) ' /proc/mounts | sed -E 's/[0-9a-f]{12}/ID/g' | sort",
     "ls /sys/class/net",
     "cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/pids/pids.max 2>/dev/null",
     "cd /workspace && find . -path ./.git -prune -o -printf '%P %m %s %u\\n' | sort",
