@@ -218,7 +218,9 @@ export async function packSnapshot(
     const hostExclude = await readFile(join(repo.commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
     const exclude = Buffer.concat([
       hostExclude,
-      Buffer.from(`${hostExclude.length && !hostExclude.toString().endsWith("\n") ? "\n" : ""}${DRYDOCK_EXCLUDES}`),
+      Buffer.from(
+        `${hostExclude.length && !hostExclude.toString().endsWith("\n") ? "\n" : ""}${DRYDOCK_EXCLUDES}`,
+      ),
     ]);
     await entry(pack, { ...own, name: ".git/info", type: "directory", mode: 0o755 });
     await entry(pack, { ...own, name: ".git/info/exclude" }, exclude);
