@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storeTaskStackAccess } from "../../../src/tasks/task-stack-access.js";
 import { TaskStackStore } from "../../../src/tasks/task-stack-store.js";
 import { taskStackTools } from "../../../src/tools/task-stack-tools.js";
-import type { ToolContext, ToolServices } from "../../../src/tools/tool.js";
-import { describeError } from "../../../src/util/errors.js";
+import { registerTools } from "../../../src/server/register-tools.js";
+import type { ToolServices } from "../../../src/tools/tool.js";
 
-// The tools registered on the SDK's real server and called by its real client, as the server
-// module will: this checks that the schemas (including the recursive big-picture tree) survive
+// The tools registered on the SDK's real server the way drydock's server does, and called by its
+// real client: this checks that the schemas (including the recursive big-picture tree) survive
 // JSON Schema conversion and that every result passes the SDK's output validation.
 let dir: string;
 let client: Client;
@@ -21,35 +21,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "drydock-task-mcp-"));
   const store = new TaskStackStore({ dir, warn: () => undefined });
   const server = new McpServer({ name: "tasks-under-test", version: "0.0.0" });
-  for (const tool of taskStackTools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: tool.annotations,
-      },
-      async (args: Record<string, unknown>) => {
-        const ctx: ToolContext = {
-          clientId: "c",
-          signal: new AbortController().signal,
-          progress: () => undefined,
-          services: { taskStacks: storeTaskStackAccess(store) } as ToolServices,
-        };
-        try {
-          const result = await tool.run(args, ctx);
-          return {
-            content: [{ type: "text" as const, text: JSON.stringify(result) }],
-            structuredContent: result,
-          };
-        } catch (error) {
-          return { isError: true, content: [{ type: "text" as const, text: describeError(error) }] };
-        }
-      },
-    );
-  }
+  registerTools(server, taskStackTools, "c", { taskStacks: storeTaskStackAccess(store) } as ToolServices);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   client = new Client({ name: "test-client", version: "0.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
