@@ -1,32 +1,19 @@
-import {
-  createServer,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { unlink } from "node:fs/promises";
-import { StringDecoder } from "node:string_decoder";
-import { LimitExceededError } from "../util/errors.js";
 import { addLogRedactor, logger } from "../util/log.js";
-import { callRefusal } from "./call-policy.js";
-import { chatText, isRecord, requestedModel } from "./chat-request.js";
-import { errorBody, refusalStatus, type RefusalCode } from "./gateway-errors.js";
-import { openAnswer, type Answer } from "./answer-source.js";
-import { readBody, writeChunk } from "./http-body.js";
+import { handleExchange, type ExchangeContext, type ExchangeEvent } from "./exchange-handler.js";
 import type { LlmMode } from "./llm-mode.js";
 import { OfflineModel } from "./offline-model.js";
 import { DEFAULT_PRICES, type PriceTable } from "./prices.js";
 import { loadProviderKeys, secretValues, type ProviderKeys } from "./provider-keys.js";
-import { DEFAULT_ALLOWED_HOSTS, isProvider, splitProviderPath, type UpstreamProvider } from "./providers.js";
-import { ExchangeRecorder, exchangeKey, normalizePath, ReplayBook } from "./record-replay.js";
-import { secretRedactor, StreamRedactor } from "./redact.js";
-import { planRoute, type RouteContext } from "./route-plan.js";
+import { DEFAULT_ALLOWED_HOSTS, type UpstreamProvider } from "./providers.js";
+import { ExchangeRecorder, ReplayBook } from "./record-replay.js";
+import { secretRedactor } from "./redact.js";
 import { BOX_GID, BOX_UID, grantBoxAccess, prepareSocketPath } from "./socket-dir.js";
-import { estimatePromptTokens } from "./token-estimate.js";
 import { UsageLedger, type LlmLimits, type UsageTotals } from "./usage-ledger.js";
-import { UsageMeter } from "./usage-meter.js";
+
+export type { ExchangeEvent } from "./exchange-handler.js";
 
 const log = logger("gateway");
 
@@ -55,25 +42,6 @@ export interface LlmGatewayOptions {
   label?: string;
 }
 
-/** What one call through the gateway did, reported to `onExchange` listeners. */
-export interface ExchangeEvent {
-  provider: string;
-  method: string;
-  path: string;
-  model?: string;
-  status: number;
-  /** Who answered: a provider, the offline model, the record file, or the gateway itself (a refusal). */
-  source: "upstream" | "offline" | "replay" | "gateway";
-  streamed: boolean;
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  /** True when the response carried no usage and tokens were estimated from the request. */
-  usageEstimated: boolean;
-  durationMs: number;
-  refusal?: { code: RefusalCode; message: string };
-}
-
 /**
  * A session's door to the model providers: an HTTP endpoint on a unix socket that routes
  * `/openai/…`, `/anthropic/…`, `/gemini/…` and `/offline/…`, puts the host's real key on each
@@ -87,7 +55,7 @@ export class LlmGateway implements AsyncDisposable {
   private readonly replay: ReplayBook | undefined;
   private readonly offline: OfflineModel;
   private readonly keys: ProviderKeys;
-  private readonly routes: RouteContext;
+  private readonly exchange: ExchangeContext;
   private readonly server: Server;
   private removeRedactor: () => void = () => undefined;
   private address_ = "";
@@ -99,17 +67,26 @@ export class LlmGateway implements AsyncDisposable {
     const mode = options.mode;
     this.recorder = mode.kind === "record" ? new ExchangeRecorder(mode.file) : undefined;
     this.replay = mode.kind === "replay" ? ReplayBook.load(mode.file) : undefined;
-    this.routes = {
-      mode,
-      keys: this.keys,
-      ...(options.upstreams ? { upstreams: options.upstreams } : {}),
-      allowedHosts: new Set(
-        (options.allowedHosts ?? DEFAULT_ALLOWED_HOSTS).map((host) => host.toLowerCase()),
-      ),
-      hasRecording: (key) => this.replay?.has(key) ?? false,
+    this.exchange = {
+      name: this.name,
+      ledger: this.ledger,
+      routes: {
+        mode,
+        keys: this.keys,
+        ...(options.upstreams ? { upstreams: options.upstreams } : {}),
+        allowedHosts: new Set(
+          (options.allowedHosts ?? DEFAULT_ALLOWED_HOSTS).map((host) => host.toLowerCase()),
+        ),
+        hasRecording: (key) => this.replay?.has(key) ?? false,
+      },
+      offline: this.offline,
+      replay: this.replay,
+      recorder: this.recorder,
+      secrets: () => this.secrets,
+      emit: (event) => this.emit(event),
     };
     this.server = createServer((request, response) => {
-      this.handle(request, response).catch((error: Error) => {
+      handleExchange(this.exchange, request, response).catch((error: Error) => {
         log.error(`${this.name} ${request.method} ${request.url} failed: ${error.stack ?? error.message}`);
         if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
         response.end(
@@ -191,178 +168,6 @@ export class LlmGateway implements AsyncDisposable {
     );
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const started = performance.now();
-    const method = (request.method ?? "GET").toUpperCase();
-    const { provider, rest: path } = splitProviderPath(request.url ?? "/");
-    const base = { provider, method, path: normalizePath(path) };
-    const refuse = (code: RefusalCode, message: string, model?: string) => {
-      this.ledger.refuse();
-      log.warn(`${this.name} refused ${method} /${provider}${base.path}: ${message}`);
-      if (!response.headersSent) {
-        response.writeHead(refusalStatus(code), {
-          "content-type": "application/json",
-          "x-drydock-source": "gateway",
-        });
-      }
-      response.end(errorBody(provider, code, message));
-      this.emit({
-        ...base,
-        ...(model ? { model } : {}),
-        status: refusalStatus(code),
-        source: "gateway",
-        streamed: false,
-        inputTokens: 0,
-        outputTokens: 0,
-        costUsd: 0,
-        usageEstimated: false,
-        durationMs: performance.now() - started,
-        refusal: { code, message },
-      });
-    };
-
-    if (!isProvider(provider)) {
-      return refuse(
-        "unknown_route",
-        `no route for /${provider}; use /openai, /anthropic, /gemini or /offline`,
-      );
-    }
-    let text: string;
-    try {
-      text = (await readBody(request)).toString("utf8");
-    } catch (error) {
-      return refuse("bad_request", (error as Error).message);
-    }
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    // OpenAI streams report usage only when asked; ask, so that streamed calls are counted too.
-    if (
-      (provider === "openai" || provider === "offline") &&
-      isRecord(parsed) &&
-      parsed.stream === true &&
-      parsed.stream_options === undefined &&
-      base.path.endsWith("/chat/completions")
-    ) {
-      parsed.stream_options = { include_usage: true };
-      text = JSON.stringify(parsed);
-    }
-    const model = requestedModel(parsed) ?? /\/models\/([^/:?]+)/.exec(base.path)?.[1];
-
-    const notAllowed = callRefusal(provider, method, path, parsed);
-    if (notAllowed) return refuse("call_not_allowed", notAllowed, model);
-    const plan = planRoute(this.routes, { provider, method, path, body: text });
-    if (plan.kind === "refuse") return refuse(plan.code, plan.message, model);
-    try {
-      this.ledger.admit();
-    } catch (error) {
-      if (error instanceof LimitExceededError) return refuse("limit_exceeded", error.message, model);
-      throw error;
-    }
-
-    const abort = new AbortController();
-    response.on("close", () => {
-      if (!response.writableFinished) abort.abort();
-    });
-    let answer: Answer;
-    try {
-      answer = await openAnswer(
-        plan,
-        { method, path, headers: request.headers, body: text, signal: abort.signal },
-        { offline: this.offline, replay: this.replay },
-      );
-    } catch (error) {
-      this.ledger.cancel();
-      return refuse(
-        "upstream_unreachable",
-        `could not reach ${provider}: ${(error as Error).message}`,
-        model,
-      );
-    }
-
-    const contentType = String(answer.headers["content-type"] ?? "");
-    const streamed = contentType.includes("text/event-stream");
-    const meter = new UsageMeter(contentType);
-    const recorded: string[] = [];
-    // An upstream may echo what it was sent (an error quoting the key): the box must not see it.
-    const scrub = this.secrets.length > 0 ? new StreamRedactor(this.secrets) : undefined;
-    const decoder = new StringDecoder("utf8");
-    response.writeHead(answer.status, {
-      ...(scrub ? redactHeaders(answer.headers, secretRedactor(this.secrets)) : answer.headers),
-      "x-drydock-source": answer.source,
-    });
-    try {
-      for await (const chunk of answer.body) {
-        const piece = typeof chunk === "string" ? chunk : chunk.toString("utf8");
-        meter.push(piece);
-        if (this.recorder) recorded.push(piece);
-        if (!scrub) await writeChunk(response, chunk);
-        else {
-          const safe = scrub.push(typeof chunk === "string" ? chunk : decoder.write(chunk));
-          if (safe) await writeChunk(response, safe);
-        }
-      }
-      const rest = scrub ? scrub.push(decoder.end()) + scrub.flush() : "";
-      if (rest) await writeChunk(response, rest);
-      response.end();
-    } catch (error) {
-      log.warn(
-        `${this.name} ${method} /${provider}${base.path}: stream ended early: ${(error as Error).message}`,
-      );
-      response.destroy();
-    }
-
-    const usage = meter.finish();
-    // A successful answer without usage still cost its prompt; a failed one is taken at its word.
-    const usageEstimated = usage.inputTokens === undefined && answer.status < 300;
-    const tokens = {
-      inputTokens:
-        usage.inputTokens ?? (usageEstimated ? estimatePromptTokens(chatText(parsed).messages) : 0),
-      outputTokens: usage.outputTokens ?? 0,
-    };
-    const usedModel = model ?? usage.model ?? "unknown";
-    const { costUsd } = this.ledger.settle(usedModel, tokens);
-    const event: ExchangeEvent = {
-      ...base,
-      model: usedModel,
-      status: answer.status,
-      source: answer.source,
-      streamed,
-      ...tokens,
-      costUsd,
-      usageEstimated,
-      durationMs: performance.now() - started,
-    };
-    log.debug(
-      `${this.name} ${method} /${provider}${base.path} ${answer.status} via ${answer.source}: ${tokens.inputTokens} in, ${tokens.outputTokens} out, $${costUsd.toFixed(6)}`,
-    );
-    // Transient failures (rate limits, provider errors) are not part of a run worth replaying.
-    if (this.recorder && answer.source !== "replay" && answer.status < 500 && answer.status !== 429) {
-      await this.recorder
-        .append({
-          v: 1,
-          key: exchangeKey(provider, method, path, text),
-          provider,
-          method,
-          path: base.path,
-          ...(model ? { model } : {}),
-          request: parsed ?? text,
-          status: answer.status,
-          contentType,
-          streamed,
-          body: recorded.join(""),
-          recordedAt: new Date().toISOString(),
-        })
-        .catch((error: Error) =>
-          log.error(`${this.name} could not record to ${this.recorder?.file}: ${error.message}`),
-        );
-    }
-    this.emit(event);
-  }
-
   private emit(event: ExchangeEvent): void {
     for (const listener of this.listeners) {
       try {
@@ -372,14 +177,4 @@ export class LlmGateway implements AsyncDisposable {
       }
     }
   }
-}
-
-/** Response headers with secrets in their values redacted; a length no longer holds once the body may change. */
-function redactHeaders(headers: OutgoingHttpHeaders, redact: (text: string) => string): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name.toLowerCase() === "content-length") continue;
-    out[name] = Array.isArray(value) ? value.map(redact) : typeof value === "string" ? redact(value) : value;
-  }
-  return out;
 }
