@@ -3,7 +3,6 @@
  * still connected. Nothing is left behind (no box, no gateway socket) once it has stopped or the
  * next one has started, the task stack survives, and a new session works.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +15,7 @@ import { LABEL_SESSION } from "../../src/engine/labels.js";
 import { pruneOrphans } from "../../src/session/orphans.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { ok } from "../helpers/mcp-client.js";
+import { spawnHttpServer } from "../helpers/http-server.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { sandboxImage, testEngine } from "../helpers/sessions.js";
 
@@ -119,19 +119,9 @@ describe("drydock stopped or killed", () => {
 
   it("SIGTERMed over HTTP with clients connected: every box is removed before it exits", async () => {
     const token = `t-${Math.random().toString(36).slice(2)}`;
-    const child: ChildProcess = spawn(
-      process.execPath,
-      [cli, "serve", "--http", "--port", "0", "--repo", repo.path, "--image", inject("sandboxImage")],
-      { env: serverEnv(state, { DRYDOCK_TOKEN: token }), stdio: ["ignore", "ignore", "pipe"] },
-    );
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr!.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /serving MCP on (\S+)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      child.on("exit", () => reject(new Error(`server exited: ${err}`)));
+    const { child, url } = await spawnHttpServer({
+      repo: repo.path,
+      env: serverEnv(state, { DRYDOCK_TOKEN: token }),
     });
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
 import { LABEL_SESSION } from "../../src/engine/labels.js";
+import { spawnHttpServer, stopServer } from "../helpers/http-server.js";
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
@@ -161,28 +162,14 @@ describe("drydock serve over Streamable HTTP", () => {
   beforeAll(async () => {
     repo = tempRepo();
     state = mkdtempSync(join(tmpdir(), "drydock-state-"));
-    child = spawn(
-      process.execPath,
-      [cli, "serve", "--http", "--port", "0", "--repo", repo.path, "--image", inject("sandboxImage")],
-      {
-        env: { ...process.env, DRYDOCK_STATE_DIR: state, DRYDOCK_TOKEN: token },
-        stdio: ["ignore", "ignore", "pipe"],
-      },
-    );
-    url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr!.on("data", (d: Buffer) => {
-        err += d.toString();
-        const m = /serving MCP on (\S+)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      child.on("exit", () => reject(new Error(`server exited: ${err}`)));
-    });
+    ({ child, url } = await spawnHttpServer({
+      repo: repo.path,
+      env: { ...process.env, DRYDOCK_STATE_DIR: state, DRYDOCK_TOKEN: token },
+    }));
   });
 
   afterAll(async () => {
-    child?.kill("SIGTERM");
-    await new Promise((r) => child?.once("exit", r));
+    await stopServer(child);
     repo?.[Symbol.dispose]();
     rmSync(state, { recursive: true, force: true });
   });
