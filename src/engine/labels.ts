@@ -10,6 +10,11 @@ export const LABEL_OWNER = "drydock.owner";
 export const LABEL_CREATED = "drydock.created";
 export const LABEL_REPO = "drydock.repo";
 export const LABEL_POOL = "drydock.pool";
+/**
+ * The state directory of the drydock that made the box (where its gateway directory lives): a
+ * drydock prunes only orphans of its own state directory, whose leftovers it can also remove.
+ */
+export const LABEL_STATE = "drydock.state";
 
 /** An owner is a process on a host, told apart from a later process with the same pid by its start time. */
 export interface Owner {

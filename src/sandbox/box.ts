@@ -4,8 +4,16 @@
  */
 import { Engine, short } from "../engine/engine.js";
 import type { ExecOptions, ExecResult } from "../engine/exec.js";
-import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, currentOwner, formatOwner } from "../engine/labels.js";
+import {
+  LABEL_CREATED,
+  LABEL_OWNER,
+  LABEL_SESSION,
+  LABEL_STATE,
+  currentOwner,
+  formatOwner,
+} from "../engine/labels.js";
 import { logger } from "../util/log.js";
+import { stateDir } from "../util/paths.js";
 import {
   BOX_USER,
   WORKSPACE,
@@ -36,6 +44,7 @@ export class Box {
       ...options.labels,
       [LABEL_SESSION]: sessionId,
       [LABEL_OWNER]: formatOwner(currentOwner()),
+      [LABEL_STATE]: stateDir(),
       [LABEL_CREATED]: new Date().toISOString(),
     };
     const id = await engine.createBox(boxSpec({ ...options, labels }, `drydock-${sessionId}`));

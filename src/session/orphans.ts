@@ -8,7 +8,14 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { BoxSummary, Engine } from "../engine/engine.js";
-import { LABEL_OWNER, LABEL_POOL, LABEL_SESSION, ownerIsDead, parseOwner } from "../engine/labels.js";
+import {
+  LABEL_OWNER,
+  LABEL_POOL,
+  LABEL_SESSION,
+  LABEL_STATE,
+  ownerIsDead,
+  parseOwner,
+} from "../engine/labels.js";
 import { logger } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
 import { gatewayDirFor } from "./session-box.js";
@@ -31,7 +38,9 @@ export async function pruneOrphans(engine: Engine, options: { all?: boolean } = 
   await Promise.all(
     boxes.map(async (box) => {
       const owner = parseOwner(box.labels[LABEL_OWNER]);
-      const orphan = options.all || !owner || ownerIsDead(owner);
+      // Another drydock's boxes (another state directory) are its own to prune, unless --all.
+      const ours = !box.labels[LABEL_STATE] || box.labels[LABEL_STATE] === stateDir();
+      const orphan = options.all || (ours && (!owner || ownerIsDead(owner)));
       if (!orphan) {
         kept++;
         return;
