@@ -175,9 +175,11 @@ export class Session {
     } catch (error) {
       // A shell that cannot start again, in a box that is gone or behind an engine that does not
       // answer: say which, not what the terminal showed.
+      // An engine that cannot even say whether the box runs (refused, or an error while it stops)
+      // is, for the caller, an engine that does not answer.
       const running = await this.box.isRunning().catch((engineError: unknown) => {
         if (engineError instanceof EngineUnavailableError) throw engineError;
-        return true;
+        throw new EngineUnavailableError((engineError as Error).message, { cause: engineError });
       });
       if (!running) throw new BoxGoneError(this.box.shortId, { cause: error });
       throw error;
