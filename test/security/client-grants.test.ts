@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
-import { LABEL_SESSION } from "../../src/engine/labels.js";
+import { LABEL_OWNER, currentOwner, formatOwner } from "../../src/engine/labels.js";
 import { assertRepoServed, assertWithinGrants } from "../../src/server/session-request-policy.js";
 import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
@@ -35,8 +35,9 @@ describe("session_create over MCP", () => {
   let allowed: TempRepo;
   let drydock: InMemoryDrydock;
 
+  // Boxes of this process only: other test files make boxes of their own at the same time.
   const boxesNow = async (): Promise<number> =>
-    (await (await Engine.connect()).listBoxes(LABEL_SESSION)).length;
+    (await (await Engine.connect()).listBoxes(LABEL_OWNER, formatOwner(currentOwner()))).length;
 
   beforeAll(async () => {
     served = tempRepo({ "README.md": "served\n" });
