@@ -1,6 +1,7 @@
 /**
  * stdio transport: one client, stdout carries nothing but protocol. When the client goes away
- * (stdin closes) or a signal arrives, every session is removed and the process exits.
+ * (stdin closes, or stdout breaks because nobody reads it any more) or a signal arrives, every
+ * session is removed and the process exits.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { logger } from "../util/log.js";
@@ -19,10 +20,15 @@ export async function serveStdio(server: DrydockServer): Promise<void> {
     await server.shutdown();
     process.exit(0);
   };
+  // A client that died leaves a broken pipe: writing a reply or a log notification to it fails
+  // with EPIPE, which without a listener would crash the process before it removes its boxes.
+  process.stdout.on("error", () => void stop("the client stopped reading stdout"));
+  process.stdin.on("error", () => void stop("stdin failed"));
   process.stdin.on("end", () => void stop("the client closed stdin"));
   process.stdin.on("close", () => void stop("the client closed stdin"));
   transport.onclose = () => void stop("the transport closed");
   process.once("SIGINT", () => void stop("SIGINT"));
   process.once("SIGTERM", () => void stop("SIGTERM"));
+  process.once("SIGHUP", () => void stop("SIGHUP"));
   await mcp.connect(transport);
 }

@@ -37,12 +37,25 @@ export function addLogRedactor(redact: (text: string) => string): () => void {
   };
 }
 
+/**
+ * A log line that cannot be written (stderr is a pipe whose reader died) is dropped: an
+ * unhandled EPIPE would crash the process before it removes its boxes.
+ */
+let stderrGuarded = false;
+function writeStderr(line: string): void {
+  if (!stderrGuarded) {
+    stderrGuarded = true;
+    process.stderr.on("error", () => undefined);
+  }
+  if (process.stderr.writable) process.stderr.write(line);
+}
+
 function emit(level: LogLevel, scope: string, message: string): void {
   if (order[level] < order[threshold]) return;
   let text = message;
   for (const redact of redactors) text = redact(text);
   const record: LogRecord = { level, scope, message: text, time: new Date() };
-  process.stderr.write(`[drydock ${scope}] ${level === "info" ? "" : level + ": "}${text}\n`);
+  writeStderr(`[drydock ${scope}] ${level === "info" ? "" : level + ": "}${text}\n`);
   for (const sink of sinks) {
     try {
       sink(record);
