@@ -59,6 +59,17 @@ export class Engine {
     }
   }
 
+  /** Whether the engine has a network of this name or id. */
+  async hasNetwork(name: string): Promise<boolean> {
+    try {
+      await this.docker.getNetwork(name).inspect();
+      return true;
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return false;
+      throw this.wrap(error, `inspect network ${name}`);
+    }
+  }
+
   /** The image id for a reference, or undefined when the engine does not have it. */
   async imageId(ref: string): Promise<string | undefined> {
     try {
