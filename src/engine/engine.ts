@@ -49,6 +49,16 @@ export class Engine {
     return { version: v.Version, apiVersion: v.ApiVersion, os: `${v.Os}/${v.Arch}` };
   }
 
+  /** What the engine's host has: every box's limits must fit in it. */
+  async capacity(): Promise<{ cpus: number; memoryMB: number }> {
+    try {
+      const info = (await this.docker.info()) as { NCPU: number; MemTotal: number };
+      return { cpus: info.NCPU, memoryMB: Math.floor(info.MemTotal / (1024 * 1024)) };
+    } catch (error) {
+      throw this.wrap(error, "read the engine's host capacity");
+    }
+  }
+
   async hasImage(ref: string): Promise<boolean> {
     try {
       await this.docker.getImage(ref).inspect();
@@ -109,7 +119,15 @@ export class Engine {
   /** Builds an image from a tar of the build context; each line of build output goes to onLine. */
   async buildImage(
     context: Readable,
-    options: { tag: string; buildArgs: Record<string, string>; labels?: Record<string, string> },
+    options: {
+      tag: string;
+      buildArgs: Record<string, string>;
+      labels?: Record<string, string>;
+      /** The Dockerfile's path in the context (default: Dockerfile). */
+      dockerfile?: string;
+      /** The stage to build (default: the last). */
+      target?: string;
+    },
     onLine: (line: string) => void,
   ): Promise<void> {
     log.info(`building image ${options.tag}`);
@@ -117,6 +135,8 @@ export class Engine {
       t: options.tag,
       buildargs: options.buildArgs,
       labels: options.labels,
+      ...(options.dockerfile ? { dockerfile: options.dockerfile } : {}),
+      ...(options.target ? { target: options.target } : {}),
       rm: true,
       forcerm: true,
     });
