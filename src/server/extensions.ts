@@ -18,6 +18,8 @@ export interface ExtensionOptions {
   maxLlmCostUsd?: number;
   /** Server-wide aider options (default: DRYDOCK_AIDER_OPTIONS, JSON). */
   aiderOptions?: AiderOptions;
+  /** The offline model's script (default: DRYDOCK_OFFLINE_SCRIPT, else the built-in one). */
+  offlineScript?: string;
 }
 
 export async function serverExtensions(

@@ -29,6 +29,8 @@ export interface AiderServerOptions {
   maxLlmCostUsd?: number;
   /** Server-wide aider options; default DRYDOCK_AIDER_OPTIONS. */
   aiderOptions?: AiderOptions;
+  /** The offline model's script (`--offline-script`); default DRYDOCK_OFFLINE_SCRIPT, else the built-in one. */
+  offlineScript?: string;
 }
 
 /** Environment variables naming an OpenAI-, Anthropic- or Gemini-compatible endpoint to use instead of the provider's. */
@@ -65,7 +67,7 @@ export function aiderServiceFromOptions(
     extraHosts.push(url.host);
     log.warn(`${provider} calls go to ${url.origin} (${variable}) instead of the provider's own API`);
   }
-  const script = env.DRYDOCK_OFFLINE_SCRIPT || undefined;
+  const script = options.offlineScript || env.DRYDOCK_OFFLINE_SCRIPT || undefined;
   const gateways = new SessionGateways({
     mode,
     keys,
