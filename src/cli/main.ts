@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 import { Command } from "commander";
-import { describeError } from "../util/errors.js";
+import { describeError, FlagError } from "../util/errors.js";
 import { registerDoctorCommand } from "./doctor-command.js";
+import { registerEnvCommand } from "./env-command.js";
 import { registerEvalCommand } from "./eval-command.js";
 import { registerImageCommand } from "./image-command.js";
 import { registerMockLlmCommand } from "./mock-llm-command.js";
@@ -14,9 +15,12 @@ const program = new Command()
   .name("drydock")
   .description("hardened Docker boxes for coding agents, served over MCP")
   .version("0.1.0")
-  .showHelpAfterError();
+  .showHelpAfterError("(see --help)")
+  // A usage error (unknown flag, missing argument) exits 2, as does a flag drydock refuses.
+  .exitOverride((error) => process.exit(error.exitCode === 1 ? 2 : error.exitCode));
 
 registerImageCommand(program);
+registerEnvCommand(program);
 registerDoctorCommand(program);
 registerRunCommand(program);
 registerServeCommand(program);
@@ -27,5 +31,6 @@ registerEvalCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`drydock: ${describeError(error)}\n`);
+  if (error instanceof FlagError) process.exit(2);
   process.exit(typeof process.exitCode === "number" && process.exitCode !== 0 ? process.exitCode : 1);
 });

@@ -74,7 +74,7 @@ export interface BuildOptions {
   onLine?: (line: string) => void;
 }
 
-function defaultCaBundle(): string | undefined {
+export function defaultCaBundle(): string | undefined {
   for (const candidate of [
     process.env.SSL_CERT_FILE,
     process.env.NODE_EXTRA_CA_CERTS,

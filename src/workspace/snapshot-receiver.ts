@@ -13,6 +13,9 @@ import type { Box } from "../sandbox/box.js";
 /** Where the private index lives in the box; it keeps stat data so a diff only stats files. */
 export const DIFF_INDEX = "/tmp/.drydock-index";
 export const BASE_REF = "refs/drydock/base";
+/** Written by an environment build (images/environment/prepare.sh). */
+const ENV_LINKS = "/opt/drydock/env/links.tar";
+const ENV_EXCLUDE = "/opt/drydock/env/exclude";
 
 const READY = "drydock-receiver-ready";
 
@@ -23,6 +26,12 @@ IFS=' ' read -r stamp detach || exit 0
 [ -n "$stamp" ] || exit 0
 cd /workspace
 tar -x -f - -C /workspace
+# An environment image carries what its setup prepared in the repository (node_modules, built
+# extensions): lay its links over the copy, and keep them out of git's sight (and every diff).
+if [ -f ${ENV_LINKS} ]; then
+  tar -x --skip-old-files -f ${ENV_LINKS} -C /workspace
+  mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude
+fi
 if [ "$detach" != - ]; then
   git read-tree "$detach"
 fi

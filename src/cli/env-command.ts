@@ -1,0 +1,102 @@
+import type { Command } from "commander";
+import { Engine } from "../engine/engine.js";
+import { EnvironmentImages, type EnvironmentStatus } from "../environment/environment-images.js";
+import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+
+interface EnvOptions {
+  repo: string;
+  ref?: string;
+  image?: string;
+  caCert?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+function describe(status: EnvironmentStatus): string {
+  const d = status.definition;
+  const lines = [
+    `repository: ${status.repoRoot} (${status.source})`,
+    d.kind === "default"
+      ? "definition: none (no .drydock/environment.yaml or .devcontainer/devcontainer.json): boxes use the sandbox image as it is"
+      : `definition: ${d.file}`,
+  ];
+  if (d.base.kind === "image") lines.push(`base: image ${d.base.ref}`);
+  if (d.base.kind === "dockerfile")
+    lines.push(`base: ${d.base.dockerfile} (context ${d.base.context || "."})`);
+  if (d.packages.length) lines.push(`packages: ${d.packages.join(" ")}`);
+  for (const [k, v] of Object.entries(d.env)) lines.push(`env: ${k}=${v}`);
+  for (const step of d.setup)
+    lines.push(`${step.label} (${step.from.file}:${step.from.line}): ${step.command}`);
+  for (const w of d.warnings) lines.push(`not applied: ${w}`);
+  if (status.plan) lines.push(`keyed by: ${status.plan.keyedBy.join(", ")}`);
+  lines.push(
+    `image: ${status.image} (${status.present ? "built" : status.plan ? "not built yet: `drydock env build` builds it, and so does the first session" : "missing"})`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+export function registerEnvCommand(program: Command): void {
+  const env = program
+    .command("env")
+    .description(
+      "a repository's environment: its toolchain and dependencies, built into an image layered on the sandbox image",
+    );
+  const common = (command: Command) =>
+    command
+      .option("--repo <path>", "the repository (default: the current directory)", ".")
+      .option(
+        "--ref <commit-ish>",
+        "read the definition and key files at this commit (default: the working tree)",
+      )
+      .option(
+        "--image <image>",
+        "the sandbox image to build on (default: the one `drydock image build` made)",
+      );
+
+  common(
+    env
+      .command("show")
+      .description(
+        "print what would be built for a repository, from which file, keyed by what, and whether it is built",
+      )
+      .option("--json", "print it as JSON"),
+  ).action(async (opts: EnvOptions) => {
+    const engine = await Engine.connect();
+    const images = new EnvironmentImages(engine, {
+      baseImage: opts.image ?? (await defaultSandboxImage(engine)),
+    });
+    const status = await images.status(opts.repo, opts.ref);
+    if (opts.json) {
+      process.stdout.write(
+        `${JSON.stringify({ repo: status.repoRoot, source: status.source, definition: status.definition, image: status.image, present: status.present, keyed_by: status.plan?.keyedBy ?? [] }, null, 2)}\n`,
+      );
+    } else process.stdout.write(describe(status));
+  });
+
+  common(
+    env
+      .command("build")
+      .description(
+        "build a repository's environment image (with the network, during the build only); an unchanged environment is not rebuilt",
+      )
+      .option("--ca-cert <path>", "CA bundle the build trusts (default: SSL_CERT_FILE / the system bundle)")
+      .option("--force", "rebuild even when the image exists"),
+  ).action(async (opts: EnvOptions) => {
+    const engine = await Engine.connect();
+    const images = new EnvironmentImages(engine, {
+      baseImage: opts.image ?? (await defaultSandboxImage(engine)),
+      caCert: opts.caCert,
+    });
+    const started = Date.now();
+    const status = await images.imageFor({
+      repo: opts.repo,
+      ref: opts.ref,
+      force: opts.force,
+      onLine: (line) => process.stderr.write(`[${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
+    });
+    if (!status.plan)
+      process.stderr.write("no environment definition: boxes use the sandbox image as it is\n");
+    else if (!status.built) process.stderr.write(`${status.image} is up to date\n`);
+    process.stdout.write(`${status.image}\n`);
+  });
+}

@@ -1,0 +1,255 @@
+/**
+ * The one place that knows how a repository's environment becomes an image. Sessions, `run` and
+ * eval ask `imageFor(repo, ref)` and get an image tag; an unchanged environment is never rebuilt
+ * (the tag is its cache key), and two callers asking for the same one share one build. The
+ * network is used during the build only; the boxes made from the image have none.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Readable } from "node:stream";
+import stripAnsi from "strip-ansi";
+import tar from "tar-stream";
+import type { Engine } from "../engine/engine.js";
+import { defaultCaBundle } from "../sandbox/sandbox-image.js";
+import { DrydockError, InvalidArgumentError } from "../util/errors.js";
+import { logger } from "../util/log.js";
+import { projectRoot } from "../util/project-root.js";
+import { EnvironmentDefinitionError, type SetupStep } from "./environment-definition.js";
+import { environmentDockerfile, planEnvironment, type EnvironmentPlan } from "./environment-plan.js";
+import { loadEnvironment, type LoadedEnvironment } from "./load-environment.js";
+import { repoFiles, type RepoFiles } from "./repo-files.js";
+
+const log = logger("environment");
+
+export interface EnvironmentImagesOptions {
+  /** The sandbox image environments build on (and the image of a repository with none). */
+  baseImage: string;
+  /** CA bundle trusted during builds; default: the host's. */
+  caCert?: string;
+}
+
+export interface EnvironmentRequest {
+  repo: string;
+  /** A commit-ish: the environment as defined at that commit (eval tasks); default: the working tree. */
+  ref?: string;
+  /** Build output, a line at a time. */
+  onLine?: (line: string) => void;
+  /** Rebuild even when the image exists. */
+  force?: boolean;
+}
+
+/** What a repository's environment is and whether its image exists, without building it. */
+export interface EnvironmentStatus extends LoadedEnvironment {
+  repoRoot: string;
+  source: string;
+  /** Undefined for the default (no definition): boxes use the base image itself. */
+  plan?: EnvironmentPlan;
+  /** The image boxes use: the plan's tag, or the base image. */
+  image: string;
+  present: boolean;
+  /** True when this call built the image. */
+  built?: boolean;
+}
+
+/** A build that failed: which step, from which file and line, and its last output. */
+export class EnvironmentBuildError extends DrydockError {
+  override name = "EnvironmentBuildError";
+  constructor(message: string) {
+    super("environment_build_failed", message);
+  }
+}
+
+export class EnvironmentImages {
+  private readonly building = new Map<string, Promise<void>>();
+  private readonly caCert: string | undefined;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly options: EnvironmentImagesOptions,
+  ) {
+    if (options.caCert !== undefined && !existsSync(options.caCert)) {
+      throw new InvalidArgumentError(
+        "--ca-cert",
+        `${options.caCert} does not exist; give the path of a PEM CA bundle`,
+      );
+    }
+    this.caCert = options.caCert ?? defaultCaBundle();
+  }
+
+  get baseImage(): string {
+    return this.options.baseImage;
+  }
+
+  /** Reads the definition and computes its tag; builds nothing. */
+  async status(repo: string, ref?: string): Promise<EnvironmentStatus> {
+    const files = await repoFiles(repo, ref);
+    const loaded = await loadEnvironment(files);
+    const base = { repoRoot: files.root, source: files.describe, ...loaded };
+    if (loaded.definition.kind === "default") {
+      return {
+        ...base,
+        image: this.options.baseImage,
+        present: await this.engine.hasImage(this.options.baseImage),
+      };
+    }
+    const baseId = await this.baseImageId(loaded);
+    const plan = planEnvironment({ ...loaded, baseImageId: baseId });
+    return { ...base, plan, image: plan.tag, present: await this.engine.hasImage(plan.tag) };
+  }
+
+  /** The image for a repository's environment, built first when missing. */
+  async imageFor(request: EnvironmentRequest): Promise<EnvironmentStatus> {
+    const status = await this.status(request.repo, request.ref);
+    if (!status.plan || (status.present && !request.force)) return status;
+    const tag = status.plan.tag;
+    let build = this.building.get(tag);
+    if (!build) {
+      build = this.build(
+        status,
+        await repoFiles(request.repo, request.ref),
+        request.onLine ?? ((l) => log.info(l)),
+      );
+      this.building.set(tag, build);
+      void build.finally(() => this.building.delete(tag)).catch(() => undefined);
+    } else {
+      request.onLine?.(`waiting for the build of ${tag} already under way`);
+    }
+    await build;
+    return { ...status, present: true, built: true };
+  }
+
+  private async baseImageId(loaded: LoadedEnvironment): Promise<string> {
+    const base = loaded.definition.base;
+    const sandboxId = await this.engine.imageId(this.options.baseImage);
+    if (!sandboxId) {
+      throw new DrydockError(
+        "image_missing",
+        `the sandbox image ${this.options.baseImage} is not present; build it with \`drydock image build\``,
+      );
+    }
+    if (base.kind !== "image") return sandboxId;
+    const id = await this.engine.imageId(base.ref);
+    if (!id) {
+      throw new EnvironmentDefinitionError(
+        base.from,
+        `image ${base.ref} is not present in the engine (drydock pulls no image for an environment)`,
+        `build or load it first, or use "build": {"dockerfile": ...} with FROM \${DRYDOCK_SANDBOX} (the sandbox image)`,
+      );
+    }
+    return id;
+  }
+
+  private async build(
+    status: EnvironmentStatus,
+    files: RepoFiles,
+    onLine: (line: string) => void,
+  ): Promise<void> {
+    const { definition } = status;
+    const plan = status.plan!;
+    const started = Date.now();
+    onLine(`building environment ${plan.tag} from ${definition.file} (${files.describe} of ${files.root})`);
+    for (const warning of definition.warnings) onLine(`note: ${definition.file}: ${warning}`);
+    let base = this.options.baseImage;
+    if (definition.base.kind === "image") base = definition.base.ref;
+    if (definition.base.kind === "dockerfile") {
+      base = `drydock-env-base:${plan.hash}`;
+      const { dockerfile, context, args, target } = definition.base;
+      const pack = tar.pack();
+      const packing = (async () => {
+        await files.pack(context, "", pack);
+        // A Dockerfile outside its context is sent beside it under a name of drydock's.
+        pack.entry({ name: ".drydock.Dockerfile" }, status.dockerfileText ?? "");
+        pack.finalize();
+      })();
+      packing.catch((error: unknown) => pack.destroy(error as Error));
+      onLine(`building ${dockerfile} (context ${context || "."}) as ${base}`);
+      await this.runBuild(
+        Readable.from(pack),
+        {
+          tag: base,
+          buildArgs: { DRYDOCK_SANDBOX: this.options.baseImage, ...args },
+          dockerfile: ".drydock.Dockerfile",
+          target,
+          labels: { "drydock.env.base-of": plan.tag },
+        },
+        [],
+        { file: definition.base.from.file, what: `building ${dockerfile}` },
+        onLine,
+      );
+      await packing;
+    }
+    const labels = {
+      "drydock.env.hash": plan.hash,
+      "drydock.env.source": definition.file ?? "default",
+      "drydock.env.repo": files.root,
+    };
+    const buildFile = environmentDockerfile(definition, base, labels);
+    const pack = tar.pack();
+    const packing = (async () => {
+      pack.entry({ name: "Dockerfile" }, buildFile.dockerfile);
+      pack.entry({ name: "ca-bundle.crt" }, this.caCert ? readFileSync(this.caCert) : "");
+      pack.entry(
+        { name: "prepare.sh", mode: 0o755 },
+        readFileSync(join(projectRoot(), "images", "environment", "prepare.sh")),
+      );
+      await files.pack("", "repo/", pack);
+      pack.finalize();
+    })();
+    packing.catch((error: unknown) => pack.destroy(error as Error));
+    await this.runBuild(
+      Readable.from(pack),
+      { tag: plan.tag, buildArgs: {}, labels },
+      buildFile.steps,
+      { file: definition.file ?? "", what: "the environment build" },
+      onLine,
+    );
+    await packing;
+    onLine(`built ${plan.tag} in ${Math.round((Date.now() - started) / 1000)} s`);
+    log.info(`environment ${plan.tag} built for ${files.root} in ${Date.now() - started} ms`);
+  }
+
+  /** Runs one build; a failure names the step, its file and line, and the step's last output. */
+  private async runBuild(
+    context: Readable,
+    options: Parameters<Engine["buildImage"]>[1],
+    steps: Array<SetupStep | undefined>,
+    where: { file: string; what: string },
+    onLine: (line: string) => void,
+  ): Promise<void> {
+    let step = 0;
+    let recent: string[] = [];
+    try {
+      await this.engine.buildImage(context, options, (raw) => {
+        const line = stripAnsi(raw);
+        if (!line.trim()) return;
+        const at = /^Step (\d+)\/\d+ : /.exec(line);
+        if (at) {
+          step = Number(at[1]);
+          recent = [];
+        } else {
+          recent.push(line);
+          if (recent.length > 30) recent.shift();
+        }
+        onLine(line);
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const failed = steps[step];
+      const exit = /returned a non-zero code: (\d+)/.exec(reason)?.[1];
+      const tail = recent
+        .filter((l) => !/^ ---> |^Removing intermediate container/.test(l))
+        .slice(-15)
+        .map((l) => `  | ${l}`)
+        .join("\n");
+      if (failed) {
+        const line = failed.from.line > 0 ? `:${failed.from.line}` : "";
+        throw new EnvironmentBuildError(
+          `${failed.from.file || where.file}${line}: ${failed.label} failed${exit ? ` with exit code ${exit}` : ""}: ${failed.command}\n${tail}\nfix the command (or what it needs) and run \`drydock env build\` again; no image was tagged`,
+        );
+      }
+      throw new EnvironmentBuildError(
+        `${where.file}: ${where.what} failed at step ${step}: ${reason}\n${tail}\nno image was tagged; fix it and run \`drydock env build\` again`,
+      );
+    }
+  }
+}
