@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
+import { EnvironmentImages } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 
@@ -12,6 +13,7 @@ interface RunOptions {
   timeout: string;
   network?: string;
   diff: boolean;
+  env: boolean;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -21,7 +23,11 @@ export function registerRunCommand(program: Command): void {
       "one shot: copy a repository into a new box, run a command in its shell, print the output and the diff, remove the box",
     )
     .option("--repo <path>", "repository to copy in", process.cwd())
-    .option("--image <image>", "sandbox image (default: the one `drydock image build` made)")
+    .option(
+      "--image <image>",
+      "sandbox image, and the base of the repository's environment (default: the one `drydock image build` made)",
+    )
+    .option("--no-env", "ignore the repository's environment definition: use the sandbox image as it is")
     .option("--apply", "apply the diff to the host repository as a new branch drydock/<session>")
     .option("--worktree", "with --apply: apply into the working tree instead of a branch")
     .option("--branch <name>", "with --apply: the branch to create")
@@ -41,7 +47,7 @@ export function registerRunCommand(program: Command): void {
       try {
         const session = await manager.create({
           repo: opts.repo,
-          image: opts.image ?? (await defaultSandboxImage(engine)),
+          image: await runImage(engine, opts),
           network: opts.network,
         });
         const result = await session.bash(words.join(" "), {
@@ -67,4 +73,16 @@ export function registerRunCommand(program: Command): void {
         await manager.closeAll();
       }
     });
+}
+
+/** The repository's environment image (built first when missing, progress on stderr), or the sandbox image. */
+async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
+  const baseImage = opts.image ?? (await defaultSandboxImage(engine));
+  if (!opts.env) return baseImage;
+  const started = Date.now();
+  const status = await new EnvironmentImages(engine, { baseImage }).imageFor({
+    repo: opts.repo,
+    onLine: (line) => process.stderr.write(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
+  });
+  return status.image;
 }
