@@ -3,6 +3,7 @@
  * option, and `relaxations()` names each one so the caller can log it.
  */
 import type { ContainerSpec } from "../engine/container-spec.js";
+import { egressEnv } from "./egress-env.js";
 
 export const BOX_USER = "1000";
 export const BOX_UID = 1000;
@@ -25,6 +26,11 @@ export interface BoxOptions {
   allowNewPrivileges?: boolean;
   /** Relaxation: capabilities to keep (all are dropped by default). */
   capAdd?: string[];
+  /**
+   * Relaxation: hosts (canonical egress rules) the box may reach over HTTPS through the session's
+   * egress proxy on the host. Empty or absent: nothing leaves the box.
+   */
+  egress?: readonly string[];
   /** A host directory (holding the gateway socket) bind-mounted read-only at /run/drydock. */
   gatewayDir?: string;
   env?: Record<string, string>;
@@ -66,18 +72,24 @@ export function relaxations(options: BoxOptions): string[] {
   if (options.writableRootfs) out.push("writable root filesystem (default: read-only)");
   if (options.allowNewPrivileges) out.push("new privileges allowed (default: no-new-privileges)");
   if (options.capAdd?.length) out.push(`capabilities kept: ${options.capAdd.join(", ")} (default: none)`);
+  if (options.egress?.length) {
+    out.push(
+      `egress over HTTPS to ${options.egress.join(", ")} through the host's proxy, home directory executable for what pip installs there (default: nothing leaves the box)`,
+    );
+  }
   return out;
 }
 
 export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
   const limits = boxLimits(options);
+  const egress = (options.egress?.length ?? 0) > 0;
   return {
     image: options.image,
     name,
     labels: options.labels ?? {},
     user: BOX_USER,
     workdir: WORKSPACE,
-    env: { HOME: "/home/agent", ...options.env },
+    env: { HOME: "/home/agent", ...(egress ? egressEnv() : {}), ...options.env },
     command: ["sleep", "infinity"],
     network: limits.network,
     memoryMB: limits.memoryMB,
@@ -90,7 +102,8 @@ export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
     tmpfs: [
       { path: WORKSPACE, sizeMB: limits.workspaceMB, uid: BOX_UID, gid: BOX_UID, exec: true, mode: "0755" },
       { path: "/tmp", sizeMB: limits.tmpMB, uid: 0, gid: 0, exec: true, mode: "1777" },
-      { path: "/home/agent", sizeMB: 256, uid: BOX_UID, gid: BOX_UID, exec: false, mode: "0755" },
+      // With egress, `pip install` puts packages in ~/.local: their compiled parts must load.
+      { path: "/home/agent", sizeMB: 256, uid: BOX_UID, gid: BOX_UID, exec: egress, mode: "0755" },
     ],
     binds: options.gatewayDir
       ? [{ hostPath: options.gatewayDir, containerPath: GATEWAY_DIR_IN_BOX, readOnly: true }]

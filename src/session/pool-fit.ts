@@ -10,7 +10,7 @@ export type PoolProfile = Omit<BoxOptions, "labels" | "env" | "gatewayDir">;
 /** What a session asks of its box (the fields of SessionOptions that shape the box). */
 export type BoxRequest = Omit<BoxOptions, "image"> & { image: string };
 
-const sorted = (values: string[] | undefined): string => [...(values ?? [])].sort().join(",");
+const sorted = (values: readonly string[] | undefined): string => [...(values ?? [])].sort().join(",");
 
 /** Undefined when a pooled box fits the request; otherwise why not, in words for a log. */
 export function poolMisfit(profile: PoolProfile, request: BoxRequest): string | undefined {
@@ -23,6 +23,7 @@ export function poolMisfit(profile: PoolProfile, request: BoxRequest): string | 
   if (!!request.writableRootfs !== !!profile.writableRootfs) return "writableRootfs";
   if (!!request.allowNewPrivileges !== !!profile.allowNewPrivileges) return "allowNewPrivileges";
   if (sorted(request.capAdd) !== sorted(profile.capAdd)) return "capAdd";
+  if (sorted(request.egress) !== sorted(profile.egress)) return "egress";
   if (Object.keys(request.env ?? {}).length > 0) return "env (set when the box is created)";
   if (Object.keys(request.labels ?? {}).length > 0) return "labels (set when the box is created)";
   if (request.gatewayDir !== undefined) return "gatewayDir";
@@ -41,6 +42,7 @@ export function poolProfile(image: string, defaults: Partial<BoxOptions> = {}): 
     writableRootfs,
     allowNewPrivileges,
     capAdd,
+    egress,
   } = defaults;
   return {
     image,
@@ -53,5 +55,6 @@ export function poolProfile(image: string, defaults: Partial<BoxOptions> = {}): 
     writableRootfs,
     allowNewPrivileges,
     capAdd,
+    egress,
   };
 }

@@ -4,6 +4,8 @@
  */
 import { rm } from "node:fs/promises";
 import type { Engine } from "../engine/engine.js";
+import type { EgressProxy } from "../gateway/egress-proxy.js";
+import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
 import type { Box } from "../sandbox/box.js";
 import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
@@ -15,6 +17,7 @@ import type { HostRepo } from "../workspace/host-repo.js";
 import { snapshotCommit } from "../workspace/snapshot-commit.js";
 import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
 import { createSessionBox, startSessionShell } from "./session-box.js";
+import { startSessionEgress } from "./session-egress.js";
 import { newSessionId } from "./session-id.js";
 import { disposeWarmBox, type WarmBox } from "./warm-pool.js";
 
@@ -35,6 +38,8 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   maxOutputBytes?: number;
   labels?: Record<string, string>;
   env?: Record<string, string>;
+  /** With `egress`: the host CA bundle the box trusts (default: SSL_CERT_FILE, else the system's). */
+  egressCaFile?: string;
 }
 
 export interface SessionInfo {
@@ -45,12 +50,16 @@ export interface SessionInfo {
   box: string;
   created_at: string;
   limits: BoxLimits & { command_timeout_s: number; max_output_bytes: number };
+  /** The hosts the box may reach over HTTPS (none by default) and its connections so far. */
+  egress: EgressReport;
 }
 
 export class Session {
   readonly createdAt = new Date();
   /** Set by task_done: the agent said its work is finished. */
   done: { at: Date; summary?: string } | undefined;
+  /** The session's egress proxy, when its box may reach hosts. */
+  private egress: EgressProxy | undefined;
   private constructor(
     readonly id: string,
     readonly box: Box,
@@ -126,10 +135,7 @@ export class Session {
     // ref, working tree untouched) so a branch can sit on exactly what the box started from.
     const hostBase =
       copied.dirty && !options.ref ? await snapshotCommit(copied.repo.root) : copied.baseCommit;
-    log.info(
-      `session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}${warm ? ", warm" : ""}, ${copied.stats.files} files from the host${copied.cacheHit ? ", tree from the cache" : ""})`,
-    );
-    return new Session(
+    const session = new Session(
       id,
       box,
       shell,
@@ -142,6 +148,21 @@ export class Session {
       gatewayDir,
       warm,
     );
+    if (options.egress?.length) {
+      const proxy = await startSessionEgress({
+        sessionId: id,
+        box,
+        gatewayDir,
+        allowlist: options.egress,
+        caFile: options.egressCaFile,
+      });
+      session.egress = proxy;
+      session.cleanups.push(() => proxy.close());
+    }
+    log.info(
+      `session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}${warm ? ", warm" : ""}, ${copied.stats.files} files from the host${copied.cacheHit ? ", tree from the cache" : ""})`,
+    );
+    return session;
   }
 
   info(): SessionInfo {
@@ -157,6 +178,7 @@ export class Session {
         command_timeout_s: this.commandTimeoutMs / 1000,
         max_output_bytes: this.maxOutputBytes,
       },
+      egress: this.egress?.report() ?? noEgressReport(),
     };
   }
 
@@ -215,12 +237,13 @@ export class Session {
 
   /** Applies the session's diff to the host repository: a new branch (default) or the working tree. */
   async apply(
-    options: { mode?: ApplyMode; branch?: string; signal?: AbortSignal } = {},
+    options: { mode?: ApplyMode; branch?: string; replaceBranch?: boolean; signal?: AbortSignal } = {},
   ): Promise<ApplyResult> {
     const diff = await this.diffBytes(options.signal);
     const result = await applyDiff(this.repo.root, diff, {
       mode: options.mode ?? "branch",
       branch: options.branch ?? `drydock/${this.id}`,
+      replaceBranch: options.replaceBranch,
       baseCommit: this.hostBaseCommit,
       message: `drydock: changes from session ${this.id}`,
     });

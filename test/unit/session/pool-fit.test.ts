@@ -23,6 +23,7 @@ describe("poolMisfit", () => {
     expect(poolMisfit(profile, { image: "img:1", writableRootfs: true })).toMatch(/writableRootfs/);
     expect(poolMisfit(profile, { image: "img:1", allowNewPrivileges: true })).toMatch(/allowNewPrivileges/);
     expect(poolMisfit(profile, { image: "img:1", capAdd: ["CHOWN"] })).toMatch(/capAdd/);
+    expect(poolMisfit(profile, { image: "img:1", egress: ["pypi.org"] })).toMatch(/egress/);
     expect(poolMisfit(profile, { image: "img:1", env: { A: "1" } })).toMatch(/env/);
     expect(poolMisfit(profile, { image: "img:1", labels: { a: "b" } })).toMatch(/labels/);
     expect(poolMisfit(profile, { image: "img:1", gatewayDir: "/x" })).toMatch(/gatewayDir/);
@@ -32,5 +33,13 @@ describe("poolMisfit", () => {
     const server = poolProfile("img:1", { memoryMB: 4096, cpus: 2 });
     expect(poolMisfit(server, { image: "img:1", memoryMB: 4096, cpus: 2 })).toBeUndefined();
     expect(poolMisfit(server, { image: "img:1" })).toMatch(/memoryMB/);
+    // Boxes with egress carry the proxy's environment: they serve sessions with the same allowlist only.
+    const egress = poolProfile("img:1", { egress: ["pypi.org", "files.pythonhosted.org"] });
+    expect(
+      poolMisfit(egress, { image: "img:1", egress: ["files.pythonhosted.org", "pypi.org"] }),
+    ).toBeUndefined();
+    expect(poolMisfit(egress, { image: "img:1", egress: [] })).toMatch(/egress/);
+    expect(poolMisfit(egress, { image: "img:1" })).toMatch(/egress/);
+    expect(poolMisfit(egress, { image: "img:1", egress: ["pypi.org"] })).toMatch(/egress/);
   });
 });

@@ -1,0 +1,164 @@
+/**
+ * The egress allowlist for real: a box allowed `pypi` installs a package from PyPI through the
+ * host's proxy (the only outside traffic these tests make), is refused any other host with a 403
+ * that names the host and the flag, and the proxy never dials a refused host. A box without
+ * egress has no proxy in its environment and reaches nothing.
+ */
+import { readdirSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEgressFlag } from "../../src/gateway/egress-allowlist.js";
+import type { Session } from "../../src/session/session.js";
+import { addLogSink, type LogRecord } from "../../src/util/log.js";
+import { tempRepo, type TempRepo } from "../helpers/repos.js";
+import { testSession } from "../helpers/sessions.js";
+
+describe("a box with --egress pypi", () => {
+  let repo: TempRepo;
+  let session: Session;
+  const logs: LogRecord[] = [];
+  let removeSink: () => void;
+
+  beforeAll(async () => {
+    removeSink = addLogSink((record) => logs.push(record));
+    repo = tempRepo({ "README.md": "egress\n" });
+    session = await testSession(repo.path, { egress: parseEgressFlag("pypi") });
+  });
+
+  afterAll(async () => {
+    removeSink?.();
+    await session?.destroy();
+    repo?.[Symbol.dispose]();
+  });
+
+  const mine = () => logs.filter((r) => r.message.startsWith(`session ${session.id}: egress`));
+
+  it("installs a package from PyPI with plain pip, and it imports", async () => {
+    const result = await session.bash(
+      // The image's system site already has six: --ignore-installed makes pip fetch it all the same.
+      "pip install --no-cache-dir --progress-bar off --ignore-installed six==1.16.0 && python3 -c 'import six; print(six.__version__, six.__file__)'",
+      { timeoutMs: 170_000 },
+    );
+    expect(result.exitCode, result.output).toBe(0);
+    expect(result.output).toMatch(
+      /^1\.16\.0 \/home\/agent\/\.local\/lib\/python3\.\d+\/site-packages\/six\.py$/m,
+    );
+    const { egress } = session.info();
+    expect(egress.allowlist).toEqual(["pypi.org", "files.pythonhosted.org"]);
+    const pypi = egress.hosts.find((h) => h.host === "pypi.org");
+    const files = egress.hosts.find((h) => h.host === "files.pythonhosted.org");
+    expect(pypi).toMatchObject({ port: 443, refused: 0, failed: 0 });
+    expect(pypi!.allowed).toBeGreaterThanOrEqual(1);
+    expect(files!.allowed).toBeGreaterThanOrEqual(1);
+    // The wheel itself came down through the tunnel.
+    expect(files!.bytes_down).toBeGreaterThan(10_000);
+    expect(pypi!.bytes_up).toBeGreaterThan(0);
+    expect(mine().map((r) => r.message)).toContainEqual(
+      expect.stringMatching(/egress allowed files\.pythonhosted\.org:443, \d+ bytes up, \d+ bytes down$/),
+    );
+  });
+
+  it("refuses a host not listed with a 403 naming it and the flag, and never dials it", async () => {
+    const curl = await session.bash("curl -sS -v https://example.com/ 2>&1; echo exit=$?", {
+      timeoutMs: 60_000,
+    });
+    expect(curl.output).toContain(
+      "< HTTP/1.1 403 drydock egress refused example.com:443 (allow it with drydock serve --egress example.com)",
+    );
+    expect(curl.output).toContain("CONNECT tunnel failed, response 403");
+    expect(curl.output).toMatch(/exit=56$/m);
+    const python = await session.bash(
+      "python3 -c \"import urllib.request; urllib.request.urlopen('https://example.com/', timeout=30)\" 2>&1 | tail -1",
+      { timeoutMs: 60_000 },
+    );
+    expect(python.output).toContain(
+      "Tunnel connection failed: 403 drydock egress refused example.com:443 (allow it with drydock serve --egress example.com)",
+    );
+    const example = session.info().egress.hosts.find((h) => h.host === "example.com");
+    // Refused both times; never allowed, and never a failed dial: the proxy did not try to connect.
+    expect(example).toEqual({
+      host: "example.com",
+      port: 443,
+      allowed: 0,
+      refused: 2,
+      failed: 0,
+      bytes_up: 0,
+      bytes_down: 0,
+    });
+    expect(mine()).toContainEqual(
+      expect.objectContaining({
+        level: "warning",
+        message: `session ${session.id}: egress refused example.com:443: example.com is not in this session's egress allowlist`,
+      }),
+    );
+  });
+
+  it("refuses plain http and other ports to a listed host", async () => {
+    const http = await session.bash("curl -sS http://pypi.org/simple/", { timeoutMs: 60_000 });
+    expect(http.output).toContain("drydock refused a plain http request to pypi.org");
+    const port = await session.bash("curl -sS -v https://pypi.org:8443/ 2>&1", { timeoutMs: 60_000 });
+    expect(port.output).toContain(
+      "< HTTP/1.1 403 drydock egress refused pypi.org:8443 (only port 443 is allowed)",
+    );
+    const counts = session.info().egress.hosts;
+    expect(counts).toContainEqual(
+      expect.objectContaining({ host: "pypi.org", port: 80, refused: 1, allowed: 0 }),
+    );
+    expect(counts).toContainEqual(
+      expect.objectContaining({ host: "pypi.org", port: 8443, refused: 1, allowed: 0 }),
+    );
+  });
+
+  it("runs what pip puts under the home directory (compiled parts of packages load)", async () => {
+    const run = await session.bash(
+      "mkdir -p ~/.local/bin && cp /bin/true ~/.local/bin/t && ~/.local/bin/t; echo exit=$?",
+    );
+    expect(run.output.trim()).toBe("exit=0");
+  });
+
+  it("still has no network of its own: only the proxy leads out", async () => {
+    const direct = await session.bash(
+      "env -u HTTPS_PROXY -u https_proxy -u HTTP_PROXY -u http_proxy curl -sS --max-time 10 https://pypi.org/simple/six/ 2>&1; echo exit=$?",
+      { timeoutMs: 60_000 },
+    );
+    expect(direct.output).not.toMatch(/exit=0$/m);
+    expect(session.info().limits.network).toBe("none");
+  });
+});
+
+describe("a box without egress", () => {
+  let repo: TempRepo;
+  let session: Session;
+
+  beforeAll(async () => {
+    repo = tempRepo({ "README.md": "no egress\n" });
+    session = await testSession(repo.path);
+  });
+
+  afterAll(async () => {
+    await session?.destroy();
+    repo?.[Symbol.dispose]();
+  });
+
+  it("has no proxy in its environment, no proxy socket, and reaches nothing", async () => {
+    const env = await session.bash(
+      "env | grep -i -E '^(https?|no)_proxy=|^PIP_USER=|^PIP_CERT=' ; echo done",
+    );
+    expect(env.output.trim()).toBe("done");
+    expect(readdirSync(session.gatewayDir)).not.toContain("egress.sock");
+    const run = await session.bash("cp /bin/true ~/t && ~/t; echo exit=$?");
+    expect(run.output.trim()).toMatch(/\/home\/agent\/t: Permission denied\s+exit=126$/);
+    const pip = await session.bash(
+      "pip download --no-cache-dir --timeout 5 --retries 0 -d /tmp/x six==1.16.0 2>&1; echo exit=$?",
+      { timeoutMs: 60_000 },
+    );
+    expect(pip.output).not.toMatch(/exit=0$/m);
+    expect(pip.output).not.toContain("Saved /tmp/x/six");
+    expect(session.info().egress).toEqual({
+      allowlist: [],
+      connections: { allowed: 0, refused: 0, failed: 0 },
+      bytes_up: 0,
+      bytes_down: 0,
+      hosts: [],
+    });
+  });
+});
