@@ -3,11 +3,14 @@
  * relaxation stays the operator's: a client may ask for no network or the network the server was
  * started with, limits up to the server's, and only a repository the server serves.
  */
+import { egressBeyondGrant } from "../gateway/egress-allowlist.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { InvalidArgumentError } from "../util/errors.js";
 
 export interface SessionRequest {
   network?: string;
+  /** Canonical egress rules (see parseEgressEntries). */
+  egress?: readonly string[];
   memoryMB?: number;
   cpus?: number;
 }
@@ -15,6 +18,8 @@ export interface SessionRequest {
 /** The server's own settings, from `drydock serve` (undefined: the box profile's default). */
 export interface ServerGrants {
   network?: string;
+  /** The hosts `drydock serve --egress` allows (none by default). */
+  egress?: readonly string[];
   memoryMB?: number;
   cpus?: number;
 }
@@ -28,6 +33,15 @@ export function assertWithinGrants(request: SessionRequest, grants: ServerGrants
       "network",
       `${JSON.stringify(request.network)} is not a network this server grants (allowed: ${allowed}); ` +
         "networks are granted by whoever runs the server, with drydock serve --network NAME",
+    );
+  }
+  const beyond = egressBeyondGrant(grants.egress ?? [], request.egress ?? []);
+  if (beyond.length > 0) {
+    const granted = grants.egress?.length ? grants.egress.join(", ") : "none";
+    throw new InvalidArgumentError(
+      "egress",
+      `${beyond.join(", ")} ${beyond.length === 1 ? "is" : "are"} beyond the hosts this server lets boxes reach (allowed: ${granted}); ` +
+        "ask for those or fewer; hosts are granted by whoever runs the server, with drydock serve --egress HOST",
     );
   }
   const memoryMB = grants.memoryMB ?? DEFAULT_LIMITS.memoryMB;
