@@ -1,43 +1,20 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { DrydockServer } from "../server/drydock-server.js";
 import { serveHttp } from "../server/http.js";
 import { serveStdio } from "../server/stdio.js";
 import { serverExtensions } from "../server/extensions.js";
+import { allTools } from "../tools/all-tools.js";
+import { toolSetsFlag } from "../tools/tool-sets.js";
+import { asFlagError } from "./flag-checks.js";
+import { KEYS_FILE_HELP } from "./keys-file-flag.js";
+import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
 
-interface ServeOptions {
-  repo: string;
-  allowRepo: string[];
-  maxSessions?: string;
-  image?: string;
-  http?: boolean;
-  host: string;
-  port: string;
+interface ServeOptions extends ServeFlags {
   keepSessions?: boolean;
-  network?: string;
-  memoryMb?: string;
-  cpus?: string;
-  timeout?: string;
-  envFile?: string;
   model?: string;
-  llm?: string;
-  maxLlmRequests?: string;
-  maxLlmCostUsd?: string;
-  pool: string;
-  poolTtl: string;
-}
-
-function nonNegative(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${flag}: ${value} is not a number of 0 or more`);
-  return n;
-}
-
-function positive(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag}: ${value} is not a positive number`);
-  return n;
+  tools?: string;
+  env: boolean;
+  caCert?: string;
 }
 
 export function registerServeCommand(program: Command): void {
@@ -51,7 +28,12 @@ export function registerServeCommand(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
-    .option("--image <image>", "sandbox image (default: the one `drydock image build` made)")
+    .option(
+      "--image <image>",
+      "sandbox image, and the base of repositories' environments (default: the one `drydock image build` made)",
+    )
+    .option("--no-env", "ignore repositories' environment definitions: every box uses the sandbox image as it is")
+    .option("--ca-cert <path>", "CA bundle environment builds trust (default: SSL_CERT_FILE / the system bundle)")
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
@@ -60,7 +42,12 @@ export function registerServeCommand(program: Command): void {
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--timeout <seconds>", "default per-command time limit (default 120)")
-    .option("--env-file <path>", ".env file with provider keys (kept on the host)")
+    .option("--keys-file <path>", KEYS_FILE_HELP)
+    .addOption(new Option("--env-file <path>").hideHelp())
+    .option(
+      "--offline-script <file>",
+      "the offline model's script (default: DRYDOCK_OFFLINE_SCRIPT, else the built-in one)",
+    )
     .option(
       "--model <model>",
       "default aider model (else DRYDOCK_MODEL, else the offline model when no key is set)",
@@ -78,31 +65,42 @@ export function registerServeCommand(program: Command): void {
       process.env.DRYDOCK_POOL ?? "2",
     )
     .option("--pool-ttl <seconds>", "replace a warm box idle this long", "900")
+    .option(
+      "--tools <sets>",
+      "tool sets clients see, comma-separated: minimal, sessions, shell, edit, thinking, aider, tasks, all (default), or single tool names",
+    )
     .action(async (opts: ServeOptions) => {
-      const extensions = await serverExtensions({
-        model: opts.model,
-        llm: opts.llm,
-        envFile: opts.envFile,
-        maxLlmRequests: nonNegative(opts.maxLlmRequests, "--max-llm-requests"),
-        maxLlmCostUsd: nonNegative(opts.maxLlmCostUsd, "--max-llm-cost-usd"),
-      });
+      const flags = await checkServeFlags(opts);
+      // The model is checked against the keys here, still before anything starts.
+      const extensions = await asFlagError(() =>
+        serverExtensions({
+          model: opts.model,
+          llm: opts.llm,
+          envFile: flags.keysFile,
+          offlineScript: flags.offlineScript,
+          maxLlmRequests: flags.maxLlmRequests,
+          maxLlmCostUsd: flags.maxLlmCostUsd,
+        }),
+      );
       const server = await DrydockServer.start({
         repo: opts.repo,
         allowedRepos: opts.allowRepo,
-        maxSessions: positive(opts.maxSessions, "--max-sessions"),
+        maxSessions: flags.maxSessions,
         image: opts.image,
+        environment: opts.env,
+        caCert: opts.caCert,
         keepSessions: opts.keepSessions,
-        envFile: opts.envFile,
+        envFile: flags.keysFile,
         sessionOptions: {
           network: opts.network,
-          memoryMB: positive(opts.memoryMb, "--memory-mb"),
-          cpus: positive(opts.cpus, "--cpus"),
-          commandTimeoutMs: opts.timeout ? positive(opts.timeout, "--timeout")! * 1000 : undefined,
+          memoryMB: flags.memoryMB,
+          cpus: flags.cpus,
+          commandTimeoutMs: flags.commandTimeoutMs,
         },
-        pool: {
-          size: Math.floor(nonNegative(opts.pool, "--pool (or DRYDOCK_POOL)")!),
-          ttlMs: positive(opts.poolTtl, "--pool-ttl")! * 1000,
-        },
+        pool: { size: flags.pool, ttlMs: flags.poolTtlMs },
+        tools: await asFlagError(() =>
+          opts.tools === undefined ? undefined : toolSetsFlag(opts.tools, allTools(extensions.extraTools)),
+        ),
         ...extensions,
       });
       if (!opts.http) {
@@ -111,7 +109,7 @@ export function registerServeCommand(program: Command): void {
       }
       const handle = await serveHttp(server, {
         host: opts.host,
-        port: Number(opts.port),
+        port: flags.port,
         token: process.env.DRYDOCK_TOKEN || undefined,
       });
       process.stderr.write(`[drydock] serving MCP on ${handle.url}\n`);

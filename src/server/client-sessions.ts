@@ -8,12 +8,18 @@ import type { SessionManager } from "../session/session-manager.js";
 import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
 import type { SessionAccess } from "../tools/session-access.js";
 import { InvalidArgumentError, LimitExceededError, SessionNotFoundError } from "../util/errors.js";
+import { reportProgress } from "../util/progress-scope.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { assertRepoServed, assertWithinGrants } from "./session-request-policy.js";
 
 export interface ServerDefaults {
   repo: string;
   image: string;
+  /**
+   * The image for a repository's environment (built first when missing); without it every
+   * session gets `image`.
+   */
+  imageFor?: (repo: string, ref: string | undefined, onLine: (line: string) => void) => Promise<string>;
   options: Partial<SessionOptions>;
   /** Repositories (real top directories) a client may name besides `repo` (`--allow-repo`). */
   allowedRepos?: string[];
@@ -50,9 +56,12 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     this.starting++;
     let session: Session;
     try {
+      const image = defaults.imageFor
+        ? await defaults.imageFor(repo, options.ref, reportProgress)
+        : defaults.image;
       session = await this.manager.create({
         ...defaults.options,
-        image: defaults.image,
+        image,
         ...options,
         repo,
       } as SessionOptions);

@@ -15,8 +15,10 @@ import { poolProfile } from "../session/pool-fit.js";
 import { SessionManager } from "../session/session-manager.js";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { allTools } from "../tools/all-tools.js";
+import { pickTools } from "../tools/tool-sets.js";
 import type { AnyToolDefinition, ToolServices } from "../tools/tool.js";
-import { ImageMissingError } from "../util/errors.js";
+import { EnvironmentImages } from "../environment/environment-images.js";
+import { ImageMissingError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { ClientSessions } from "./client-sessions.js";
@@ -39,10 +41,18 @@ export interface DrydockServerConfig {
   keepSessions?: boolean;
   /** Where task stacks are kept (default: <state dir>/tasks). */
   tasksDir?: string;
+  /**
+   * Tool sets (or single tool names) clients see (`--tools`, see tools/tool-sets.ts); default all.
+   */
+  tools?: string[];
   /** Extra tools (aider, workspace tools) and the services they need. */
   extraTools?: AnyToolDefinition[];
   extraServices?: Partial<ToolServices>;
   envFile?: string;
+  /** Build and use the repository's environment (default true; `--no-env` turns it off). */
+  environment?: boolean;
+  /** CA bundle environment builds trust (default: the host's). */
+  caCert?: string;
   /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
   pool?: { size: number; ttlMs?: number };
 }
@@ -64,17 +74,36 @@ export class DrydockServer {
     readonly access: ClientSessions,
     readonly redact: (text: string) => string,
     readonly image: string,
+    readonly tools: AnyToolDefinition[],
   ) {}
 
   /** Checks the repository (a clear error before any client connects), the engine and the image. */
   static async start(config: DrydockServerConfig): Promise<DrydockServer> {
+    const tools = pickTools(allTools(config.extraTools), config.tools);
     const repo = await openHostRepo(config.repo, "--repo");
     const engine = await Engine.connect();
     const image = config.image ?? (await defaultSandboxImage(engine));
     if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+    const environments =
+      config.environment === false ? undefined : new EnvironmentImages(engine, { baseImage: image, caCert: config.caCert });
+    // The pool holds boxes of the served repository's environment image: started now when that
+    // image exists (or the repository has none), else once a background build has made it.
+    const served = environments ? await environments.status(repo.root) : undefined;
+    const poolReady = !served || served.present;
+    const poolOptions = (poolImage: string) =>
+      config.pool && { ...config.pool, profile: poolProfile(poolImage, config.sessionOptions) };
     const manager = await SessionManager.start(engine, {
-      pool: config.pool && { ...config.pool, profile: poolProfile(image, config.sessionOptions) },
+      pool: poolReady ? poolOptions(served?.image ?? image) : undefined,
     });
+    if (environments && served && !poolReady && config.pool && config.pool.size > 0) {
+      log.info(`building the environment of ${repo.root} (${served.definition.file}) for the warm pool`);
+      environments
+        .imageFor({ repo: repo.root })
+        .then((built) => manager.startPool(poolOptions(built.image)!))
+        .catch((error: unknown) =>
+          log.warn(`the environment of ${repo.root} did not build; sessions will say why: ${describeError(error)}`),
+        );
+    }
     const store = new TaskStackStore({ dir: config.tasksDir });
     const allowedRepos: string[] = [];
     for (const path of config.allowedRepos ?? []) {
@@ -83,14 +112,17 @@ export class DrydockServer {
     const access = new ClientSessions(manager, store, {
       repo: repo.root,
       image,
+      imageFor: environments
+        ? async (repoPath, ref, onLine) => (await environments.imageFor({ repo: repoPath, ref, onLine })).image
+        : undefined,
       options: config.sessionOptions ?? {},
       allowedRepos,
       maxSessions: config.maxSessions ?? sessionsThatFit(config.sessionOptions?.memoryMB),
     });
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);
-    log.info(`serving ${repo.root} with image ${image}`);
-    return new DrydockServer({ ...config, repo: repo.root }, manager, access, redact, image);
+    log.info(`serving ${repo.root} with image ${image}, ${tools.length} tools`);
+    return new DrydockServer({ ...config, repo: repo.root }, manager, access, redact, image, tools);
   }
 
   /** A new MCP server object for one client; connect it to that client's transport. */
@@ -99,8 +131,7 @@ export class DrydockServer {
       { name: "drydock", version: "0.1.0" },
       {
         capabilities: { logging: {} },
-        instructions:
-          "drydock gives you a sandboxed copy of a git repository in a hardened container: run commands with bash, edit files with file_editor, and delegate edits to aider_ai_code. Nothing you do reaches the host until session_apply. Keep your plan in the task stack (create_new_task, get_current_task).",
+        instructions: instructionsFor(this.tools),
       },
     );
     const services = {
@@ -108,7 +139,7 @@ export class DrydockServer {
       taskStacks: this.access,
       ...this.config.extraServices,
     } as ToolServices;
-    registerTools(server, allTools(this.config.extraTools), clientId, services, this.redact);
+    registerTools(server, this.tools, clientId, services, this.redact);
     const removeSink = addLogSink((record) => {
       if (record.level === "debug") return;
       void server.server
@@ -148,6 +179,28 @@ export class DrydockServer {
     })();
     return this.closing;
   }
+}
+
+/** The server's instructions, naming only tools this server lists. */
+export function instructionsFor(tools: readonly AnyToolDefinition[]): string {
+  const has = (name: string) => tools.some((t) => t.name === name);
+  const ways = [
+    has("bash") && "run commands with bash",
+    has("file_editor")
+      ? "edit files with file_editor"
+      : has("str_replace_based_edit_tool") && "edit files with str_replace_based_edit_tool",
+    has("aider_ai_code") && "delegate edits to aider_ai_code",
+  ].filter((way): way is string => typeof way === "string");
+  const parts = [
+    `drydock gives you a sandboxed copy of a git repository in a hardened container${ways.length ? `: ${ways.join(", ")}` : ""}.`,
+    has("session_apply")
+      ? "Nothing you do reaches the host until session_apply."
+      : "Nothing you do reaches the host until the operator applies the session's diff.",
+  ];
+  if (has("create_new_task")) {
+    parts.push("Keep your plan in the task stack (create_new_task, get_current_task).");
+  }
+  return parts.join(" ");
 }
 
 /** How many boxes fit in the host's memory at a session's memory limit (at least one). */

@@ -1,26 +1,26 @@
 /**
- * Registers ToolDefinitions on an MCP server. This is the one place where a tool's result becomes
- * `content` (JSON text, what older clients parse) plus `structuredContent`, and where any thrown
- * error becomes an `isError` result with a message that says what to do next.
+ * Serves ToolDefinitions on an MCP server: `tools/list` and `tools/call`. This is the one place
+ * where arguments are checked (unknown ones refused), where a tool's result becomes `content`
+ * (JSON text, what older clients parse) plus `structuredContent`, and where any thrown error
+ * becomes an `isError` result with a message that says what to do next.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { parseArgs, strictInput } from "../tools/parse-args.js";
 import type { AnyToolDefinition, ToolContext, ToolServices } from "../tools/tool.js";
 import { describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import { withProgress } from "../util/progress-scope.js";
 
 const log = logger("server");
 
 export type Redact = (text: string) => string;
 
-interface CallExtra {
-  signal: AbortSignal;
-  _meta?: { progressToken?: string | number };
-  sendNotification: (notification: {
-    method: "notifications/progress";
-    params: { progressToken: string | number; progress: number; total?: number; message?: string };
-  }) => Promise<void>;
-}
-
+/**
+ * Registers `tools` on `server` (before it connects). The tool list never changes while the
+ * server runs, so `listChanged` is not advertised.
+ */
 export function registerTools(
   server: McpServer,
   tools: AnyToolDefinition[],
@@ -28,47 +28,106 @@ export function registerTools(
   services: ToolServices,
   redact: Redact = (t) => t,
 ): void {
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
-        annotations: tool.annotations,
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const listing = { tools: tools.map(listedTool) };
+  server.server.registerCapabilities({ tools: {} });
+  server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    const tool = byName.get(name);
+    if (tool === undefined) {
+      return errorResult(
+        `no tool named ${JSON.stringify(name)} on this server; tools/list names the ${tools.length} it serves (the operator picks them with \`drydock serve --tools\`)`,
+      );
+    }
+    const token = extra._meta?.progressToken;
+    let step = 0;
+    const ctx: ToolContext = {
+      clientId,
+      signal: extra.signal,
+      services,
+      progress: (message, progress, total) => {
+        if (token === undefined) return;
+        step++;
+        void extra
+          .sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress: progress ?? step, total, message: redact(message) },
+          })
+          .catch(() => undefined);
       },
-      // The SDK has validated the arguments against inputSchema before this runs.
-      async (args: Record<string, unknown>, extra: CallExtra) => {
-        const token = extra._meta?.progressToken;
-        let step = 0;
-        const ctx: ToolContext = {
-          clientId,
-          signal: extra.signal,
-          services,
-          progress: (message, progress, total) => {
-            if (token === undefined) return;
-            step++;
-            void extra
-              .sendNotification({
-                method: "notifications/progress",
-                params: { progressToken: token, progress: progress ?? step, total, message: redact(message) },
-              })
-              .catch(() => undefined);
-          },
-        };
-        const started = Date.now();
-        try {
-          const result = await tool.run(args, ctx);
-          log.debug(`${tool.name} ok in ${Date.now() - started} ms`);
-          const text = redact(JSON.stringify(result));
-          return { content: [{ type: "text" as const, text }], structuredContent: JSON.parse(text) };
-        } catch (error) {
-          const message = redact(describeError(error));
-          log.debug(`${tool.name} failed in ${Date.now() - started} ms: ${message}`);
-          return { isError: true, content: [{ type: "text" as const, text: message }] };
-        }
-      },
-    );
+    };
+    const started = Date.now();
+    try {
+      const args = parseArgs(tool.inputSchema, request.params.arguments, tool.name);
+      const result = await withProgress(
+        (m) => ctx.progress(m),
+        () => tool.run(args, ctx),
+      );
+      const text = redact(JSON.stringify(result));
+      const structuredContent = JSON.parse(text) as Record<string, unknown>;
+      const checked = outputObject(tool).safeParse(structuredContent);
+      if (!checked.success) {
+        throw new Error(
+          `${tool.name} produced a reply that does not match its output schema (${checked.error.message}); this is a drydock bug`,
+        );
+      }
+      log.debug(`${tool.name} ok in ${Date.now() - started} ms`);
+      return { content: [{ type: "text" as const, text }], structuredContent };
+    } catch (error) {
+      const message = redact(describeError(error));
+      log.debug(`${tool.name} failed in ${Date.now() - started} ms: ${message}`);
+      if (tool.errorReply === undefined) return errorResult(message);
+      return errorResult(JSON.stringify(tool.errorReply(message)));
+    }
+  });
+}
+
+function errorResult(text: string) {
+  return { isError: true, content: [{ type: "text" as const, text }] };
+}
+
+const listed = new WeakMap<AnyToolDefinition, Tool>();
+
+/** A tool as tools/list shows it, built once per definition. */
+export function listedTool(tool: AnyToolDefinition): Tool {
+  let entry = listed.get(tool);
+  if (entry === undefined) {
+    entry = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchema(strictInput(tool.inputSchema), "input") as Tool["inputSchema"],
+      outputSchema: jsonSchema(outputObject(tool), "output") as Tool["outputSchema"],
+      ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    };
+    listed.set(tool, entry);
   }
+  return entry;
+}
+
+const outputs = new WeakMap<AnyToolDefinition, z.ZodObject>();
+
+function outputObject(tool: AnyToolDefinition): z.ZodObject {
+  let object = outputs.get(tool);
+  if (object === undefined) {
+    object = z.object(tool.outputSchema);
+    outputs.set(tool, object);
+  }
+  return object;
+}
+
+/**
+ * JSON Schema (draft 7, as the SDK writes it) without what every client already assumes: the
+ * `$schema` line and the bounds zod puts on every integer (±2^53-1). tools/list goes into the
+ * model's context on every request, so each byte there costs.
+ */
+function jsonSchema(object: z.ZodObject, io: "input" | "output"): Record<string, unknown> {
+  const schema = z.toJSONSchema(object, { target: "draft-7", io }) as Record<string, unknown>;
+  delete schema.$schema;
+  return JSON.parse(JSON.stringify(schema), (key, value: unknown) => {
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) return undefined;
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) return undefined;
+    return value;
+  }) as Record<string, unknown>;
 }

@@ -21,12 +21,26 @@ export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly creating = new Set<Promise<unknown>>();
   private readonly removing = new Set<Promise<unknown>>();
+  private closed = false;
 
   private constructor(
     readonly engine: Engine,
-    /** The warm pool, when this manager keeps one. */
-    readonly pool: WarmPool | undefined,
+    private warmPool: WarmPool | undefined,
   ) {}
+
+  /** The warm pool, when this manager keeps one. */
+  get pool(): WarmPool | undefined {
+    return this.warmPool;
+  }
+
+  /**
+   * Starts a warm pool later than start-up (once the image it needs exists: an environment
+   * built in the background). A manager keeps one pool; closing the manager closes it.
+   */
+  startPool(options: WarmPoolOptions): void {
+    if (this.warmPool || options.size <= 0 || this.closed) return;
+    this.warmPool = WarmPool.start(this.engine, options);
+  }
 
   /** Prunes orphaned boxes, then (with `pool.size` > 0) starts filling a warm pool. */
   static async start(engine: Engine, options: { pool?: WarmPoolOptions } = {}): Promise<SessionManager> {
@@ -90,6 +104,7 @@ export class SessionManager {
 
   /** Removes every session (and waits for sessions still being created, then removes them too) and the pool; returns once every box is gone. */
   async closeAll(): Promise<void> {
+    this.closed = true;
     const closingPool = this.closePool();
     await Promise.allSettled([...this.creating]);
     const all = this.list();
@@ -100,6 +115,7 @@ export class SessionManager {
 
   /** Removes the warm pool's idle boxes and stops refilling it. */
   async closePool(): Promise<void> {
+    this.closed = true;
     await this.pool?.close();
   }
 
