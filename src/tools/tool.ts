@@ -40,6 +40,11 @@ export interface ToolDefinition<
     idempotentHint?: boolean;
     openWorldHint?: boolean;
   };
+  /**
+   * The JSON an error answers with, for tools whose clients parse every reply (the aider seed's
+   * `{"success": false, ...}`); without it an error is plain text. Either way the reply is isError.
+   */
+  readonly errorReply?: (message: string) => Record<string, unknown>;
   /** Throws a DrydockError (or any error) on failure; the server turns it into an isError result. */
   run(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }
