@@ -54,6 +54,14 @@ export class InvalidArgumentError extends DrydockError {
   }
 }
 
+/**
+ * A command-line flag (or argument) that cannot work, found before anything started: the CLI
+ * exits with code 2 (a usage error), like other command-line tools.
+ */
+export class FlagError extends InvalidArgumentError {
+  override name = "FlagError";
+}
+
 export class PathOutsideWorkspaceError extends DrydockError {
   override name = "PathOutsideWorkspaceError";
   constructor(

@@ -1,0 +1,122 @@
+/**
+ * Checks of command-line flags that look at the machine (files, ports, the engine), made before
+ * anything starts. Each refusal is a FlagError naming the flag and the fix; the CLI exits 2.
+ */
+import { stat } from "node:fs/promises";
+import { createServer } from "node:net";
+import { dirname, resolve } from "node:path";
+import type { Engine } from "../engine/engine.js";
+import { parseLlmMode } from "../gateway/llm-mode.js";
+import { loadOfflineScript } from "../gateway/offline-script.js";
+import { FlagError, InvalidArgumentError } from "../util/errors.js";
+import { openHostRepo, type HostRepo } from "../workspace/host-repo.js";
+
+/** Runs a check whose own errors name the flag, and makes them flag errors (exit code 2). */
+export async function asFlagError<T>(check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (error instanceof InvalidArgumentError && !(error instanceof FlagError)) {
+      throw new FlagError(error.field, error.message.slice(error.field.length + 2));
+    }
+    throw error;
+  }
+}
+
+/** The absolute path of an existing regular file. */
+export async function existingFile(path: string, flag: string, what: string): Promise<string> {
+  const absolute = resolve(path);
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) throw new FlagError(flag, `${absolute} does not exist; give the path of ${what}`);
+  if (!info.isFile()) throw new FlagError(flag, `${absolute} is not a file; give the path of ${what}`);
+  return absolute;
+}
+
+/** The absolute path of an existing directory. */
+export async function existingDir(path: string, flag: string, what: string): Promise<string> {
+  const absolute = resolve(path);
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info?.isDirectory()) {
+    throw new FlagError(flag, `${absolute} is not a directory; give the path of ${what}`);
+  }
+  return absolute;
+}
+
+/** The git repository holding a path. */
+export function repoFlag(path: string, flag: string): Promise<HostRepo> {
+  return asFlagError(() => openHostRepo(path, flag));
+}
+
+/** An offline model script: it must exist and parse. Returns its absolute path. */
+export async function offlineScriptFlag(path: string | undefined, flag: string): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  const absolute = await existingFile(path, flag, "an offline model script (see README, The offline model)");
+  try {
+    loadOfflineScript(absolute);
+  } catch (error) {
+    const reason =
+      error instanceof InvalidArgumentError ? error.message.slice(error.field.length + 2) : String(error);
+    throw new FlagError(flag, reason);
+  }
+  return absolute;
+}
+
+/** `--llm`: a known mode, a replay file that exists, a record file whose directory exists. */
+export async function llmFlag(spec: string | undefined, flag = "--llm"): Promise<void> {
+  if (spec === undefined) return;
+  const mode = await asFlagError(() => parseLlmMode(spec));
+  if (mode.kind === "replay") {
+    await existingFile(mode.file, flag, "a file written by --llm record:FILE");
+  } else if (mode.kind === "record") {
+    await existingDir(dirname(mode.file), flag, "the directory the recording goes into");
+  }
+}
+
+/** With `--http`: the address must be this machine's and the port free, so the server can listen. */
+export async function portFlag(host: string, port: number): Promise<void> {
+  const server = createServer();
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once("error", fail);
+      server.listen(port, host, () => done());
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") {
+      throw new FlagError(
+        "--port",
+        `${port} is already in use on ${host} (another program, or another drydock serve); choose another port, or --port 0 for any free one`,
+      );
+    }
+    if (code === "EACCES") {
+      throw new FlagError("--port", `${port} needs privileges to listen on; choose a port of 1024 or more`);
+    }
+    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN") {
+      throw new FlagError(
+        "--host",
+        `${host} is not an address of this machine; use 127.0.0.1 (loopback, the default) or one of its addresses`,
+      );
+    }
+    throw new FlagError("--host", `cannot listen on ${host}:${port}: ${(error as Error).message}`);
+  } finally {
+    await new Promise<void>((done) => (server.listening ? server.close(() => done()) : done()));
+  }
+}
+
+/** `--image`: an image the engine has. */
+export async function imageFlag(engine: Engine, image: string | undefined): Promise<void> {
+  if (image === undefined || (await engine.hasImage(image))) return;
+  throw new FlagError(
+    "--image",
+    `${image} is not in the engine; build the sandbox image with \`drydock image build\`, or name one \`docker images\` lists`,
+  );
+}
+
+/** `--network`: "none" or a network the engine has. */
+export async function networkFlag(engine: Engine, network: string | undefined): Promise<void> {
+  if (network === undefined || network === "none" || (await engine.hasNetwork(network))) return;
+  throw new FlagError(
+    "--network",
+    `the engine has no network ${JSON.stringify(network)}; create it with \`docker network create ${network}\`, or name one \`docker network ls\` lists`,
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * `drydock serve`'s flags, every one checked before anything starts (no prune, no pool, no
+ * listening socket): a flag that cannot work stops the command with its name and the fix, exit 2.
+ */
+import { Engine } from "../engine/engine.js";
+import { imageFlag, llmFlag, networkFlag, offlineScriptFlag, portFlag, repoFlag } from "./flag-checks.js";
+import { cpus, memoryMB, port, seconds, wholeNumber, decimal } from "./flag-values.js";
+import { keysFileFlag } from "./keys-file-flag.js";
+import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+
+/** The flags as commander hands them over (strings, as typed). */
+export interface ServeFlags {
+  repo: string;
+  allowRepo: string[];
+  image?: string;
+  http?: boolean;
+  host: string;
+  port: string;
+  network?: string;
+  memoryMb?: string;
+  cpus?: string;
+  timeout?: string;
+  keysFile?: string;
+  envFile?: string;
+  offlineScript?: string;
+  llm?: string;
+  maxSessions?: string;
+  maxLlmRequests?: string;
+  maxLlmCostUsd?: string;
+  pool: string;
+  poolTtl: string;
+}
+
+export interface CheckedServeFlags {
+  port: number;
+  memoryMB?: number;
+  cpus?: number;
+  commandTimeoutMs?: number;
+  keysFile?: string;
+  offlineScript?: string;
+  maxSessions?: number;
+  maxLlmRequests?: number;
+  maxLlmCostUsd?: number;
+  pool: number;
+  poolTtlMs: number;
+}
+
+export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFlags> {
+  // Numbers first: they need nothing but the text.
+  const checked = {
+    port: port(flags.port, "--port"),
+    commandTimeoutMs: secondsToMs(seconds(flags.timeout, "--timeout")),
+    maxSessions: wholeNumber(flags.maxSessions, "--max-sessions", { min: 1 }),
+    maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
+    maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
+    poolTtlMs: secondsToMs(seconds(flags.poolTtl, "--pool-ttl"))!,
+  };
+  // Then files and repositories on the host.
+  await repoFlag(flags.repo, "--repo");
+  for (const path of flags.allowRepo) await repoFlag(path, "--allow-repo");
+  const keysFile = await keysFileFlag(flags.keysFile, flags.envFile);
+  const offlineScript = await offlineScriptFlag(flags.offlineScript, "--offline-script");
+  await llmFlag(flags.llm);
+  if (flags.http) await portFlag(flags.host, checked.port);
+  // Last what the engine must have.
+  const engine = await Engine.connect();
+  const capacity = await engine.capacity();
+  await imageFlag(engine, flags.image);
+  await networkFlag(engine, flags.network);
+  const boxMB = memoryMB(flags.memoryMb, "--memory-mb", capacity.memoryMB);
+  const fit = Math.floor(capacity.memoryMB / (boxMB ?? DEFAULT_LIMITS.memoryMB));
+  const poolFlag = process.env.DRYDOCK_POOL === flags.pool ? "--pool (or DRYDOCK_POOL)" : "--pool";
+  return {
+    ...checked,
+    memoryMB: boxMB,
+    cpus: cpus(flags.cpus, "--cpus", capacity.cpus),
+    pool: wholeNumber(flags.pool, poolFlag, {
+      min: 0,
+      max: fit,
+      maxReason: `${fit} boxes at their memory limit fill the engine's host`,
+    })!,
+    keysFile,
+    offlineScript,
+  };
+}
+
+function secondsToMs(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : Math.round(value * 1000);
+}
