@@ -37,6 +37,16 @@ function describeValue(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** `text` parsed as a JSON object; undefined when it is not one. */
+function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 type Payload = { ok: true; value: unknown } | { ok: false; result: TaskResult };
 
 /**
@@ -90,10 +100,13 @@ export function mapToolReply(toolName: string, reply: ToolReply): TaskResult {
   const text = replyText(reply);
   if (reply.isError === true) {
     const detail = text ?? (isRecord(reply.structuredContent) ? JSON.stringify(reply.structuredContent) : "");
+    // A server on the aider seed's contract answers errors as JSON too: {"success": false, "error": ...}.
+    const json = jsonObject(detail);
+    const message = json !== undefined && json.error !== undefined ? describeValue(json.error) : detail;
     return failedResult(
       "tool_error",
-      `${toolName} failed: the server reported a tool error: ${quote(detail) || "(no message)"}`,
-      { error: detail },
+      `${toolName} failed: the server reported a tool error: ${quote(message) || "(no message)"}`,
+      { ...json, error: message },
     );
   }
 

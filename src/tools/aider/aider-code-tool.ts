@@ -11,14 +11,15 @@ export const aiderCodeTool = defineTool({
   name: "aider_ai_code",
   title: "Delegate a code change to aider",
   description:
-    'Runs aider (an AI pair programmer) non-interactively in the session\'s sandbox to make the change described in ai_coding_prompt, editing only relative_editable_files (paths relative to the repository root; a missing file is created) and reading relative_readonly_files for context. Returns JSON {"success": true, "diff": "<git diff of what this call changed>"} or {"success": false, "diff": "<reason, then any partial diff>"}, plus message, model, tokens, cost_usd and duration_ms. Changes stay in the box until session_apply; edits aider makes to other files are undone and listed in reverted_files. The model runs behind a gateway on the host: the box holds no key and has no network. Runs take from about 10 s (offline model) to several minutes; progress notifications stream aider\'s output. If your client gives up on long calls, pass background: true to get a job_id at once and poll job_status. Write a precise prompt: name the functions, the behaviour wanted, and constraints.',
+    'Runs aider (an AI pair programmer) non-interactively in the session\'s sandbox to make the change described in ai_coding_prompt, editing only relative_editable_files (paths relative to the repository root; a missing file is created) and reading relative_readonly_files for context. Returns JSON {"success": true, "diff": "<git diff of what this call changed>"} or {"success": false, "diff": "<reason, then any partial diff>"}; bad input (empty prompt or file list, a path outside the repository, an unknown model) is an error whose text is JSON too: {"success": false, "diff": "<what to fix>", "error": "<what to fix>"}. Replies also carry message, model, tokens, cost_usd and duration_ms. Changes stay in the box until session_apply; edits aider makes to other files are undone and listed in reverted_files. The model runs behind a gateway on the host: the box holds no key and has no network. Runs take from about 10 s (offline model) to several minutes; progress notifications stream aider\'s output. If your client gives up on long calls, pass background: true to get a job_id at once and poll job_status. Write a precise prompt: name the functions, the behaviour wanted, and constraints.',
   inputSchema: {
     ai_coding_prompt: z
       .string()
-      .min(1)
+      .min(1, "is empty; say what aider should change")
       .describe("What to change, precisely: files, functions, expected behaviour."),
     relative_editable_files: z
       .array(z.string())
+      .min(1, "is empty; name at least one file aider may edit (a new file is created)")
       .describe('Files aider may edit, relative to the repository root (e.g. "src/app.py").'),
     relative_readonly_files: z
       .array(z.string())
@@ -45,6 +46,10 @@ export const aiderCodeTool = defineTool({
     job_id: z.string().optional().describe("With background: true, the job to poll with job_status."),
     state: z.enum(["running"]).optional(),
   },
+  // The seed's clients parse every reply as JSON and look at "success" (and "error").
+  errorReply: (message) => ({ success: false, diff: message, error: message }),
+  // It rewrites files in the box, like file_editor, and reaches a model outside it through the gateway.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run(args, ctx) {
     const aider = ctx.services.aider;
     const call = aider.prepare({

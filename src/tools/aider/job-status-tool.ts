@@ -32,7 +32,9 @@ export const jobStatusTool = defineTool({
     error: z.string().optional().describe("Why the job failed before aider produced a result."),
     ...partialAiderResultShape,
   },
-  annotations: { readOnlyHint: false },
+  errorReply: (message) => ({ error: message }),
+  // cancel: true stops a job; without it the call only reads.
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   async run(args, ctx) {
     const job = ctx.services.aider.jobs.get(ctx.clientId, args.job_id);
     if (args.cancel) job.cancel();

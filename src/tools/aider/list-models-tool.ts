@@ -22,7 +22,9 @@ export const listModelsTool = defineTool({
       .describe("Session whose box to read the list in; omit for your default session."),
   },
   outputSchema: { models: z.array(z.string()) },
-  annotations: { readOnlyHint: true },
+  // The seed's clients parse every reply as JSON and look for "error".
+  errorReply: (message) => ({ error: message }),
+  annotations: { readOnlyHint: true, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     const models = await ctx.services.aider.catalog.models(session.box, ctx.signal);

@@ -51,6 +51,22 @@ describe("mapToolReply", () => {
     expect(result.notes.failure).toBe("tool_error");
   });
 
+  it("reads the message of an isError result whose text is the seed's JSON", () => {
+    const message = "relative_editable_files: is empty; name at least one file aider may edit";
+    const result = mapToolReply("aider_ai_code", {
+      isError: true,
+      content: [{ type: "text", text: JSON.stringify({ success: false, diff: message, error: message }) }],
+    });
+    expect(result.status).toBe("FAILED");
+    expect(result.content).toBe(`aider_ai_code failed: the server reported a tool error: ${message}`);
+    expect(result.notes).toMatchObject({
+      failure: "tool_error",
+      success: false,
+      diff: message,
+      error: message,
+    });
+  });
+
   it("fails on text that is not JSON and keeps the raw text", () => {
     const result = mapToolReply("aider_ai_code", { content: [{ type: "text", text: "hello" }] });
     expect(result.status).toBe("FAILED");
