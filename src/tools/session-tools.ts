@@ -1,6 +1,7 @@
 /** The session tools: create, list, destroy, diff and apply a box's changes. */
 import { z } from "zod";
 import type { Session } from "../session/session.js";
+import { InvalidArgumentError } from "../util/errors.js";
 import "./session-access.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
 
@@ -73,6 +74,7 @@ export const sessionCreate = defineTool({
       .describe("Default per-command time limit in seconds (default 120)."),
   },
   outputSchema: sessionInfo,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     ctx.progress("starting the box and copying the repository in");
     const session = await ctx.services.sessions.create(ctx.clientId, {
@@ -94,7 +96,7 @@ export const sessionList = defineTool({
     "Lists the sessions you created that are still running, with their ids, repositories, base commits and limits.",
   inputSchema: {},
   outputSchema: { sessions: z.array(z.object(sessionInfo)) },
-  annotations: { readOnlyHint: true },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     return { sessions: ctx.services.sessions.list(ctx.clientId).map(info) };
   },
@@ -107,7 +109,7 @@ export const sessionDestroy = defineTool({
     "Removes a session's box and everything in it. Changes not taken out with session_diff or session_apply are lost. The session's task stack is kept on the host.",
   inputSchema: { session_id: z.string().min(1).describe("The session to remove.") },
   outputSchema: { session_id: z.string(), destroyed: z.boolean() },
-  annotations: { destructiveHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     await ctx.services.sessions.destroy(ctx.clientId, args.session_id);
     return { session_id: args.session_id, destroyed: true };
@@ -121,7 +123,7 @@ export const sessionDiff = defineTool({
     "Returns the unified diff (binary-safe; new, deleted, renamed and mode-changed files) of everything changed in the box since the session started, whether committed in the box or not, plus a diffstat.",
   inputSchema: { session_id: sessionId },
   outputSchema: { session_id: z.string(), base_commit: z.string(), diff: z.string(), stat: z.string() },
-  annotations: { readOnlyHint: true },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     const [diff, stat] = await Promise.all([session.diff(ctx.signal), session.diffStat(ctx.signal)]);
@@ -142,7 +144,15 @@ export const sessionApply = defineTool({
       .min(1)
       .max(200)
       .optional()
-      .describe("Branch to create in branch mode (default drydock/<session_id>); must not exist yet."),
+      .describe(
+        "Branch to create in branch mode (default drydock/<session_id>); must not exist yet unless replace_branch.",
+      ),
+    replace_branch: z
+      .boolean()
+      .optional()
+      .describe(
+        "Branch mode: if the branch exists, move it to the new commit (default false: refuse). Use it to apply a session again.",
+      ),
   },
   outputSchema: {
     session_id: z.string(),
@@ -153,9 +163,36 @@ export const sessionApply = defineTool({
     stat: z.object({ filesChanged: z.number(), insertions: z.number(), deletions: z.number() }),
     message: z.string(),
   },
+  // It writes the host repository: a new branch, a moved one (replace_branch), or the working tree.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
-    const result = await session.apply({ mode: args.mode, branch: args.branch, signal: ctx.signal });
+    if (args.replace_branch && args.mode !== "branch") {
+      throw new InvalidArgumentError("replace_branch", 'applies to mode "branch" only; leave it out');
+    }
+    let result;
+    try {
+      result = await session.apply({
+        mode: args.mode,
+        branch: args.branch,
+        replaceBranch: args.replace_branch,
+        signal: ctx.signal,
+      });
+    } catch (error) {
+      // The library's message names its own option; name this tool's parameter instead.
+      if (
+        error instanceof InvalidArgumentError &&
+        error.field === "branch" &&
+        /already exists/.test(error.message)
+      ) {
+        const branch = args.branch ?? `drydock/${session.id}`;
+        throw new InvalidArgumentError(
+          "branch",
+          `${branch} already exists in ${session.repo.root}; pass another branch, or replace_branch: true to move it to the new commit. Nothing was changed`,
+        );
+      }
+      throw error;
+    }
     const message =
       result.files.length === 0
         ? "nothing changed in the box; nothing was applied"

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
+import { git, tempRepo } from "../helpers/repos.js";
+
+describe("session_apply on a branch that exists", () => {
+  it("refuses naming replace_branch, and with replace_branch moves the branch to the new commit", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client } = drydock;
+    const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+    ok(await call("bash", { command: "echo two > a.txt" }));
+    const first = ok(await call("session_apply", { branch: "drydock/work" }));
+    expect(first.branch).toBe("drydock/work");
+
+    ok(await call("bash", { command: "echo three > a.txt" }));
+    const refused = failure(await call("session_apply", { branch: "drydock/work" }));
+    expect(refused).toMatch(
+      /^branch: drydock\/work already exists in .*; pass another branch, or replace_branch: true to move it to the new commit/,
+    );
+    expect(refused).not.toContain("replaceBranch");
+    expect(git(repo.path, "show", "drydock/work:a.txt")).toBe("two\n");
+
+    const moved = ok(await call("session_apply", { branch: "drydock/work", replace_branch: true }));
+    expect(moved.commit).not.toBe(first.commit);
+    expect(git(repo.path, "show", "drydock/work:a.txt")).toBe("three\n");
+
+    expect(failure(await call("session_apply", { mode: "worktree", replace_branch: true }))).toMatch(
+      /^replace_branch: applies to mode "branch" only/,
+    );
+  });
+});
