@@ -110,7 +110,7 @@ export const fileEditorTool = defineTool({
   ].join(" "),
   inputSchema: fileEditorInput,
   outputSchema: editorOutput,
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx) {
     const args = parseArgs(fileEditorInput, input);
     const { session_id, ...request } = args;
@@ -141,7 +141,7 @@ export const strReplaceBasedEditTool = defineTool({
   ].join(" "),
   inputSchema: textEditorInput,
   outputSchema: editorOutput,
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx): Promise<EditResult> {
     const args = parseArgs(textEditorInput, input);
     const operation = COMMANDS[args.command];

@@ -54,7 +54,7 @@ export const jsonEditorTool = defineTool({
       .describe("view: each selected value with its normalised path."),
     changed_paths: z.array(z.string()).optional().describe("set, add, remove: the normalised paths changed."),
   },
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx) {
     const args = parseArgs(jsonEditorInput, input);
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
