@@ -21,6 +21,8 @@ interface EvalFlags {
   retryErrors?: boolean;
   timeout: string;
   image?: string;
+  env: boolean;
+  caCert?: string;
   memoryMb?: string;
   cpus?: string;
   model?: string;
@@ -83,7 +85,18 @@ export function registerEvalCommand(program: Command): void {
       "time limit per task (setup, agent and tests) unless the task sets timeout_s",
       "1800",
     )
-    .option("--image <image>", "sandbox image (default: the one `drydock image build` made)")
+    .option(
+      "--image <image>",
+      "sandbox image, and the base of the tasks' environments (default: the one `drydock image build` made)",
+    )
+    .option(
+      "--no-env",
+      "ignore environment definitions: tasks without an image use the sandbox image as it is",
+    )
+    .option(
+      "--ca-cert <path>",
+      "CA bundle environment builds trust (default: SSL_CERT_FILE / the system bundle)",
+    )
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option(
@@ -145,6 +158,8 @@ export function registerEvalCommand(program: Command): void {
           force: flags.force,
           retryErrors: flags.retryErrors,
           image: flags.image,
+          environment: flags.env,
+          caCert: flags.caCert,
           memoryMB: number(flags.memoryMb, "--memory-mb", 128, true),
           cpus: number(flags.cpus, "--cpus", 0.1),
           timeoutS: number(flags.timeout, "--timeout", 1),

@@ -16,7 +16,7 @@ import { logger } from "../util/log.js";
 import { projectRoot } from "../util/project-root.js";
 import { EnvironmentDefinitionError, type SetupStep } from "./environment-definition.js";
 import { environmentDockerfile, planEnvironment, type EnvironmentPlan } from "./environment-plan.js";
-import { loadEnvironment, type LoadedEnvironment } from "./load-environment.js";
+import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
 
 const log = logger("environment");
@@ -36,6 +36,8 @@ export interface EnvironmentRequest {
   onLine?: (line: string) => void;
   /** Rebuild even when the image exists. */
   force?: boolean;
+  /** A definition to use instead of the repository's own. */
+  override?: DefinitionOverride;
 }
 
 /** What a repository's environment is and whether its image exists, without building it. */
@@ -81,9 +83,9 @@ export class EnvironmentImages {
   }
 
   /** Reads the definition and computes its tag; builds nothing. */
-  async status(repo: string, ref?: string): Promise<EnvironmentStatus> {
+  async status(repo: string, ref?: string, override?: DefinitionOverride): Promise<EnvironmentStatus> {
     const files = await repoFiles(repo, ref);
-    const loaded = await loadEnvironment(files);
+    const loaded = await loadEnvironment(files, override);
     const base = { repoRoot: files.root, source: files.describe, ...loaded };
     if (loaded.definition.kind === "default") {
       return {
@@ -99,7 +101,7 @@ export class EnvironmentImages {
 
   /** The image for a repository's environment, built first when missing. */
   async imageFor(request: EnvironmentRequest): Promise<EnvironmentStatus> {
-    const status = await this.status(request.repo, request.ref);
+    const status = await this.status(request.repo, request.ref, request.override);
     if (!status.plan || (status.present && !request.force)) return status;
     const tag = status.plan.tag;
     let build = this.building.get(tag);

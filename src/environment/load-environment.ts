@@ -23,11 +23,24 @@ export interface LoadedEnvironment {
   keyFiles: KeyFile[];
 }
 
-export async function loadEnvironment(files: RepoFiles): Promise<LoadedEnvironment> {
+/** A definition given from outside the repository (an eval task's `environment`), in environment.yaml's form. */
+export interface DefinitionOverride {
+  text: string;
+  /** Where it came from, for messages: "tasks.jsonl:3 environment". */
+  file: string;
+}
+
+export async function loadEnvironment(
+  files: RepoFiles,
+  override?: DefinitionOverride,
+): Promise<LoadedEnvironment> {
   let definition: EnvironmentDefinition | undefined;
   let definitionText = "";
-  const own = await files.read(DRYDOCK_ENVIRONMENT_FILE);
-  if (own) {
+  const own = override ? undefined : await files.read(DRYDOCK_ENVIRONMENT_FILE);
+  if (override) {
+    definitionText = override.text;
+    definition = parseDrydockEnvironment(override.text, override.file);
+  } else if (own) {
     definitionText = own.toString("utf8");
     definition = parseDrydockEnvironment(definitionText);
   } else {

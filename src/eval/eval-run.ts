@@ -7,6 +7,9 @@ import { Engine } from "../engine/engine.js";
 import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { EnvironmentImages } from "../environment/environment-images.js";
+import type { AttemptEnv } from "./run-attempt.js";
+import { stringify } from "yaml";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { aiderServiceFromOptions } from "../tools/aider/aider-config.js";
 import type { AiderOptions } from "../tools/aider/aider-options.js";
@@ -51,6 +54,9 @@ export interface EvalOptions {
   force?: boolean;
   retryErrors?: boolean;
   image?: string;
+  /** Build and use the tasks' environments (default true; `--no-env` turns it off). */
+  environment?: boolean;
+  caCert?: string;
   memoryMB?: number;
   cpus?: number;
   timeoutS?: number;
@@ -152,6 +158,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       force: options.force,
       retryErrors: options.retryErrors,
       image,
+      imageFor: options.environment === false ? undefined : taskImages(engine, image, options.caCert),
       memoryMB: options.memoryMB,
       cpus: options.cpus,
       defaultTimeoutS: run.default_timeout_s,
@@ -168,4 +175,21 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   const results = await writeReports(out);
   const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
   return { results, outcome, invalidTasks, out };
+}
+
+/**
+ * Each task's environment image: the repository's definition at the task's ref, none, or the
+ * task's own. Tasks with the same definition and key files share one image (one build).
+ */
+function taskImages(engine: Engine, baseImage: string, caCert?: string): AttemptEnv["imageFor"] {
+  const environments = new EnvironmentImages(engine, { baseImage, caCert });
+  return async (repo, task, onLine) => {
+    const choice = task.environment ?? "repo";
+    if (choice === "none") return baseImage;
+    const override =
+      typeof choice === "object"
+        ? { text: stringify(choice), file: `${task.source} environment` }
+        : undefined;
+    return (await environments.imageFor({ repo, ref: task.ref, override, onLine })).image;
+  };
 }

@@ -31,6 +31,8 @@ export interface EvalRunOptions {
   /** Run again attempts that ended in box_error or error. */
   retryErrors?: boolean;
   image: string;
+  /** See AttemptEnv.imageFor. */
+  imageFor?: AttemptEnv["imageFor"];
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
@@ -127,6 +129,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     agent,
     aider: options.aider,
     image: options.image,
+    imageFor: options.imageFor,
     memoryMB: options.memoryMB,
     cpus: options.cpus,
     defaultTimeoutS: options.defaultTimeoutS,

@@ -39,6 +39,15 @@ export const evalTaskSchema = z.object({
   pass_to_pass: testNames.optional(),
   timeout_s: z.number().int().min(1).max(86_400).optional(),
   image: z.string().min(1).optional(),
+  /**
+   * The box's environment: "repo" (default: the repository's own definition at the task's ref),
+   * "none" (the sandbox image as it is), or a definition in environment.yaml's form.
+   */
+  environment: z
+    .union([z.enum(["repo", "none"]), z.record(z.string(), z.unknown())], {
+      error: 'must be "repo", "none", or an environment definition ({packages, env, setup, key_files})',
+    })
+    .optional(),
   /** The gold patch for the `patch` agent: inline unified diff, or a file beside the task file. */
   patch: z.string().optional(),
   patch_file: z.string().min(1).optional(),

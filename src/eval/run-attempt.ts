@@ -36,6 +36,11 @@ export interface AttemptEnv {
   agent: EvalAgent;
   aider?: MeteredAiderService;
   image: string;
+  /**
+   * The image of a task's environment (built first when missing); without it every task without
+   * an `image` gets `image`.
+   */
+  imageFor?: (repo: string, task: EvalTask, onLine: (line: string) => void) => Promise<string>;
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
@@ -60,7 +65,7 @@ async function boxTrouble(session: Session): Promise<string | undefined> {
 export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: number): Promise<AttemptOutcome> {
   const startedAt = new Date();
   const timeoutS = task.timeout_s ?? env.defaultTimeoutS;
-  const deadline = startedAt.getTime() + timeoutS * 1000;
+  let deadline = startedAt.getTime() + timeoutS * 1000;
   const timings = { start: 0, setup: 0, agent: 0, tests: 0 };
   const texts: AttemptTexts = { diff: "", agentLog: "", testOutput: "" };
   let phase: Phase = "start";
@@ -82,11 +87,25 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
 
   try {
     const repo = await env.repos.resolve(task.repo);
+    let image = task.image ?? env.image;
+    if (task.image === undefined && env.imageFor) {
+      // An environment build is the run's cost, not the task's: it does not count against timeout_s.
+      const building = Date.now();
+      try {
+        image = await env.imageFor(repo, task, (line) => void (texts.agentLog += `[environment] ${line}\n`));
+      } catch (e) {
+        if (env.signal.aborted) return "cancelled";
+        status = "setup_error";
+        error = `the task's environment did not build: ${describeError(e)}`;
+        return finish();
+      }
+      deadline += Date.now() - building;
+    }
     try {
       session = await env.manager.create({
         repo,
         ref: task.ref,
-        image: task.image ?? env.image,
+        image,
         memoryMB: env.memoryMB,
         cpus: env.cpus,
         commandTimeoutMs: timeoutS * 1000,
