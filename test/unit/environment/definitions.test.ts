@@ -1,0 +1,155 @@
+import { describe, expect, it } from "vitest";
+import { parseDevcontainer } from "../../../src/environment/devcontainer-file.js";
+import { parseDrydockEnvironment } from "../../../src/environment/drydock-environment-file.js";
+import { EnvironmentDefinitionError } from "../../../src/environment/environment-definition.js";
+import {
+  environmentDockerfile,
+  globMatcher,
+  planEnvironment,
+} from "../../../src/environment/environment-plan.js";
+
+function errorOf(fn: () => unknown): EnvironmentDefinitionError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnvironmentDefinitionError);
+    return error as EnvironmentDefinitionError;
+  }
+  throw new Error("expected an error");
+}
+
+describe("parseDrydockEnvironment", () => {
+  it("reads packages, env, setup with their lines, and key files", () => {
+    const d = parseDrydockEnvironment(
+      "packages: [libpq-dev, make=4.3-4.1]\nenv:\n  CI: 1\n  NAME: box\nsetup:\n  - pip install -e .\n  - npm ci\nkey_files: [requirements.txt]\n",
+    );
+    expect(d.packages).toEqual(["libpq-dev", "make=4.3-4.1"]);
+    expect(d.env).toEqual({ CI: "1", NAME: "box" });
+    expect(d.setup.map((s) => [s.command, s.from.line, s.label])).toEqual([
+      ["pip install -e .", 6, "setup[1]"],
+      ["npm ci", 7, "setup[2]"],
+    ]);
+    expect(d.keyFiles).toEqual(["requirements.txt"]);
+  });
+
+  it("takes a single setup string and defaults the key files to the usual lockfiles", () => {
+    const d = parseDrydockEnvironment("setup: make deps\n");
+    expect(d.setup.map((s) => s.command)).toEqual(["make deps"]);
+    expect(d.keyFiles).toContain("package-lock.json");
+    expect(d.keyFiles).toContain("requirements*.txt");
+  });
+
+  it("names the file, the line and the keys for an unknown key", () => {
+    const e = errorOf(() => parseDrydockEnvironment("setup: [a]\n\npackage: [make]\n"));
+    expect(e.message).toBe(
+      '.drydock/environment.yaml:3: unknown key "package"; the keys are packages, env, setup, key_files',
+    );
+  });
+
+  it("refuses a bad package name, a bad variable name, an empty command and a key file outside the repository", () => {
+    expect(errorOf(() => parseDrydockEnvironment("packages:\n  - ok\n  - 'rm -rf /'\n")).message).toMatch(
+      /^\.drydock\/environment\.yaml:3: packages: "rm -rf \/" is not a Debian package name/,
+    );
+    expect(errorOf(() => parseDrydockEnvironment("env:\n  1BAD: x\n")).message).toMatch(/:2: env: "1BAD"/);
+    expect(errorOf(() => parseDrydockEnvironment("setup:\n  - ''\n")).message).toMatch(/:2: setup: item 1/);
+    expect(errorOf(() => parseDrydockEnvironment("key_files: [../secret]\n")).message).toMatch(
+      /outside the repository/,
+    );
+  });
+
+  it("reports YAML syntax errors with their line", () => {
+    expect(errorOf(() => parseDrydockEnvironment("setup:\n  - a\n bad: [\n")).message).toMatch(
+      /^\.drydock\/environment\.yaml:\d+: not valid YAML/,
+    );
+  });
+});
+
+describe("parseDevcontainer", () => {
+  it("maps build, env and the lifecycle commands in order, and warns about what it does not apply", () => {
+    const d = parseDevcontainer(
+      `{
+  // comments and trailing commas are JSONC
+  "name": "x",
+  "build": {"dockerfile": "Dockerfile", "context": "..", "args": {"V": "1"}},
+  "containerEnv": {"A": "1"},
+  "postCreateCommand": ["npm", "run", "it's"],
+  "onCreateCommand": {"one": "make", "two": "make more"},
+  "forwardPorts": [3000],
+  "features": {"ghcr.io/devcontainers/features/node:1": {}},
+}`,
+      ".devcontainer/devcontainer.json",
+    );
+    expect(d.base).toMatchObject({
+      kind: "dockerfile",
+      dockerfile: ".devcontainer/Dockerfile",
+      context: "",
+      args: { V: "1" },
+    });
+    expect(d.env).toEqual({ A: "1" });
+    expect(d.setup.map((s) => [s.label, s.command])).toEqual([
+      ["onCreateCommand.one", "make"],
+      ["onCreateCommand.two", "make more"],
+      ["postCreateCommand", "npm run 'it'\\''s'"],
+    ]);
+    expect(d.warnings.join("\n")).toMatch(/forwardPorts is ignored/);
+    expect(d.warnings.join("\n")).toMatch(/features are not installed/);
+  });
+
+  it("refuses docker compose, a Dockerfile outside the repository and broken JSON, with the line", () => {
+    expect(errorOf(() => parseDevcontainer('{\n"dockerComposeFile": "x.yml"}', "d.json")).message).toMatch(
+      /^d\.json:2: dockerComposeFile is not supported/,
+    );
+    expect(
+      errorOf(() =>
+        parseDevcontainer('{"build": {"dockerfile": "../../Dockerfile"}}', ".devcontainer/devcontainer.json"),
+      ).message,
+    ).toMatch(/points outside the repository/);
+    expect(errorOf(() => parseDevcontainer('{\n  "image": \n}', "d.json")).message).toMatch(
+      /^d\.json:3: not valid JSON/,
+    );
+  });
+});
+
+describe("planEnvironment", () => {
+  const definition = parseDrydockEnvironment("setup: [npm ci]\n");
+  const inputs = {
+    definition,
+    definitionText: "setup: [npm ci]\n",
+    keyFiles: [{ path: "package-lock.json", sha256: "a" }],
+    baseImageId: "sha256:1234",
+  };
+
+  it("keys the tag by the base, the definition and the key files, and nothing else", () => {
+    const plan = planEnvironment(inputs);
+    expect(plan.tag).toMatch(/^drydock-env:[0-9a-f]{12}$/);
+    expect(planEnvironment({ ...inputs }).tag).toBe(plan.tag);
+    expect(planEnvironment({ ...inputs, baseImageId: "sha256:5678" }).tag).not.toBe(plan.tag);
+    expect(planEnvironment({ ...inputs, definitionText: "setup: [npm i]\n" }).tag).not.toBe(plan.tag);
+    expect(
+      planEnvironment({ ...inputs, keyFiles: [{ path: "package-lock.json", sha256: "b" }] }).tag,
+    ).not.toBe(plan.tag);
+    expect(plan.keyedBy).toContain("package-lock.json");
+  });
+
+  it("writes commands in exec form, so quotes and newlines reach bash as written", () => {
+    const d = parseDrydockEnvironment("setup:\n  - |\n    echo \"a b\" 'c'\n    make\n");
+    const { dockerfile, steps } = environmentDockerfile(d, "base:1", {});
+    const run = dockerfile.split("\n").find((l) => l.includes("echo"))!;
+    const argv = JSON.parse(run.slice("RUN ".length)) as string[];
+    expect(argv.slice(-3)).toEqual(["pipefail", "-c", "echo \"a b\" 'c'\nmake\n"]);
+    // The step number maps back to the definition's line.
+    const index = dockerfile.split("\n").indexOf(run) + 1;
+    expect(steps[index]?.from.line).toBe(2);
+  });
+});
+
+describe("globMatcher", () => {
+  it("matches * within a segment and ** across segments", () => {
+    expect(globMatcher("requirements*.txt")("requirements-dev.txt")).toBe(true);
+    expect(globMatcher("requirements*.txt")("sub/requirements.txt")).toBe(false);
+    expect(globMatcher("**/go.sum")("go.sum")).toBe(true);
+    expect(globMatcher("**/go.sum")("a/b/go.sum")).toBe(true);
+    expect(globMatcher("src/**")("src/a/b.c")).toBe(true);
+    expect(globMatcher("a.b")("axb")).toBe(false);
+  });
+});
