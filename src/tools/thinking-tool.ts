@@ -26,7 +26,12 @@ const thinkingInput = {
     .number()
     .int()
     .describe("How many thoughts you now expect in all; raise or lower it as you go."),
-  next_thought_needed: z.boolean().describe("True if more thinking follows; false when this is the last."),
+  next_thought_needed: z
+    .boolean()
+    .optional()
+    .describe(
+      "True if more thinking follows; false when this is the last. Default: true while thought_number is below total_thoughts (or needs_more_thoughts is true), else false.",
+    ),
   is_revision: z.boolean().optional().describe("True when this thought reconsiders an earlier one."),
   revises_thought: z
     .number()
@@ -52,7 +57,7 @@ export const sequentialThinkingTool = defineTool({
   description: [
     "Records one step of structured reasoning so a hard problem can be worked through in order, with room to revise earlier steps or branch into alternatives.",
     "Use it before a tricky change: to break a problem down, weigh approaches, or check a hypothesis. It changes nothing in the workspace.",
-    "Call it once per thought, numbering from 1; set next_thought_needed to false on the last. Revisions need revises_thought; a branch needs branch_from_thought and branch_id.",
+    "Call it once per thought, numbering from 1; next_thought_needed says whether more follow (by default, until thought_number reaches total_thoughts). Revisions need revises_thought; a branch needs branch_from_thought and branch_id.",
     "Returns the thought's number, the running total, whether more is needed, the branch names and how many thoughts the session has recorded.",
     "History is kept per session (the last 1,000 thoughts, 50,000 characters each).",
   ].join(" "),

@@ -5,7 +5,8 @@ export interface ThoughtInput {
   readonly thought: string;
   readonly thought_number: number;
   readonly total_thoughts: number;
-  readonly next_thought_needed: boolean;
+  /** Default: true while thought_number is below total_thoughts, or needs_more_thoughts is true. */
+  readonly next_thought_needed?: boolean;
   readonly is_revision?: boolean;
   readonly revises_thought?: number;
   readonly branch_from_thought?: number;
@@ -103,7 +104,7 @@ export class SequentialThinking {
   }
 
   private validate(input: ThoughtInput): RecordedThought {
-    const { thought, thought_number: number, total_thoughts: total, next_thought_needed: next } = input;
+    const { thought, thought_number: number, total_thoughts: total } = input;
     if (typeof thought !== "string" || thought.trim().length === 0) {
       throw new InvalidArgumentError("thought", "is empty; write out the reasoning step you want to record");
     }
@@ -115,10 +116,11 @@ export class SequentialThinking {
     }
     wholeNumber("thought_number", number, MAX_THOUGHT_NUMBER);
     wholeNumber("total_thoughts", total, MAX_THOUGHT_NUMBER);
+    const next = input.next_thought_needed ?? (input.needs_more_thoughts === true || number < total);
     if (typeof next !== "boolean") {
       throw new InvalidArgumentError(
         "next_thought_needed",
-        "must be true (more thinking to do) or false (done)",
+        "must be true (more thinking to do) or false (done), or left out",
       );
     }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { SequentialThinking, type ThoughtInput } from "../../../src/tools/thinking/sequential-thinking.js";
 import { InvalidArgumentError, LimitExceededError } from "../../../src/util/errors.js";
+import { parseArgs } from "../../../src/tools/parse-args.js";
+import { sequentialThinkingTool } from "../../../src/tools/thinking-tool.js";
 
 const step = (n: number, extra: Partial<ThoughtInput> = {}): ThoughtInput => ({
   thought: `step ${n}`,
@@ -21,6 +23,20 @@ describe("SequentialThinking", () => {
       branches: [],
       thoughtHistoryLength: 2,
     });
+  });
+
+  it("takes next_thought_needed as optional: more thoughts follow until thought_number reaches total_thoughts", () => {
+    const args = { thought: "a", thought_number: 1, total_thoughts: 2 };
+    expect(() => parseArgs(sequentialThinkingTool.inputSchema, args, "sequential_thinking")).not.toThrow();
+    const thinking = new SequentialThinking();
+    const first = { thought: "a", thought_number: 1, total_thoughts: 2 };
+    expect(thinking.record(first).nextThoughtNeeded).toBe(true);
+    expect(thinking.record({ ...first, thought_number: 2 }).nextThoughtNeeded).toBe(false);
+    const more = { ...first, thought_number: 3, needs_more_thoughts: true };
+    expect(thinking.record(more).nextThoughtNeeded).toBe(true);
+    expect(
+      thinking.record({ ...first, thought_number: 4, next_thought_needed: false }).nextThoughtNeeded,
+    ).toBe(false);
   });
 
   it("raises total_thoughts when the thinking runs past it", () => {
@@ -63,9 +79,9 @@ describe("SequentialThinking", () => {
     ["a fractional number", { thought_number: 1.5 }, /^thought_number: must be a whole number/],
     ["a zero total", { total_thoughts: 0 }, /^total_thoughts: must be a whole number/],
     [
-      "a missing next flag",
-      { next_thought_needed: undefined as unknown as boolean },
-      /^next_thought_needed: /,
+      "a next flag that is not a boolean",
+      { next_thought_needed: "yes" as unknown as boolean },
+      /^next_thought_needed: must be true .* or left out/,
     ],
     [
       "a revision without its target",
