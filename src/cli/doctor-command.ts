@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
+import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { findDockerCli } from "../util/docker-cli.js";
 
@@ -8,10 +9,32 @@ interface Check {
   name: string;
   ok: boolean;
   detail: string;
+  /** What fails without it (image checks). */
+  breaks?: string;
   fix?: string;
 }
 
-async function runChecks(engineOnly: boolean): Promise<Check[]> {
+/** Whether `image` can serve as a box: each thing drydock runs in a box, checked in a throwaway box. */
+async function imageChecks(engine: Engine, image: string): Promise<Check[]> {
+  if (!(await engine.hasImage(image))) {
+    return [
+      {
+        name: `image ${image}`,
+        ok: false,
+        detail: "not present in the engine",
+        fix: `docker pull ${image}, or build it (drydock image build for drydock's own)`,
+      },
+    ];
+  }
+  return (await checkImage(engine, image)).map((r) => ({
+    name: `image: ${r.requirement.name}`,
+    ok: r.ok,
+    detail: r.detail,
+    ...(r.ok ? {} : { breaks: r.requirement.breaks, fix: r.requirement.fix }),
+  }));
+}
+
+async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> {
   const checks: Check[] = [];
   let engine: Engine | undefined;
   try {
@@ -31,6 +54,7 @@ async function runChecks(engineOnly: boolean): Promise<Check[]> {
     });
   }
   if (engineOnly) return checks;
+  if (image !== undefined) return engine ? [...checks, ...(await imageChecks(engine, image))] : checks;
   try {
     checks.push({ name: "docker CLI", ok: true, detail: findDockerCli() });
   } catch (error) {
@@ -79,12 +103,14 @@ export function registerDoctorCommand(program: Command): void {
     .description("check the engine, the sandbox image, node-pty and git; exit non-zero if any check fails")
     .option("--engine-only", "check only that the engine answers")
     .option("--json", "print the checks as JSON")
-    .action(async (opts: { engineOnly?: boolean; json?: boolean }) => {
-      const checks = await runChecks(Boolean(opts.engineOnly));
+    .option("--image <image>", "check that an image can serve as a box (in a throwaway box, no network)")
+    .action(async (opts: { engineOnly?: boolean; json?: boolean; image?: string }) => {
+      const checks = await runChecks(Boolean(opts.engineOnly), opts.image);
       if (opts.json) process.stdout.write(JSON.stringify(checks, null, 2) + "\n");
       else {
         for (const c of checks) {
           process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`);
+          if (!c.ok && c.breaks) process.stdout.write(`     breaks: ${c.breaks}\n`);
           if (!c.ok && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
         }
       }

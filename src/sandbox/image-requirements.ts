@@ -1,0 +1,142 @@
+/**
+ * What an image must hold to serve as a box: exactly the programs drydock runs in a box, each with
+ * what breaks without it. The probe is one POSIX sh script (bash may be what is missing) that
+ * prints a line per requirement; `parseProbe` reads them. Pure.
+ */
+
+export interface ImageRequirement {
+  name: string;
+  /** What fails without it, in words for the person choosing the image. */
+  breaks: string;
+  /** How to add it on a Debian-based image. */
+  fix: string;
+}
+
+export const IMAGE_REQUIREMENTS: readonly ImageRequirement[] = [
+  {
+    name: "bash",
+    breaks: "every tool: the bash tool's persistent shell and every script drydock runs in a box are bash",
+    fix: "apt-get install bash",
+  },
+  {
+    name: "coreutils",
+    breaks:
+      "the bash tool frames output with printf and a raw terminal (stty); the file tools, git_diff and the relays use the others",
+    fix: "apt-get install coreutils",
+  },
+  {
+    name: "grep, sed, find",
+    breaks: "file_editor, code_search and the aider tools' workspace checks",
+    fix: "apt-get install grep sed findutils",
+  },
+  {
+    name: "procps",
+    breaks:
+      "a bash command past its time limit or cancelled cannot be stopped (its processes are found with pgrep), nor an aider job (pkill)",
+    fix: "apt-get install procps",
+  },
+  {
+    name: "git",
+    breaks:
+      "sessions cannot start (the repository's snapshot is committed in the box); session_diff, session_apply and git_diff fail",
+    fix: "apt-get install git",
+  },
+  {
+    name: "tar",
+    breaks: "sessions cannot start: the repository is unpacked in the box with tar",
+    fix: "apt-get install tar",
+  },
+  {
+    name: "socat",
+    breaks:
+      "aider_ai_code cannot reach the LLM gateway, and --egress cannot reach its proxy (both are socat relays to /run/drydock)",
+    fix: "apt-get install socat",
+  },
+  {
+    name: "python3",
+    breaks: "aider (a Python program) cannot run, nor pip with --egress",
+    fix: "apt-get install python3 python3-venv",
+  },
+  {
+    name: "universal-ctags",
+    breaks: "code_search fails (it needs universal-ctags with JSON output)",
+    fix: "apt-get install universal-ctags",
+  },
+  {
+    name: "aider",
+    breaks: "aider_ai_code and aider_list_models fail (they run `aider` from PATH in the box)",
+    fix: "pip install aider-chat in a venv, with its launcher on PATH (see Dockerfile.sandbox)",
+  },
+  {
+    name: "user 1000",
+    breaks:
+      "the box runs as uid 1000; without a passwd entry, programs that look the user up (git, pip --user, ssh) fail or misbehave",
+    fix: "useradd --uid 1000 --create-home --shell /bin/bash agent",
+  },
+];
+
+const COREUTILS =
+  "cat head tail mkdir rm cp mv mktemp realpath dirname basename stat chmod cut wc tr sort seq timeout nohup id sleep stty printf";
+
+/** Prints `ok|missing <TAB> name <TAB> detail` for each requirement; uses only sh builtins. */
+export const PROBE_SCRIPT = `
+have() {
+  name=$1; shift; missing=; found=
+  for p in "$@"; do
+    if where=$(command -v "$p" 2>/dev/null); then found="$found $where"; else missing="$missing $p"; fi
+  done
+  if [ -n "$missing" ]; then echo "missing	$name	not found:$missing"
+  elif [ $# -eq 1 ]; then echo "ok	$name	\${found# }"
+  else echo "ok	$name	all $# found"; fi
+}
+have bash bash
+have coreutils ${COREUTILS}
+have "grep, sed, find" grep sed find
+have procps pgrep pkill
+have git git
+have tar tar
+have socat socat
+have python3 python3
+if ! command -v ctags >/dev/null 2>&1; then
+  echo "missing	universal-ctags	no ctags on PATH"
+else
+  version=$(ctags --version 2>/dev/null); features=$(ctags --list-features 2>/dev/null)
+  case "$version" in
+    *"Universal Ctags"*)
+      case "$features" in
+        *json*) echo "ok	universal-ctags	\${version%%
+*}" ;;
+        *) echo "missing	universal-ctags	ctags was built without JSON output" ;;
+      esac ;;
+    *) echo "missing	universal-ctags	ctags is not universal-ctags: \${version%%
+*}" ;;
+  esac
+fi
+have aider aider
+user=
+while IFS=: read -r n _ uid _ _ home _; do
+  if [ "$uid" = 1000 ]; then user="$n (home $home)"; fi
+done < /etc/passwd
+if [ -n "$user" ]; then echo "ok	user 1000	$user"; else echo "missing	user 1000	no user with uid 1000 in /etc/passwd"; fi
+`;
+
+export interface RequirementResult {
+  requirement: ImageRequirement;
+  ok: boolean;
+  detail: string;
+}
+
+/** Reads the probe's output; a requirement the probe did not report is missing. */
+export function parseProbe(output: string): RequirementResult[] {
+  const lines = new Map<string, { ok: boolean; detail: string }>();
+  for (const line of output.split("\n")) {
+    const [status, name, detail = ""] = line.split("\t");
+    if ((status === "ok" || status === "missing") && name) lines.set(name, { ok: status === "ok", detail });
+  }
+  return IMAGE_REQUIREMENTS.map((requirement) => {
+    const line = lines.get(requirement.name);
+    return line
+      ? { requirement, ...line }
+      : { requirement, ok: false, detail: "the probe did not report it (the check script stopped early)" };
+  });
+}
