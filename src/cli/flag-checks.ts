@@ -9,7 +9,7 @@ import type { Engine } from "../engine/engine.js";
 import { parseLlmMode } from "../gateway/llm-mode.js";
 import { loadOfflineScript } from "../gateway/offline-script.js";
 import { FlagError, InvalidArgumentError } from "../util/errors.js";
-import { openHostRepo, type HostRepo } from "../workspace/host-repo.js";
+import { hostGit, openHostRepo, type HostRepo } from "../workspace/host-repo.js";
 
 /** Runs a check whose own errors name the flag, and makes them flag errors (exit code 2). */
 export async function asFlagError<T>(check: () => T | Promise<T>): Promise<T> {
@@ -45,6 +45,30 @@ export async function existingDir(path: string, flag: string, what: string): Pro
 /** The git repository holding a path. */
 export function repoFlag(path: string, flag: string): Promise<HostRepo> {
   return asFlagError(() => openHostRepo(path, flag));
+}
+
+/** `--branch`: a valid branch name that the repository does not have yet. */
+export async function branchFlag(repoRoot: string, branch: string): Promise<void> {
+  const valid = await hostGit(repoRoot, ["check-ref-format", "--branch", branch]).then(
+    () => !branch.startsWith("-"),
+    () => false,
+  );
+  if (!valid) {
+    throw new FlagError(
+      "--branch",
+      `${JSON.stringify(branch)} is not a valid branch name; write e.g. --branch drydock/fix-typo`,
+    );
+  }
+  const exists = await hostGit(repoRoot, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]).then(
+    () => true,
+    () => false,
+  );
+  if (exists) {
+    throw new FlagError(
+      "--branch",
+      `${branch} already exists in ${repoRoot}; choose a new name (drydock never moves a branch you have)`,
+    );
+  }
 }
 
 /** An offline model script: it must exist and parse. Returns its absolute path. */

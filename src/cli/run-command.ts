@@ -3,15 +3,10 @@ import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
+import { runCommandLine } from "./run-command-line.js";
+import { checkRunFlags, type RunFlags } from "./run-flags.js";
 
-interface RunOptions {
-  repo: string;
-  image?: string;
-  apply?: boolean;
-  worktree?: boolean;
-  branch?: string;
-  timeout: string;
-  network?: string;
+interface RunOptions extends RunFlags {
   diff: boolean;
   env: boolean;
 }
@@ -28,17 +23,22 @@ export function registerRunCommand(program: Command): void {
       "sandbox image, and the base of the repository's environment (default: the one `drydock image build` made)",
     )
     .option("--no-env", "ignore the repository's environment definition: use the sandbox image as it is")
-    .option("--apply", "apply the diff to the host repository as a new branch drydock/<session>")
+    .option(
+      "--apply",
+      "when the command succeeds, apply the diff to the host repository as a new branch drydock/<session>",
+    )
+    .option("--apply-on-failure", "with --apply: apply the diff even when the command fails")
     .option("--worktree", "with --apply: apply into the working tree instead of a branch")
     .option("--branch <name>", "with --apply: the branch to create")
     .option("--timeout <seconds>", "time limit of the command", "600")
     .option("--network <name>", "relaxation: a Docker network for the box (default: none)")
     .option("--no-diff", "do not print the diff")
-    .argument("<command...>", "the command, after --")
+    .argument(
+      "<command...>",
+      "after --: one word is a shell line ('make && make test'); several are a program and its arguments",
+    )
     .action(async (words: string[], opts: RunOptions) => {
-      const timeoutS = Number(opts.timeout);
-      if (!Number.isFinite(timeoutS) || timeoutS <= 0)
-        throw new Error(`--timeout: ${opts.timeout} is not a positive number of seconds`);
+      const { timeoutMs } = await checkRunFlags(opts);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
       const stop = () => void manager.closeAll().finally(() => process.exit(130));
@@ -50,14 +50,19 @@ export function registerRunCommand(program: Command): void {
           image: await runImage(engine, opts),
           network: opts.network,
         });
-        const result = await session.bash(words.join(" "), {
-          timeoutMs: timeoutS * 1000,
+        const result = await session.bash(runCommandLine(words), {
+          timeoutMs,
           onOutput: (text) => process.stderr.write(text),
         });
         if (result.note) process.stderr.write(`\n[drydock] ${result.note}\n`);
         const diff = await session.diff();
         if (opts.diff) process.stdout.write(diff);
-        if (opts.apply && diff.trim()) {
+        const exitCode = result.exitCode ?? (result.timedOut ? 124 : 1);
+        if (opts.apply && exitCode !== 0 && !opts.applyOnFailure) {
+          process.stderr.write(
+            `[drydock] the command failed (${result.timedOut ? "timed out" : `exit ${exitCode}`}); nothing applied (--apply-on-failure applies anyway)\n`,
+          );
+        } else if (opts.apply && diff.trim()) {
           const applied = await session.apply({
             mode: opts.worktree ? "worktree" : "branch",
             branch: opts.branch,
@@ -68,7 +73,7 @@ export function registerRunCommand(program: Command): void {
               : `[drydock] applied to the working tree of ${session.repo.root}\n`,
           );
         } else if (opts.apply) process.stderr.write("[drydock] nothing changed; nothing to apply\n");
-        process.exitCode = result.exitCode ?? (result.timedOut ? 124 : 1);
+        process.exitCode = exitCode;
       } finally {
         await manager.closeAll();
       }
@@ -82,7 +87,8 @@ async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
   const started = Date.now();
   const status = await new EnvironmentImages(engine, { baseImage }).imageFor({
     repo: opts.repo,
-    onLine: (line) => process.stderr.write(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
+    onLine: (line) =>
+      process.stderr.write(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
   });
   return status.image;
 }
