@@ -26,7 +26,10 @@ export interface SnapshotStats {
 }
 
 /** Patterns for files drydock itself makes in /workspace, which are never part of a diff. */
-export const DRYDOCK_EXCLUDES = "# drydock's own temporary files\n.drydock-write-*\n";
+export const DRYDOCK_EXCLUDES =
+  "# drydock's own temporary files\n.drydock-write-*\n" +
+  // What running a project's tests leaves behind is never the agent's change.
+  "# bytecode and test caches that running the tests leaves\n__pycache__/\n*.py[co]\n.pytest_cache/\n";
 
 export function boxGitConfig(objectFormat: string): string {
   const sha256 = objectFormat === "sha256";
