@@ -11,13 +11,22 @@ import { loadOfflineScript } from "../gateway/offline-script.js";
 import { FlagError, InvalidArgumentError } from "../util/errors.js";
 import { hostGit, openHostRepo, type HostRepo } from "../workspace/host-repo.js";
 
-/** Runs a check whose own errors name the flag, and makes them flag errors (exit code 2). */
-export async function asFlagError<T>(check: () => T | Promise<T>): Promise<T> {
+/** Fields that checks shared with the MCP tools name as a tool would, and the flags that set them. */
+const FLAG_OF_FIELD: Record<string, string> = { model: "--model" };
+
+/**
+ * Runs a check whose own errors name the flag, and makes them flag errors (exit code 2). `flags`
+ * renames further fields to the flags that set them.
+ */
+export async function asFlagError<T>(
+  check: () => T | Promise<T>,
+  flags: Record<string, string> = FLAG_OF_FIELD,
+): Promise<T> {
   try {
     return await check();
   } catch (error) {
     if (error instanceof InvalidArgumentError && !(error instanceof FlagError)) {
-      throw new FlagError(error.field, error.message.slice(error.field.length + 2));
+      throw new FlagError(flags[error.field] ?? error.field, error.message.slice(error.field.length + 2));
     }
     throw error;
   }

@@ -20,16 +20,15 @@ export interface Range {
   maxReason?: string;
   /** A good value to suggest (default: the minimum, or 1 when that is 0). */
   example?: number;
+  /** What to do instead, when "write e.g. FLAG EXAMPLE" does not fit (a value from the environment). */
+  hint?: string;
 }
 
 function outOfRange(value: string, flag: string, range: Range, kind: string): FlagError {
   const bounds = range.max === undefined ? `of ${range.min} or more` : `from ${range.min} to ${range.max}`;
   const why = range.maxReason ? ` (${range.maxReason})` : "";
-  const example = range.example ?? Math.max(range.min, 1);
-  return new FlagError(
-    flag,
-    `${JSON.stringify(value)} is not ${kind} ${bounds}${why}; write e.g. ${flag} ${example}`,
-  );
+  const hint = range.hint ?? `write e.g. ${flag} ${range.example ?? Math.max(range.min, 1)}`;
+  return new FlagError(flag, `${JSON.stringify(value)} is not ${kind} ${bounds}${why}; ${hint}`);
 }
 
 /** A whole number in the range, or undefined when the flag was not given. */

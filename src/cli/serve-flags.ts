@@ -69,15 +69,16 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
   await networkFlag(engine, flags.network);
   const boxMB = memoryMB(flags.memoryMb, "--memory-mb", capacity.memoryMB);
   const fit = Math.floor(capacity.memoryMB / (boxMB ?? DEFAULT_LIMITS.memoryMB));
-  const poolFlag = process.env.DRYDOCK_POOL === flags.pool ? "--pool (or DRYDOCK_POOL)" : "--pool";
+  const fromEnvironment = process.env.DRYDOCK_POOL !== undefined && process.env.DRYDOCK_POOL === flags.pool;
   return {
     ...checked,
     memoryMB: boxMB,
     cpus: cpus(flags.cpus, "--cpus", capacity.cpus),
-    pool: wholeNumber(flags.pool, poolFlag, {
+    pool: wholeNumber(flags.pool, fromEnvironment ? "DRYDOCK_POOL" : "--pool", {
       min: 0,
       max: fit,
       maxReason: `${fit} boxes at their memory limit fill the engine's host`,
+      ...(fromEnvironment ? { hint: "set it to a number such as 1, or pass --pool N" } : {}),
     })!,
     keysFile,
     offlineScript,

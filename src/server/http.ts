@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse, type Server } 
 import { join } from "node:path";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
 import type { DrydockServer } from "./drydock-server.js";
@@ -143,7 +144,16 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   });
   http.requestTimeout = 0;
   await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
+    http.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new DrydockError(
+              "port_in_use",
+              `port ${options.port} on ${options.host} is already in use; choose another with --port, or --port 0 for any free one`,
+            )
+          : error,
+      ),
+    );
     http.listen(options.port, options.host, resolve);
   });
   const address = http.address();
