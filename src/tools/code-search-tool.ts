@@ -86,7 +86,7 @@ export const codeSearchTool = defineTool({
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(input, ctx) {
-    const args = parseArgs(codeSearchInput, input);
+    const args = parseArgs(codeSearchInput, input, "code_search");
     const command: SearchCommand = args.command;
     findDefinitions([], command, args.identifier); // checks the identifier before any work in the box
     const root = resolveWorkspacePath(args.path ?? "/workspace", "path");

@@ -3,7 +3,7 @@
  * text-editor tool many models are trained on.
  */
 import { z } from "zod";
-import { InvalidArgumentError } from "../util/errors.js";
+import { TEXT_EDITOR_NAMES } from "./edit/editor-names.js";
 import { type EditOperation, type EditRequest, type EditResult, runEdit } from "./file-editor.js";
 import { parseArgs } from "./parse-args.js";
 import { defineTool, type ToolContext } from "./tool.js";
@@ -19,6 +19,7 @@ const pathInput = z
   );
 const viewRangeInput = z
   .array(z.number().int())
+  .length(2, "must be a pair [start, end] of line numbers; end -1 means to the end of the file")
   .optional()
   .describe(
     "For view of a file: [start, end] line numbers, 1-based and inclusive; end -1 means to the end of the file.",
@@ -112,7 +113,7 @@ export const fileEditorTool = defineTool({
   outputSchema: editorOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx) {
-    const args = parseArgs(fileEditorInput, input);
+    const args = parseArgs(fileEditorInput, input, "file_editor");
     const { session_id, ...request } = args;
     return runEdit(await session(ctx, session_id), request, ctx.signal);
   },
@@ -143,7 +144,7 @@ export const strReplaceBasedEditTool = defineTool({
   outputSchema: editorOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx): Promise<EditResult> {
-    const args = parseArgs(textEditorInput, input);
+    const args = parseArgs(textEditorInput, input, "str_replace_based_edit_tool");
     const operation = COMMANDS[args.command];
     const request: EditRequest = {
       operation,
@@ -154,21 +155,8 @@ export const strReplaceBasedEditTool = defineTool({
       line_number: args.insert_line,
       view_range: args.view_range,
       overwrite: args.overwrite,
+      names: TEXT_EDITOR_NAMES,
     };
-    const renamed = {
-      content: operation === "insert" ? "new_str" : "file_text",
-      old_string: "old_str",
-      new_string: "new_str",
-      line_number: "insert_line",
-    } as Record<string, string>;
-    try {
-      return await runEdit(await session(ctx, args.session_id), request, ctx.signal);
-    } catch (error) {
-      const field = error instanceof InvalidArgumentError ? renamed[error.field] : undefined;
-      if (error instanceof InvalidArgumentError && field !== undefined) {
-        throw new InvalidArgumentError(field, error.message.slice(error.field.length + 2));
-      }
-      throw error;
-    }
+    return runEdit(await session(ctx, args.session_id), request, ctx.signal);
   },
 });

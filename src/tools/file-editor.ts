@@ -10,6 +10,7 @@ import { IsDirectoryError, listDir, readFile, removeFile, statPath, writeFile } 
 import { createFile } from "./edit/create-file.js";
 import { formatDirectoryListing } from "./edit/directory-listing.js";
 import { EditHistory } from "./edit/edit-history.js";
+import { type EditorNames, FILE_EDITOR_NAMES } from "./edit/editor-names.js";
 import { insertAt } from "./edit/insert-at.js";
 import { replaceOnce } from "./edit/replace-once.js";
 import type { TextEdit } from "./edit/text-edit.js";
@@ -32,6 +33,8 @@ export interface EditRequest {
   line_number?: number;
   view_range?: number[];
   overwrite?: boolean;
+  /** What the calling tool names the parameters, for messages (default file_editor's). */
+  names?: EditorNames;
 }
 
 export interface EditResult {
@@ -70,19 +73,22 @@ export async function runEdit(
   request: EditRequest,
   signal?: AbortSignal,
 ): Promise<EditResult> {
+  const names = request.names ?? FILE_EDITOR_NAMES;
   switch (request.operation) {
     case "view":
       return view(session, request, signal);
     case "create":
       return create(session, request, required(request, "content"), signal);
     case "replace":
-      return edit(session, request.path, signal, (text, path) =>
-        replaceOnce(text, required(request, "old_string"), required(request, "new_string"), path),
+      return edit(session, request.path, names, signal, (text, path) =>
+        replaceOnce(text, required(request, "old_string"), required(request, "new_string"), path, names),
       );
     case "insert": {
       const line = required(request, "line_number");
       const content = required(request, "content");
-      return edit(session, request.path, signal, (text, path) => insertAt(text, line, content, path));
+      return edit(session, request.path, names, signal, (text, path) =>
+        insertAt(text, line, content, path, names),
+      );
     }
     case "undo":
       return undo(session, request.path, signal);
@@ -95,8 +101,18 @@ function required<K extends "content" | "old_string" | "new_string" | "line_numb
 ): NonNullable<EditRequest[K]> {
   const value = request[field];
   if (value === undefined || value === null) {
+    const names = request.names ?? FILE_EDITOR_NAMES;
+    const name = {
+      content: request.operation === "create" ? names.fileText : names.insertText,
+      old_string: names.oldString,
+      new_string: names.newString,
+      line_number: names.lineNumber,
+    }[field];
     const hint = field === "new_string" ? '; pass "" to delete the matched text' : "";
-    throw new InvalidArgumentError(field, `is required for the ${request.operation} operation${hint}`);
+    throw new InvalidArgumentError(
+      name,
+      `is required for the ${names[request.operation as "create" | "replace" | "insert"]} ${names.operation}${hint}`,
+    );
   }
   return value as NonNullable<EditRequest[K]>;
 }
@@ -162,6 +178,7 @@ async function create(
   const made = createFile(existing?.text, content, {
     path: existing?.path ?? request.path,
     overwrite: request.overwrite,
+    names: request.names,
   });
   const written = await writeFile(session.box, request.path, encodeTextFile(made.text), {
     createDirs: true,
@@ -175,13 +192,14 @@ async function create(
 async function edit(
   session: Session,
   path: string,
+  names: EditorNames,
   signal: AbortSignal | undefined,
   change: (text: string, path: string) => TextEdit,
 ): Promise<EditResult> {
   const current = await readForEdit(session, path, signal);
   if (current === undefined) {
     throw new NotFoundError(
-      `${path} does not exist in /workspace; create it with the create operation, or view a directory to find the right path`,
+      `${path} does not exist in /workspace; create it with the ${names.create} ${names.operation}, or view a directory to find the right path`,
     );
   }
   const changed = change(current.text, current.path);

@@ -79,7 +79,7 @@ export const gitDiffTool = defineTool({
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(input, ctx) {
-    const args = parseArgs(gitDiffInput, input);
+    const args = parseArgs(gitDiffInput, input, "git_diff");
     const base = args.base_commit?.trim() ?? "";
     if (args.base_commit !== undefined && !/^[^\s-][^\s]*$/.test(base)) {
       throw new InvalidArgumentError(

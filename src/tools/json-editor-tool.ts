@@ -56,7 +56,7 @@ export const jsonEditorTool = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx) {
-    const args = parseArgs(jsonEditorInput, input);
+    const args = parseArgs(jsonEditorInput, input, "json_editor");
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     const read = await readFile(session.box, args.file_path, {
       maxBytes: MAX_EDIT_BYTES,

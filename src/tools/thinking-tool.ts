@@ -72,7 +72,7 @@ export const sequentialThinkingTool = defineTool({
   },
   annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
   async run(input, ctx) {
-    const { session_id, ...thought } = parseArgs(thinkingInput, input);
+    const { session_id, ...thought } = parseArgs(thinkingInput, input, "sequential_thinking");
     const session = await ctx.services.sessions.resolve(ctx.clientId, session_id, ctx.signal);
     const summary = historyOf(session).record(thought);
     const next = summary.nextThoughtNeeded

@@ -300,9 +300,38 @@ describe("str_replace_based_edit_tool", () => {
       /^new_str: is required/,
     );
     await expect(edit({ command: "create", path: "x.go" })).rejects.toThrow(/^file_text: is required/);
-    await expect(
-      edit({ command: "str_replace", path: "main.go", old_str: "main", new_str: "x" }),
-    ).rejects.toThrow(/^old_str: matches 2 times/);
+    const errorOf = (args: Record<string, unknown>) =>
+      edit(args).then(
+        () => "",
+        (error: Error) => error.message,
+      );
+    // Every name in a message is this tool's: old_str, not file_editor's old_string.
+    const twice = await errorOf({ command: "str_replace", path: "main.go", old_str: "main", new_str: "x" });
+    expect(twice).toMatch(/^old_str: matches 2 times .*Add surrounding lines to old_str so it is unique$/);
+    const none = await errorOf({ command: "str_replace", path: "main.go", old_str: "1\tmain", new_str: "x" });
+    expect(none).toMatch(/^old_str: matches 0 times .*old_str seems to start with line numbers/);
+    expect(await errorOf({ command: "str_replace", path: "main.go", old_str: "", new_str: "x" })).toMatch(
+      /To add lines use insert; to write a whole file use create$/,
+    );
+    expect(await errorOf({ command: "str_replace", path: "main.go", old_str: "x", new_str: "x" })).toBe(
+      "new_str: is the same as old_str, so nothing would change",
+    );
+    expect(await errorOf({ command: "create", path: "main.go", file_text: "x" })).toMatch(
+      /edit it with str_replace or insert, or pass overwrite: true/,
+    );
+    expect(await errorOf({ command: "str_replace", path: "nope.go", old_str: "a", new_str: "b" })).toMatch(
+      /create it with the create command/,
+    );
+    expect(await errorOf({ command: "insert", path: "main.go", insert_line: 9, new_str: "x" })).toMatch(
+      /^insert_line: 9 is out of range/,
+    );
+    expect(await errorOf({ command: "insert", path: "main.go", insert_line: 1, new_str: "" })).toMatch(
+      /^new_str: is empty/,
+    );
+    expect(await errorOf({ command: "str_replace", path: "main.go", new_str: "x" })).toBe(
+      "old_str: is required for the str_replace command",
+    );
+    for (const message of [twice, none]) expect(message).not.toMatch(/old_string|new_string|line_number/);
   });
 });
 
@@ -548,9 +577,10 @@ describe("sequential_thinking", () => {
         is_revision: true,
       }),
     ).rejects.toThrow(/^revises_thought: is required/);
-    await expect(think({ thought: "x", thought_number: 5, total_thoughts: 5 })).rejects.toThrow(
-      /^next_thought_needed: is required/,
-    );
+    // next_thought_needed may be left out: the last planned thought ends the thinking.
+    expect(await think({ thought: "x", thought_number: 5, total_thoughts: 5 })).toMatchObject({
+      nextThoughtNeeded: false,
+    });
     await expect(
       think({ thought: "x", thought_number: "5", total_thoughts: 5, next_thought_needed: true }),
     ).rejects.toThrow(/^thought_number:/);

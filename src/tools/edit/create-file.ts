@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../../util/errors.js";
+import { type EditorNames, FILE_EDITOR_NAMES } from "./editor-names.js";
 import { type TextEdit, textEdit } from "./text-edit.js";
 import { countLines } from "./text-lines.js";
 
@@ -7,6 +8,8 @@ export interface CreateOptions {
   readonly path: string;
   /** Replace an existing file instead of refusing (default false). */
   readonly overwrite?: boolean;
+  /** The calling tool's names, for messages (default file_editor's). */
+  readonly names?: EditorNames;
 }
 
 /** The content to write for a create, plus whether it replaced an existing file. */
@@ -23,14 +26,18 @@ export function createFile(
   content: string,
   options: CreateOptions,
 ): CreatedFile {
+  const names = options.names ?? FILE_EDITOR_NAMES;
   if (existing !== undefined && options.overwrite !== true) {
     throw new InvalidArgumentError(
       "path",
-      `${options.path} already exists (${countLines(existing)} lines); edit it with replace or insert, or pass overwrite: true to replace all of it`,
+      `${options.path} already exists (${countLines(existing)} lines); edit it with ${names.replace} or ${names.insert}, or pass overwrite: true to replace all of it`,
     );
   }
   if (content.includes("\0")) {
-    throw new InvalidArgumentError("content", "contains NUL characters; this tool writes text files only");
+    throw new InvalidArgumentError(
+      names.fileText,
+      "contains NUL characters; this tool writes text files only",
+    );
   }
   const lines = countLines(content);
   return { ...textEdit(content, 1, Math.max(1, lines)), overwritten: existing !== undefined };

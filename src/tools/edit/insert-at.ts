@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../../util/errors.js";
+import { type EditorNames, FILE_EDITOR_NAMES } from "./editor-names.js";
 import { type TextEdit, textEdit } from "./text-edit.js";
 import { assertTextContent } from "./text-file.js";
 import { countLines, dominantEnding, spannedLines, toEnding } from "./text-lines.js";
@@ -7,18 +8,24 @@ import { countLines, dominantEnding, spannedLines, toEnding } from "./text-lines
  * Inserts `content` after line `lineNumber` (0 = at the top, the line count = at the end). The
  * content takes the file's line ending; a file without a final newline keeps going without one.
  */
-export function insertAt(text: string, lineNumber: number, content: string, path = "the file"): TextEdit {
+export function insertAt(
+  text: string,
+  lineNumber: number,
+  content: string,
+  path = "the file",
+  names: EditorNames = FILE_EDITOR_NAMES,
+): TextEdit {
   assertTextContent(text, path);
   const total = countLines(text);
   if (!Number.isInteger(lineNumber) || lineNumber < 0 || lineNumber > total) {
     throw new InvalidArgumentError(
-      "line_number",
+      names.lineNumber,
       `${lineNumber} is out of range: ${path} has ${total} line${total === 1 ? "" : "s"}, so pass 0 (insert at the top) to ${total} (insert after the last line)`,
     );
   }
   if (content.length === 0) {
     throw new InvalidArgumentError(
-      "content",
+      names.insertText,
       'is empty, so there is nothing to insert; pass "\\n" to insert a blank line',
     );
   }

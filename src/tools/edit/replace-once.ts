@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from "../../util/errors.js";
+import { type EditorNames, FILE_EDITOR_NAMES } from "./editor-names.js";
 import { type TextEdit, textEdit } from "./text-edit.js";
 import { assertTextContent } from "./text-file.js";
 import { lineNumberAt, spannedLines, toEnding, usesOnlyCrlf } from "./text-lines.js";
@@ -12,17 +13,27 @@ const LISTED_MATCH_LINES = 10;
  * Replaces the one occurrence of `oldString` in `text` with `newString`. Zero or several matches
  * throw an error naming the count (and lines) so the caller can add context. In a file whose
  * lines all end in CRLF, "\n" in the strings stands for "\r\n". `$` patterns are not special.
+ * Messages use the calling tool's `names`.
  */
-export function replaceOnce(text: string, oldString: string, newString: string, path = "the file"): TextEdit {
+export function replaceOnce(
+  text: string,
+  oldString: string,
+  newString: string,
+  path = "the file",
+  names: EditorNames = FILE_EDITOR_NAMES,
+): TextEdit {
   assertTextContent(text, path);
   if (oldString.length === 0) {
     throw new InvalidArgumentError(
-      "old_string",
-      "is empty; give the exact text to replace, with enough surrounding lines to match once. To add lines use insert; to write a whole file use create",
+      names.oldString,
+      `is empty; give the exact text to replace, with enough surrounding lines to match once. To add lines use ${names.insert}; to write a whole file use ${names.create}`,
     );
   }
   if (oldString === newString) {
-    throw new InvalidArgumentError("new_string", "is the same as old_string, so nothing would change");
+    throw new InvalidArgumentError(
+      names.newString,
+      `is the same as ${names.oldString}, so nothing would change`,
+    );
   }
   let search = oldString;
   let replacement = newString;
@@ -32,7 +43,7 @@ export function replaceOnce(text: string, oldString: string, newString: string, 
   }
 
   const offsets = findOccurrences(text, search);
-  if (offsets.length === 0) throw noMatchError(text, oldString, path);
+  if (offsets.length === 0) throw noMatchError(text, oldString, path, names);
   const first = offsets[0] as number;
   if (offsets.length > 1) {
     const count =
@@ -40,8 +51,8 @@ export function replaceOnce(text: string, oldString: string, newString: string, 
     const lines = offsets.slice(0, LISTED_MATCH_LINES).map((offset) => lineNumberAt(text, offset));
     const more = offsets.length > LISTED_MATCH_LINES ? ", ..." : "";
     throw new InvalidArgumentError(
-      "old_string",
-      `matches ${count} times in ${path} (starting on lines ${lines.join(", ")}${more}); it must match exactly once. Add surrounding lines to old_string so it is unique`,
+      names.oldString,
+      `matches ${count} times in ${path} (starting on lines ${lines.join(", ")}${more}); it must match exactly once. Add surrounding lines to ${names.oldString} so it is unique`,
     );
   }
 
@@ -64,10 +75,15 @@ function findOccurrences(text: string, search: string): number[] {
   return offsets;
 }
 
-function noMatchError(text: string, oldString: string, path: string): InvalidArgumentError {
+function noMatchError(
+  text: string,
+  oldString: string,
+  path: string,
+  names: EditorNames,
+): InvalidArgumentError {
   const hints: string[] = [];
   if (/^\s*\d+\t/m.test(oldString)) {
-    hints.push("old_string seems to start with line numbers copied from view; leave those out");
+    hints.push(`${names.oldString} seems to start with line numbers copied from view; leave those out`);
   }
   const near = looseMatchLine(text, oldString);
   if (near !== undefined) {
@@ -80,7 +96,7 @@ function noMatchError(text: string, oldString: string, path: string): InvalidArg
   }
   const why = hints.length > 0 ? ` (${hints.join("; ")})` : "";
   return new InvalidArgumentError(
-    "old_string",
+    names.oldString,
     `matches 0 times in ${path}${why}. View the file and copy the exact text to replace, including whitespace`,
   );
 }
