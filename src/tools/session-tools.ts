@@ -61,10 +61,13 @@ export const sessionCreate = defineTool({
       .number()
       .int()
       .min(128)
-      .max(65_536)
       .optional()
-      .describe("Memory limit in MiB (default 2048)."),
-    cpus: z.number().min(0.1).max(64).optional().describe("CPU limit (default 1)."),
+      .describe("Memory limit in MiB, up to the server's (drydock serve --memory-mb, default 2048)."),
+    cpus: z
+      .number()
+      .min(0.1)
+      .optional()
+      .describe("CPU limit, up to the server's (drydock serve --cpus, default 1)."),
     timeout_s: z
       .number()
       .int()

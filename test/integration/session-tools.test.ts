@@ -2,6 +2,25 @@ import { describe, expect, it } from "vitest";
 import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
 import { git, tempRepo } from "../helpers/repos.js";
 
+describe("session_create limits", () => {
+  it("refuses more memory or CPUs than the server grants, naming the server's limit", async () => {
+    using repo = tempRepo();
+    await using drydock = await inMemoryDrydock({
+      repo: repo.path,
+      pool: { size: 0 },
+      sessionOptions: { memoryMB: 1024 },
+    });
+    const memory = failure(
+      await drydock.client.callTool({ name: "session_create", arguments: { memory_mb: 100_000 } }),
+    );
+    expect(memory).toMatch(
+      /^memory_mb: 100000 is above this server's limit of 1024 MiB; ask for 1024 or less/,
+    );
+    const cpus = failure(await drydock.client.callTool({ name: "session_create", arguments: { cpus: 100 } }));
+    expect(cpus).toMatch(/^cpus: 100 is above this server's limit of \d+/);
+  });
+});
+
 describe("session_apply on a branch that exists", () => {
   it("refuses naming replace_branch, and with replace_branch moves the branch to the new commit", async () => {
     using repo = tempRepo({ "a.txt": "one\n" });
