@@ -62,7 +62,8 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
       session = await this.manager.create({
         ...defaults.options,
         image,
-        ...options,
+        // A field the client left out keeps the server's setting (--egress, --memory-mb, …).
+        ...definedOnly(options),
         repo,
       } as SessionOptions);
     } finally {
@@ -132,4 +133,8 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     }
     return this.manager.get(sessionId);
   }
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

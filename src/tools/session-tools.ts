@@ -1,5 +1,6 @@
 /** The session tools: create, list, destroy, diff and apply a box's changes. */
 import { z } from "zod";
+import { parseEgressEntries } from "../gateway/egress-allowlist.js";
 import type { Session } from "../session/session.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import "./session-access.js";
@@ -22,6 +23,32 @@ const limits = z.object({
   max_output_bytes: z.number(),
 });
 
+const egressCount = {
+  allowed: z.number(),
+  refused: z.number(),
+  failed: z.number(),
+};
+
+const egress = z
+  .object({
+    allowlist: z.array(z.string()),
+    connections: z.object(egressCount),
+    bytes_up: z.number(),
+    bytes_down: z.number(),
+    hosts: z.array(
+      z.object({
+        host: z.string(),
+        port: z.number(),
+        ...egressCount,
+        bytes_up: z.number(),
+        bytes_down: z.number(),
+      }),
+    ),
+  })
+  .describe(
+    "Hosts the box may reach over HTTPS (empty: nothing leaves the box) and its connections so far, allowed and refused, per host.",
+  );
+
 const sessionInfo = {
   session_id: z.string(),
   repo: z.string(),
@@ -30,6 +57,7 @@ const sessionInfo = {
   box: z.string(),
   created_at: z.string(),
   limits,
+  egress,
 };
 
 function info(session: Session) {
@@ -57,6 +85,13 @@ export const sessionCreate = defineTool({
       .min(1)
       .optional()
       .describe('Relaxation: Docker network for the box. Default "none" (no network at all).'),
+    egress: z
+      .array(z.string().min(1).max(300))
+      .max(64)
+      .optional()
+      .describe(
+        'Hosts the box may reach over HTTPS (port 443) through the host\'s proxy: names, "*.domain" patterns, or sets such as "pypi", "npm". Only within what the server allows (drydock serve --egress); default: all of that; [] for none.',
+      ),
     memory_mb: z
       .number()
       .int()
@@ -84,6 +119,7 @@ export const sessionCreate = defineTool({
       repo: args.repo,
       ref: args.ref,
       network: args.network,
+      egress: args.egress === undefined ? undefined : parseEgressEntries(args.egress, "egress"),
       memoryMB: args.memory_mb,
       cpus: args.cpus,
       commandTimeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,
