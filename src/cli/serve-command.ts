@@ -5,6 +5,7 @@ import { serveStdio } from "../server/stdio.js";
 import { serverExtensions } from "../server/extensions.js";
 import { allTools } from "../tools/all-tools.js";
 import { toolSetsFlag } from "../tools/tool-sets.js";
+import { collectEgress, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { asFlagError } from "./flag-checks.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
@@ -15,6 +16,7 @@ interface ServeOptions extends ServeFlags {
   tools?: string;
   env: boolean;
   caCert?: string;
+  egress: string[];
 }
 
 export function registerServeCommand(program: Command): void {
@@ -32,13 +34,20 @@ export function registerServeCommand(program: Command): void {
       "--image <image>",
       "sandbox image, and the base of repositories' environments (default: the one `drydock image build` made)",
     )
-    .option("--no-env", "ignore repositories' environment definitions: every box uses the sandbox image as it is")
-    .option("--ca-cert <path>", "CA bundle environment builds trust (default: SSL_CERT_FILE / the system bundle)")
+    .option(
+      "--no-env",
+      "ignore repositories' environment definitions: every box uses the sandbox image as it is",
+    )
+    .option(
+      "--ca-cert <path>",
+      "CA bundle environment builds and boxes with --egress trust (default: SSL_CERT_FILE / the system bundle)",
+    )
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
     .option("--keep-sessions", "leave boxes running at shutdown, for inspection")
     .option("--network <name>", "relaxation: Docker network for every box (default: none)")
+    .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--timeout <seconds>", "default per-command time limit (default 120)")
@@ -71,6 +80,7 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (opts: ServeOptions) => {
       const flags = await checkServeFlags(opts);
+      const egress = await egressFlags(opts.egress, opts.caCert, opts.network);
       // The model is checked against the keys here, still before anything starts.
       const extensions = await asFlagError(() =>
         serverExtensions({
@@ -96,6 +106,7 @@ export function registerServeCommand(program: Command): void {
           memoryMB: flags.memoryMB,
           cpus: flags.cpus,
           commandTimeoutMs: flags.commandTimeoutMs,
+          ...egress,
         },
         pool: { size: flags.pool, ttlMs: flags.poolTtlMs },
         tools: await asFlagError(() =>

@@ -4,11 +4,14 @@
  * that names the host and the flag, and the proxy never dials a refused host. A box without
  * egress has no proxy in its environment and reaches nothing.
  */
+import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEgressFlag } from "../../src/gateway/egress-allowlist.js";
 import type { Session } from "../../src/session/session.js";
 import { addLogSink, type LogRecord } from "../../src/util/log.js";
+import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
 
@@ -160,5 +163,108 @@ describe("a box without egress", () => {
       bytes_down: 0,
       hosts: [],
     });
+  });
+});
+
+describe("session_create's egress over MCP", () => {
+  let repo: TempRepo;
+  let granting: InMemoryDrydock;
+  let plain: InMemoryDrydock;
+
+  beforeAll(async () => {
+    repo = tempRepo({ "README.md": "grants\n" });
+    granting = await inMemoryDrydock({
+      repo: repo.path,
+      sessionOptions: { egress: parseEgressFlag("pypi") },
+    });
+    plain = await inMemoryDrydock({ repo: repo.path });
+  });
+
+  afterAll(async () => {
+    await granting?.[Symbol.asyncDispose]();
+    await plain?.[Symbol.asyncDispose]();
+    repo?.[Symbol.dispose]();
+  });
+
+  const create = (drydock: InMemoryDrydock, args: Record<string, unknown>) =>
+    drydock.client.callTool({ name: "session_create", arguments: args });
+
+  it("gives a session the operator's allowlist by default, or the narrower one it asks for", async () => {
+    const byDefault = ok(await create(granting, {}));
+    expect((byDefault.egress as { allowlist: string[] }).allowlist).toEqual([
+      "pypi.org",
+      "files.pythonhosted.org",
+    ]);
+    const narrowed = ok(await create(granting, { egress: ["PyPI.org"] }));
+    expect(narrowed.egress).toEqual({
+      allowlist: ["pypi.org"],
+      connections: { allowed: 0, refused: 0, failed: 0 },
+      bytes_up: 0,
+      bytes_down: 0,
+      hosts: [],
+    });
+    const none = ok(await create(granting, { egress: [] }));
+    expect((none.egress as { allowlist: string[] }).allowlist).toEqual([]);
+    const listed = ok(await granting.client.callTool({ name: "session_list", arguments: {} }))
+      .sessions as Array<{
+      session_id: string;
+      egress: { allowlist: string[] };
+    }>;
+    expect(listed.find((s) => s.session_id === narrowed.session_id)?.egress.allowlist).toEqual(["pypi.org"]);
+    // The session that asked for none has no proxy in its box.
+    const env = ok(
+      await granting.client.callTool({
+        name: "bash",
+        arguments: { session_id: none.session_id, command: "echo proxy=${HTTPS_PROXY:-unset}" },
+      }),
+    );
+    expect(env.output).toBe("proxy=unset\n");
+  });
+
+  it("refuses egress beyond the operator's flag, naming the field, the hosts and the flag", async () => {
+    expect(failure(await create(granting, { egress: ["pypi", "example.com"] }))).toMatch(
+      /^egress: example\.com is beyond the hosts this server lets boxes reach \(allowed: pypi\.org, files\.pythonhosted\.org\); .*drydock serve --egress HOST$/,
+    );
+    expect(failure(await create(granting, { egress: ["*.pythonhosted.org"] }))).toMatch(
+      /^egress: \*\.pythonhosted\.org is beyond/,
+    );
+    expect(failure(await create(plain, { egress: ["pypi"] }))).toMatch(
+      /^egress: pypi\.org, files\.pythonhosted\.org are beyond the hosts this server lets boxes reach \(allowed: none\).*drydock serve --egress HOST$/,
+    );
+    expect(failure(await create(granting, { egress: ["https://pypi.org/simple"] }))).toMatch(
+      /^egress: "https:\/\/pypi\.org\/simple" looks like a URL/,
+    );
+  });
+});
+
+describe("--egress on the command line", () => {
+  let repo: TempRepo;
+  beforeAll(() => {
+    repo = tempRepo({ "README.md": "flags\n" });
+  });
+  afterAll(() => repo?.[Symbol.dispose]());
+
+  const serve = (...args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [join(process.cwd(), "dist", "cli", "main.js"), "serve", "--repo", repo.path, "--pool", "0", ...args],
+        { stdio: ["ignore", "ignore", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      child.on("close", (code) => resolve({ code, stderr }));
+    });
+
+  it("refuses a bad allowlist, a network beside it and a missing CA bundle before anything starts", async () => {
+    const bad = await serve("--egress", "pypi,bad host");
+    expect(bad.stderr).toMatch(/^drydock: --egress: "bad host" is not a host name/m);
+    expect(bad.code).toBe(2);
+    const network = await serve("--egress", "pypi", "--network", "bridge");
+    expect(network.stderr).toMatch(/^drydock: --egress: cannot be combined with --network bridge/m);
+    expect(network.code).toBe(2);
+    const ca = await serve("--egress", "pypi", "--ca-cert", "/nonexistent/ca.pem");
+    expect(ca.stderr).toMatch(/^drydock: --ca-cert: \/nonexistent\/ca\.pem is not a file/m);
+    expect(ca.code).toBe(2);
   });
 });
