@@ -3,12 +3,15 @@ import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
+import { collectEgress, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { runCommandLine } from "./run-command-line.js";
 import { checkRunFlags, type RunFlags } from "./run-flags.js";
 
 interface RunOptions extends RunFlags {
   diff: boolean;
   env: boolean;
+  egress: string[];
+  caCert?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -32,6 +35,11 @@ export function registerRunCommand(program: Command): void {
     .option("--branch <name>", "with --apply: the branch to create")
     .option("--timeout <seconds>", "time limit of the command", "600")
     .option("--network <name>", "relaxation: a Docker network for the box (default: none)")
+    .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
+    .option(
+      "--ca-cert <path>",
+      "CA bundle the environment build and a box with --egress trust (default: SSL_CERT_FILE / the system bundle)",
+    )
     .option("--no-diff", "do not print the diff")
     .argument(
       "<command...>",
@@ -39,6 +47,7 @@ export function registerRunCommand(program: Command): void {
     )
     .action(async (words: string[], opts: RunOptions) => {
       const { timeoutMs } = await checkRunFlags(opts);
+      const egress = await egressFlags(opts.egress, opts.caCert, opts.network);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
       const stop = () => void manager.closeAll().finally(() => process.exit(130));
@@ -49,6 +58,7 @@ export function registerRunCommand(program: Command): void {
           repo: opts.repo,
           image: await runImage(engine, opts),
           network: opts.network,
+          ...egress,
         });
         const result = await session.bash(runCommandLine(words), {
           timeoutMs,
@@ -85,7 +95,7 @@ async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
   const baseImage = opts.image ?? (await defaultSandboxImage(engine));
   if (!opts.env) return baseImage;
   const started = Date.now();
-  const status = await new EnvironmentImages(engine, { baseImage }).imageFor({
+  const status = await new EnvironmentImages(engine, { baseImage, caCert: opts.caCert }).imageFor({
     repo: opts.repo,
     onLine: (line) =>
       process.stderr.write(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),

@@ -244,11 +244,11 @@ describe("--egress on the command line", () => {
   });
   afterAll(() => repo?.[Symbol.dispose]());
 
-  const serve = (...args: string[]) =>
+  const drydock = (verb: "serve" | "run", ...args: string[]) =>
     new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(
         process.execPath,
-        [join(process.cwd(), "dist", "cli", "main.js"), "serve", "--repo", repo.path, "--pool", "0", ...args],
+        [join(process.cwd(), "dist", "cli", "main.js"), verb, "--repo", repo.path, ...args],
         { stdio: ["ignore", "ignore", "pipe"] },
       );
       let stderr = "";
@@ -257,14 +257,17 @@ describe("--egress on the command line", () => {
     });
 
   it("refuses a bad allowlist, a network beside it and a missing CA bundle before anything starts", async () => {
-    const bad = await serve("--egress", "pypi,bad host");
+    const bad = await drydock("serve", "--pool", "0", "--egress", "pypi,bad host");
     expect(bad.stderr).toMatch(/^drydock: --egress: "bad host" is not a host name/m);
     expect(bad.code).toBe(2);
-    const network = await serve("--egress", "pypi", "--network", "bridge");
+    const network = await drydock("serve", "--pool", "0", "--egress", "pypi", "--network", "bridge");
     expect(network.stderr).toMatch(/^drydock: --egress: cannot be combined with --network bridge/m);
     expect(network.code).toBe(2);
-    const ca = await serve("--egress", "pypi", "--ca-cert", "/nonexistent/ca.pem");
+    const ca = await drydock("serve", "--pool", "0", "--egress", "pypi", "--ca-cert", "/nonexistent/ca.pem");
     expect(ca.stderr).toMatch(/^drydock: --ca-cert: \/nonexistent\/ca\.pem is not a file/m);
     expect(ca.code).toBe(2);
+    const run = await drydock("run", "--no-env", "--egress", "pypi.org:80", "--", "true");
+    expect(run.stderr).toMatch(/^drydock: --egress: "pypi\.org:80" names port 80, but only port 443/m);
+    expect(run.code).toBe(2);
   });
 });
