@@ -9,11 +9,13 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEgressFlag } from "../../src/gateway/egress-allowlist.js";
+import { poolProfile } from "../../src/session/pool-fit.js";
 import type { Session } from "../../src/session/session.js";
+import { SessionManager } from "../../src/session/session-manager.js";
 import { addLogSink, type LogRecord } from "../../src/util/log.js";
 import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
-import { testSession } from "../helpers/sessions.js";
+import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
 
 describe("a box with --egress pypi", () => {
   let repo: TempRepo;
@@ -269,5 +271,31 @@ describe("--egress on the command line", () => {
     const run = await drydock("run", "--no-env", "--egress", "pypi.org:80", "--", "true");
     expect(run.stderr).toMatch(/^drydock: --egress: "pypi\.org:80" names port 80, but only port 443/m);
     expect(run.code).toBe(2);
+  });
+});
+
+describe("egress on a box from the warm pool", () => {
+  it("starts the session's proxy and relay on a pooled box made with the server's allowlist", async () => {
+    const egress = parseEgressFlag("pypi");
+    const manager = await SessionManager.start(await testEngine(), {
+      pool: { size: 1, profile: poolProfile(sandboxImage(), { egress }) },
+    });
+    const repo = tempRepo({ "README.md": "warm\n" });
+    const logs: LogRecord[] = [];
+    const removeSink = addLogSink((record) => logs.push(record));
+    try {
+      await manager.pool!.full();
+      const session = await manager.create({ repo: repo.path, image: sandboxImage(), egress });
+      expect(logs.map((r) => r.message)).toContainEqual(
+        expect.stringMatching(new RegExp(`^session ${session.id} ready .*, warm,`)),
+      );
+      const curl = await session.bash("curl -sS -v https://example.com/ 2>&1 | grep '^< HTTP'");
+      expect(curl.output).toContain("< HTTP/1.1 403 drydock egress refused example.com:443");
+      expect(session.info().egress).toMatchObject({ allowlist: egress, connections: { refused: 1 } });
+    } finally {
+      removeSink();
+      await manager.closeAll();
+      repo[Symbol.dispose]();
+    }
   });
 });
