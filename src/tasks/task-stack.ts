@@ -166,11 +166,15 @@ export class TaskStack implements TaskStackView {
     return node;
   }
 
-  /** Appends a task at the end of the current task's row (its next sibling step) and focuses it. */
+  /**
+   * Appends a task at the end of the current task's row (its next sibling step) and focuses it. A
+   * step never becomes a top-level task: extending a top-level task appends the step to that
+   * task's own sub-tasks, as the spec's data model says (a SubTask goes under a MainTask).
+   */
   extendCurrentTask(title: string, body: string): Task {
     const where = this.requireCurrentNode("extend_current_task");
     const node = this.newNode(title, body);
-    (where.parent ? where.parent.subTasks : this.state.tasks).push(node);
+    (where.parent ?? where.task).subTasks.push(node);
     this.state.currentTaskId = node.id;
     return node;
   }

@@ -83,12 +83,16 @@ export const extendCurrentTask = creationTool({
   title: "Add the next step",
   description:
     "Add a sequential step at the same level as the current task (appended at the end of its row of " +
-    "sibling tasks) and make it current. When it is completed, focus returns to the earliest open task " +
-    "before it. Needs a current task: in zen state use create_new_task. ",
+    "sibling tasks) and make it current; a step of a top-level task goes at the end of that task's " +
+    "sub-tasks, since steps never stand at the top level. When it is completed, focus returns to the " +
+    "earliest open task before it. Needs a current task: in zen state use create_new_task. ",
   returns: "Returns task_id, is_current (always true), parent_task_id and depth.",
   create(s, title, body) {
-    const previous = s.requireCurrentContext("extend_current_task").task;
+    const { task: previous, parent } = s.requireCurrentContext("extend_current_task");
     const task = s.extendCurrentTask(title, body);
-    return { task, how: `added ${quoted(task)} at the level of ${quoted(previous)}` };
+    const how = parent
+      ? `added ${quoted(task)} at the level of ${quoted(previous)}`
+      : `added ${quoted(task)} as the last step under the top-level task ${quoted(previous)}`;
+    return { task, how };
   },
 });

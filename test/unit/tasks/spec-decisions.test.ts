@@ -18,17 +18,20 @@ describe("decisions where the spec is ambiguous", () => {
     expect(s.tasks).toHaveLength(1);
   });
 
-  it("2. extend_current_task appends to the end of the current task's own row, wherever focus is", () => {
+  it("2. extend_current_task appends to the end of the current task's own row; a top-level task's step goes under it", () => {
     const s = newStack();
     s.createTask("A", ""); // t1
-    s.createTask("A.1", ""); // t2
-    s.extendCurrentTask("A.2", ""); // t3
+    s.extendCurrentTask("A.1", ""); // t2: a step of the top-level task A, never a second top-level task
+    expect(s.tasks.map((t) => t.id)).toEqual(["t1"]);
+    expect(s.find("t1")?.task.subTasks.map((t) => t.id)).toEqual(["t2"]);
+    s.extendCurrentTask("A.2", ""); // t3: after A.1, in its row
     s.switchFocus("t1");
-    s.extendCurrentTask("B", ""); // t4: a top-level step after A, not a sub-task of the last one
-    expect(s.tasks.map((t) => t.id)).toEqual(["t1", "t4"]);
+    s.extendCurrentTask("A.3", ""); // t4: focus on A again, so the step goes at the end of A's steps
     s.switchFocus("t2");
-    s.extendCurrentTask("A.3", ""); // t5: after A.2, at the end of the row
-    expect(s.find("t1")?.task.subTasks.map((t) => t.id)).toEqual(["t2", "t3", "t5"]);
+    s.extendCurrentTask("A.4", ""); // t5: from A.1, still at the end of the row
+    expect(s.tasks.map((t) => t.id)).toEqual(["t1"]);
+    expect(s.find("t1")?.task.subTasks.map((t) => t.id)).toEqual(["t2", "t3", "t4", "t5"]);
+    expect(s.completeCurrentTask().next?.id).toBe("t2"); // the earliest open step
   });
 
   it("3. siblings to the left are the tasks before the current one in its row, whatever their status", () => {
@@ -90,9 +93,9 @@ describe("decisions where the spec is ambiguous", () => {
     const s = newStack();
     s.createTask("A", "");
     s.extendCurrentTask("B", "");
-    s.removeTask("t1");
-    expect(() => s.switchFocus("t1")).toThrow(NotFoundError);
-    expect(() => s.switchFocus("t1")).toThrow(/was removed with remove_task/);
+    s.removeTask("t2");
+    expect(() => s.switchFocus("t2")).toThrow(NotFoundError);
+    expect(() => s.switchFocus("t2")).toThrow(/was removed with remove_task/);
     expect(s.extendCurrentTask("C", "").id).toBe("t3");
   });
 

@@ -76,10 +76,11 @@ describe("TaskStackStore", () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) => stack.mutate((s) => s.extendCurrentTask(`step ${i}`, ""))),
     );
-    const titles = stack.read((s) => s.tasks.map((t) => t.title));
-    expect(titles).toEqual(["root", ...Array.from({ length: 20 }, (_, i) => `step ${i}`)]);
+    // The first step goes under the top-level task; each later one follows the step before it.
+    const titles = stack.read((s) => s.tasks[0]!.subTasks.map((t) => t.title));
+    expect(titles).toEqual(Array.from({ length: 20 }, (_, i) => `step ${i}`));
     const reloaded = await newStore().open("s1");
-    expect(reloaded.read((s) => s.tasks.length)).toBe(21);
+    expect(reloaded.read((s) => s.tasks[0]!.subTasks.length)).toBe(20);
   });
 
   it("leaves the state untouched when a change is refused", async () => {

@@ -10,6 +10,7 @@ import { TaskStackStore } from "../../../src/tasks/task-stack-store.js";
 import { taskStackTools } from "../../../src/tools/task-stack-tools.js";
 import { registerTools } from "../../../src/server/register-tools.js";
 import type { ToolServices } from "../../../src/tools/tool.js";
+import { scenarioSteps, structureOf } from "./scenario-steps.js";
 
 // The tools registered on the SDK's real server the way drydock's server does, and called by its
 // real client: this checks that the schemas (including the recursive big-picture tree) survive
@@ -71,6 +72,30 @@ describe("task stack tools over MCP", () => {
         "(all tasks completed: zen state)",
       ].join("\n"),
     );
+  });
+
+  it("walk the spec's scenario, leaving the whole stack right after every step", async () => {
+    const call = async (name: string, args: Record<string, unknown> = {}) => {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+      return result.structuredContent as Record<string, unknown>;
+    };
+    for (const [i, step] of scenarioSteps.entries()) {
+      const label = `step ${i + 1}: ${step.says}`;
+      await call(step.tool, step.title === undefined ? {} : { title: step.title, body: "" });
+      const picture = await call("get_big_picture");
+      expect(String(picture.text).split("\n"), label).toEqual(step.outline);
+      const overview = await call("get_stack_overview");
+      const tasks = (overview.tasks as Array<Record<string, unknown>>).map((t) => ({
+        id: t.id,
+        parent_id: t.parent_id,
+        depth: t.depth,
+        status: t.status,
+      }));
+      expect(tasks, label).toEqual(structureOf(step.outline));
+      const current = await call("get_current_task");
+      expect((current.task as { title?: string } | undefined)?.title ?? null, label).toBe(step.current);
+    }
   });
 
   it("turn a refused operation into an error result with the next step", async () => {
