@@ -45,6 +45,8 @@ export interface EvalOptions {
   model?: string;
   llm?: string;
   envFile?: string;
+  /** The offline model's script (default: DRYDOCK_OFFLINE_SCRIPT, else the built-in one). */
+  offlineScript?: string;
   aiderOptions?: AiderOptions;
   maxLlmRequests?: number;
   maxLlmCostUsd?: number;
@@ -107,6 +109,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       model: options.model,
       llm: options.llm,
       envFile: options.envFile,
+      offlineScript: options.offlineScript,
       maxLlmRequests: options.maxLlmRequests,
       maxLlmCostUsd: options.maxLlmCostUsd,
       aiderOptions: options.aiderOptions,
