@@ -9,6 +9,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEgressFlag } from "../../src/gateway/egress-allowlist.js";
+import { serverExtensions } from "../../src/server/extensions.js";
 import { poolProfile } from "../../src/session/pool-fit.js";
 import type { Session } from "../../src/session/session.js";
 import { SessionManager } from "../../src/session/session-manager.js";
@@ -178,6 +179,7 @@ describe("session_create's egress over MCP", () => {
     granting = await inMemoryDrydock({
       repo: repo.path,
       sessionOptions: { egress: parseEgressFlag("pypi") },
+      ...(await serverExtensions({ llm: "offline" })),
     });
     plain = await inMemoryDrydock({ repo: repo.path });
   });
@@ -221,6 +223,38 @@ describe("session_create's egress over MCP", () => {
       }),
     );
     expect(env.output).toBe("proxy=unset\n");
+  });
+
+  it("lets aider reach the LLM gateway on the box's loopback past the proxy (NO_PROXY)", async () => {
+    const created = ok(await create(granting, {}));
+    const reply = ok(
+      await granting.client.callTool(
+        {
+          name: "aider_ai_code",
+          arguments: {
+            ai_coding_prompt: "no rule matches",
+            relative_editable_files: ["README.md"],
+            session_id: created.session_id,
+          },
+        },
+        undefined,
+        { timeout: 170_000 },
+      ),
+    );
+    // The model answered (whether its edit fits this repository is beside the point).
+    expect(reply.llm_requests, JSON.stringify(reply)).toBeGreaterThanOrEqual(1);
+    expect(reply.message).toContain("drydock offline model");
+    const listed = ok(await granting.client.callTool({ name: "session_list", arguments: {} }))
+      .sessions as Array<{
+      session_id: string;
+      egress: { connections: unknown };
+    }>;
+    // Had aider's calls gone to the proxy, it would have refused 127.0.0.1:47011 and counted it.
+    expect(listed.find((s) => s.session_id === created.session_id)?.egress.connections).toEqual({
+      allowed: 0,
+      refused: 0,
+      failed: 0,
+    });
   });
 
   it("refuses egress beyond the operator's flag, naming the field, the hosts and the flag", async () => {
