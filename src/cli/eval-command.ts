@@ -1,49 +1,22 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { compareRuns, formatComparison } from "../eval/compare-runs.js";
 import { loadResults, writeReports } from "../eval/eval-report.js";
-import { AGENTS, runEvalCommand, type AgentName } from "../eval/eval-run.js";
+import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
 import { formatElapsed, ProgressLine } from "../eval/progress-line.js";
 import type { ResultsFile } from "../eval/results-summary.js";
-import { parseAiderOptions } from "../tools/aider/aider-options.js";
-import { InvalidArgumentError } from "../util/errors.js";
 import { setLogLevel } from "../util/log.js";
+import { checkEvalFlags, type EvalFlags as CheckedFlags } from "./eval-flags.js";
+import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 
-interface EvalFlags {
-  agent: string;
-  agentCommand?: string;
-  patches?: string;
-  concurrency?: string;
-  attempts: string;
-  out: string;
+interface EvalFlags extends CheckedFlags {
   force?: boolean;
   retryErrors?: boolean;
-  timeout: string;
-  image?: string;
   env: boolean;
   caCert?: string;
-  memoryMb?: string;
-  cpus?: string;
   model?: string;
-  llm?: string;
-  envFile?: string;
-  aiderOptions?: string;
-  maxLlmRequests?: string;
-  maxLlmCostUsd?: string;
   verbose?: boolean;
-}
-
-function number(value: string | undefined, flag: string, min: number, integer = false): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw new InvalidArgumentError(
-      flag,
-      `${value} is not ${integer ? "a whole number" : "a number"} ≥ ${min}`,
-    );
-  }
-  return n;
 }
 
 function summaryLine(results: ResultsFile, out: string): string {
@@ -104,7 +77,12 @@ export function registerEvalCommand(program: Command): void {
       "aider model (else DRYDOCK_MODEL, else the default for the host's key, else offline)",
     )
     .option("--llm <mode>", "live | offline | record:FILE | replay:FILE")
-    .option("--env-file <path>", ".env file with provider keys (kept on the host)")
+    .option("--keys-file <path>", KEYS_FILE_HELP)
+    .addOption(new Option("--env-file <path>").hideHelp())
+    .option(
+      "--offline-script <file>",
+      "the offline model's script (default: DRYDOCK_OFFLINE_SCRIPT, else the built-in one)",
+    )
     .option("--aider-options <json>", 'aider settings for every task, e.g. \'{"edit_format":"whole"}\'')
     .option("--max-llm-requests <n>", "per-box limit on model requests")
     .option("--max-llm-cost-usd <n>", "per-box limit on model cost in USD")
@@ -114,9 +92,7 @@ export function registerEvalCommand(program: Command): void {
         evalCommand.help({ error: true });
         return;
       }
-      if (!(AGENTS as readonly string[]).includes(flags.agent)) {
-        throw new InvalidArgumentError("--agent", `${flags.agent} is not one of ${AGENTS.join(", ")}`);
-      }
+      const checked = await checkEvalFlags(tasks, flags);
       if (!flags.verbose && !process.env.DRYDOCK_LOG_LEVEL) setLogLevel("warning");
       const controller = new AbortController();
       const progress = new ProgressLine(process.stderr);
@@ -141,28 +117,27 @@ export function registerEvalCommand(program: Command): void {
       try {
         const run = await runEvalCommand({
           tasksPath: tasks,
-          agent: flags.agent as AgentName,
+          agent: checked.agent,
           agentCommand: flags.agentCommand,
-          patches: flags.patches,
+          patches: checked.patches,
           model: flags.model,
           llm: flags.llm,
-          envFile: flags.envFile,
-          aiderOptions: flags.aiderOptions
-            ? parseAiderOptions(flags.aiderOptions, "--aider-options")
-            : undefined,
-          maxLlmRequests: number(flags.maxLlmRequests, "--max-llm-requests", 0, true),
-          maxLlmCostUsd: number(flags.maxLlmCostUsd, "--max-llm-cost-usd", 0),
-          concurrency: number(flags.concurrency, "--concurrency", 1, true),
-          attempts: number(flags.attempts, "--attempts", 1, true)!,
+          envFile: checked.keysFile,
+          offlineScript: checked.offlineScript,
+          aiderOptions: checked.aiderOptions,
+          maxLlmRequests: checked.maxLlmRequests,
+          maxLlmCostUsd: checked.maxLlmCostUsd,
+          concurrency: checked.concurrency,
+          attempts: checked.attempts,
           out: flags.out,
           force: flags.force,
           retryErrors: flags.retryErrors,
           image: flags.image,
           environment: flags.env,
           caCert: flags.caCert,
-          memoryMB: number(flags.memoryMb, "--memory-mb", 128, true),
-          cpus: number(flags.cpus, "--cpus", 0.1),
-          timeoutS: number(flags.timeout, "--timeout", 1),
+          memoryMB: checked.memoryMB,
+          cpus: checked.cpus,
+          timeoutS: checked.timeoutS,
           signal: controller.signal,
           onProgress: (counts) => progress.update(counts),
           onNote: (message) => progress.note(`[eval] ${message}`),

@@ -1,0 +1,108 @@
+/**
+ * `drydock eval`'s flags, checked before a task starts or a results directory is written: each
+ * refusal names the flag and the fix, exit 2.
+ */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { Engine } from "../engine/engine.js";
+import { AGENTS, type AgentName } from "../eval/eval-run.js";
+import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-options.js";
+import { FlagError } from "../util/errors.js";
+import { asFlagError, existingDir, imageFlag, llmFlag, offlineScriptFlag } from "./flag-checks.js";
+import { cpus, decimal, memoryMB, seconds, wholeNumber } from "./flag-values.js";
+import { keysFileFlag } from "./keys-file-flag.js";
+
+export interface EvalFlags {
+  agent: string;
+  agentCommand?: string;
+  patches?: string;
+  concurrency?: string;
+  attempts: string;
+  out: string;
+  timeout: string;
+  image?: string;
+  memoryMb?: string;
+  cpus?: string;
+  llm?: string;
+  keysFile?: string;
+  envFile?: string;
+  offlineScript?: string;
+  aiderOptions?: string;
+  maxLlmRequests?: string;
+  maxLlmCostUsd?: string;
+}
+
+export interface CheckedEvalFlags {
+  agent: AgentName;
+  patches?: string;
+  concurrency?: number;
+  attempts: number;
+  timeoutS: number;
+  memoryMB?: number;
+  cpus?: number;
+  keysFile?: string;
+  offlineScript?: string;
+  aiderOptions?: AiderOptions;
+  maxLlmRequests?: number;
+  maxLlmCostUsd?: number;
+}
+
+export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<CheckedEvalFlags> {
+  if (!(AGENTS as readonly string[]).includes(flags.agent)) {
+    throw new FlagError(
+      "--agent",
+      `${JSON.stringify(flags.agent)} is not an agent; use one of ${AGENTS.join(", ")}`,
+    );
+  }
+  const agent = flags.agent as AgentName;
+  if (flags.agentCommand !== undefined && agent !== "command") {
+    throw new FlagError(
+      "--agent-command",
+      "is the program of the command agent; add --agent command, or leave it out",
+    );
+  }
+  if (flags.patches !== undefined && agent !== "patch") {
+    throw new FlagError("--patches", "is a folder for the patch agent; add --agent patch, or leave it out");
+  }
+  const checked = {
+    agent,
+    concurrency: wholeNumber(flags.concurrency, "--concurrency", { min: 1 }),
+    attempts: wholeNumber(flags.attempts, "--attempts", { min: 1 })!,
+    timeoutS: seconds(flags.timeout, "--timeout")!,
+    maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
+    maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
+    aiderOptions:
+      flags.aiderOptions === undefined
+        ? undefined
+        : await asFlagError(() => parseAiderOptions(flags.aiderOptions, "--aider-options")),
+  };
+  const taskInfo = await stat(resolve(tasks)).catch(() => undefined);
+  if (!taskInfo) {
+    throw new FlagError(
+      "TASKS",
+      `${resolve(tasks)} does not exist; give a .jsonl or .yaml task file, or a directory of .yaml files`,
+    );
+  }
+  const outInfo = await stat(resolve(flags.out)).catch(() => undefined);
+  if (outInfo && !outInfo.isDirectory()) {
+    throw new FlagError("--out", `${resolve(flags.out)} is a file; give a directory for the results`);
+  }
+  const patches =
+    flags.patches === undefined
+      ? undefined
+      : await existingDir(flags.patches, "--patches", "a folder of <task id>.diff files");
+  const keysFile = await keysFileFlag(flags.keysFile, flags.envFile);
+  const offlineScript = await offlineScriptFlag(flags.offlineScript, "--offline-script");
+  await llmFlag(flags.llm);
+  const engine = await Engine.connect();
+  const capacity = await engine.capacity();
+  await imageFlag(engine, flags.image);
+  return {
+    ...checked,
+    patches,
+    keysFile,
+    offlineScript,
+    memoryMB: memoryMB(flags.memoryMb, "--memory-mb", capacity.memoryMB),
+    cpus: cpus(flags.cpus, "--cpus", capacity.cpus),
+  };
+}
