@@ -9,6 +9,7 @@ import type { AttemptResult } from "../../src/eval/attempt-result.js";
 import type { ResultsFile } from "../../src/eval/results-summary.js";
 import { LABEL_EVAL_TASK } from "../../src/eval/run-attempt.js";
 import { Engine } from "../../src/engine/engine.js";
+import { LABEL_STATE } from "../../src/engine/labels.js";
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
@@ -93,9 +94,10 @@ function statuses(results: ResultsFile): Record<string, string> {
   return Object.fromEntries(results.tasks.map((t) => [t.id, t.status]));
 }
 
+/** Eval boxes this file's runs made (their state directory is this file's): other files run beside it. */
 async function evalBoxes(): Promise<number> {
   const engine = await Engine.connect();
-  return (await engine.listBoxes(LABEL_EVAL_TASK)).length;
+  return (await engine.listBoxes(LABEL_EVAL_TASK)).filter((b) => b.labels[LABEL_STATE] === state).length;
 }
 
 /** The calc tasks: exit-code grading, test-name grading, and setup plus a hidden test patch. */
