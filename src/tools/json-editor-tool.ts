@@ -1,6 +1,7 @@
 /**
- * json_editor: JSONPath views and edits of a JSON file in the session's box. The file is read,
- * edited as a value on the host and written back in its own layout; any error leaves it as it was.
+ * json_editor: JSONPath views and edits of a JSON (or JSONC) file in the session's box. The file
+ * is read, the selected values' text is changed on the host and the file written back with every
+ * other byte as it was; any error leaves it as it was.
  */
 import { z } from "zod";
 import { LimitExceededError } from "../util/errors.js";
@@ -38,11 +39,11 @@ export const jsonEditorTool = defineTool({
   name: "json_editor",
   title: "View and edit JSON files with JSONPath",
   description: [
-    "Views and edits a JSON file in the session's /workspace by JSONPath, keeping the file's indentation, line endings and final newline.",
+    "Views and edits a JSON file (JSONC too: comments, trailing commas) in the session's /workspace by JSONPath. Only the selected values change; the rest of the file (layout, one-line objects, comments) stays byte for byte, and new values follow the file's indentation.",
     "Use it for configuration and manifest files (package.json, tsconfig.json, settings) instead of text replacement.",
     "Returns a message, the selected values (view) or the paths changed (set, add, remove).",
     "Invalid JSON in the file, a json_path that matches nothing, or a missing value gives an error and leaves the file unchanged.",
-    "Files with duplicate keys or numbers a double cannot hold exactly are refused for edits, since rewriting would change them. Files up to 8 MB; a view returns at most 256 KB.",
+    "Files with a key twice in one object are refused for edits (which one is meant is unclear). Files up to 8 MB; a view returns at most 256 KB.",
   ].join(" "),
   inputSchema: jsonEditorInput,
   outputSchema: {

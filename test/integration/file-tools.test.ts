@@ -368,8 +368,24 @@ describe("json_editor", () => {
     });
     expect(removed.output).toMatch(/^Removed 1 value/);
     expect(await box.sh("cat package.json")).toBe(
-      '{\n    "name": "renamed",\n    "scripts": {\n        "build": "tsc"\n    },\n    "keywords": [\n        "a",\n        "b"\n    ]\n}\n',
+      '{\n    "name": "renamed",\n    "scripts": {\n        "build": "tsc"\n    },\n    "keywords": ["a", "b"]\n}\n',
     );
+  });
+
+  it("changes only the edited values: three values, a three-line diff, comments kept", async () => {
+    const row = (name: string) => `  "${name}": { "version": "1.0.0", "dev": false }, // ${name} stays`;
+    await box.sh(
+      `printf '%s\\n' '{' '${row("a")}' '${row("b")}' '${row("c")}' '  "z": 0' '}' > deps.json && git add deps.json && git commit -qm deps`,
+    );
+    const set = await json({
+      operation: "set",
+      file_path: "deps.json",
+      json_path: "$..version",
+      value: "2.0.0",
+    });
+    expect(set.changed_paths).toHaveLength(3);
+    expect(await box.sh("git diff --numstat -- deps.json")).toBe("3\t3\tdeps.json\n");
+    expect(await box.sh("grep -c 'stays' deps.json")).toBe("3\n");
   });
 
   it("leaves the file as it was on invalid JSON, a path matching nothing or a missing value", async () => {

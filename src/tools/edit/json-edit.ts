@@ -1,6 +1,7 @@
+import { type Node, parseTree } from "jsonc-parser";
 import { InvalidArgumentError, LimitExceededError } from "../../util/errors.js";
-import { assertRewritable, type JsonDocument, parseJsonDocument } from "./json-document.js";
-import { formatJson } from "./json-layout.js";
+import { assertNoDuplicates, type JsonDocument, parseJsonDocument } from "./json-document.js";
+import { appendChild, removeChild, replaceValue } from "./json-splice.js";
 import {
   checkJsonPath,
   type JsonLocation,
@@ -60,20 +61,21 @@ function renderMatches(matches: readonly { path: string; value: unknown }[], jso
   return `[\n${parts.join(",\n")}\n]`;
 }
 
-/** Replaces every node `jsonPath` selects with `value` (`$` replaces the whole document). */
+/**
+ * Replaces every node `jsonPath` selects with `value` (`$` replaces the whole document). Only the
+ * selected values' text changes; the rest of the file stays byte for byte.
+ */
 export function jsonSet(text: string, jsonPath: string, value: unknown): JsonEditResult {
   assertJsonValue(value);
-  const document = parseJsonDocument(text);
-  assertRewritable(document);
+  const document = editable(text);
   const found = mutableMatches(document, jsonPath);
-  let root = document.value;
+  let body = document.body;
   // Deepest first, so a node inside another selected node is replaced before its ancestor.
   for (const match of byDepthDescending(found)) {
-    const location = locate(root, match.pointer) as JsonLocation;
-    if (location.parent === null) root = structuredClone(value);
-    else assign(location.parent, location.key as string | number, structuredClone(value));
+    const node = nodeAt(body, match.pointer);
+    if (node !== undefined) body = replaceValue(body, node, structuredClone(value), document.style);
   }
-  return { text: formatJson(root, document.layout), changedPaths: found.map((m) => m.path) };
+  return { text: withBom(document, body), changedPaths: found.map((m) => m.path) };
 }
 
 /**
@@ -84,12 +86,12 @@ export function jsonSet(text: string, jsonPath: string, value: unknown): JsonEdi
  */
 export function jsonAdd(text: string, jsonPath: string, value: unknown): JsonEditResult {
   assertJsonValue(value);
-  const document = parseJsonDocument(text);
-  assertRewritable(document);
+  const document = editable(text);
   checkJsonPath(jsonPath);
   const root = document.value;
   const existing = queryJson(root, jsonPath);
   const changedPaths: string[] = [];
+  let body = document.body;
   if (existing.length > 0) {
     assertNotPropertyNames(root, existing);
     const notArray = existing.find((m) => !Array.isArray(m.value));
@@ -99,12 +101,12 @@ export function jsonAdd(text: string, jsonPath: string, value: unknown): JsonEdi
         `selects ${describeValue(notArray.value)} at ${notArray.path}; add appends to arrays or creates a missing key. Use set to replace an existing value. Nothing was changed`,
       );
     }
-    for (const match of existing) {
-      const array = match.value as unknown[];
-      changedPaths.push(`${match.path}[${array.length}]`);
-      array.push(structuredClone(value));
+    for (const match of byDepthDescending(existing)) {
+      const array = nodeAt(body, match.pointer) as Node;
+      body = appendChild(body, array, structuredClone(value), document.style);
     }
-    return { text: formatJson(root, document.layout), changedPaths };
+    for (const match of existing) changedPaths.push(`${match.path}[${(match.value as unknown[]).length}]`);
+    return { text: withBom(document, body), changedPaths };
   }
 
   const segments = jsonPathSegments(jsonPath);
@@ -140,23 +142,24 @@ export function jsonAdd(text: string, jsonPath: string, value: unknown): JsonEdi
       );
     }
   }
-  for (const parent of parents) {
-    const target = parent.value as Record<string, unknown> | unknown[];
-    if (Array.isArray(target)) {
-      target.push(structuredClone(value));
-      changedPaths.push(`${parent.path}[${key}]`);
-    } else {
-      assign(target, key, structuredClone(value));
-      changedPaths.push(`${parent.path}[${JSON.stringify(key).replace(/^"|"$/g, "'")}]`);
-    }
+  for (const parent of byDepthDescending(parents)) {
+    const node = nodeAt(body, parent.pointer) as Node;
+    const isArray = Array.isArray(parent.value);
+    body = appendChild(body, node, structuredClone(value), document.style, isArray ? undefined : key);
   }
-  return { text: formatJson(root, document.layout), changedPaths };
+  for (const parent of parents) {
+    changedPaths.push(
+      Array.isArray(parent.value)
+        ? `${parent.path}[${key}]`
+        : `${parent.path}[${JSON.stringify(key).replace(/^"|"$/g, "'")}]`,
+    );
+  }
+  return { text: withBom(document, body), changedPaths };
 }
 
-/** Deletes every node `jsonPath` selects (object keys removed, array items spliced out). */
+/** Deletes every node `jsonPath` selects (object keys removed, array items taken out). */
 export function jsonRemove(text: string, jsonPath: string): JsonEditResult {
-  const document = parseJsonDocument(text);
-  assertRewritable(document);
+  const document = editable(text);
   const found = mutableMatches(document, jsonPath);
   if (found.some((m) => m.pointer === "")) {
     throw new InvalidArgumentError(
@@ -164,16 +167,40 @@ export function jsonRemove(text: string, jsonPath: string): JsonEditResult {
       "selects the document root, which cannot be removed; use set with json_path $ to replace the whole document. Nothing was changed",
     );
   }
-  const root = document.value;
+  let body = document.body;
   // Deepest first, and later array items before earlier ones, so every pointer stays valid.
   for (const match of byDepthDescending(found)) {
-    const location = locate(root, match.pointer);
-    if (location === undefined) continue;
-    const { parent, key } = location;
-    if (Array.isArray(parent)) parent.splice(key as number, 1);
-    else delete (parent as Record<string, unknown>)[key as string];
+    const node = nodeAt(body, match.pointer);
+    const holder = node?.parent?.type === "property" ? node.parent : node;
+    const container = holder?.parent;
+    if (holder === undefined || container === undefined) continue;
+    body = removeChild(body, container, (container.children ?? []).indexOf(holder));
   }
-  return { text: formatJson(root, document.layout), changedPaths: found.map((m) => m.path) };
+  return { text: withBom(document, body), changedPaths: found.map((m) => m.path) };
+}
+
+function editable(text: string): JsonDocument {
+  const document = parseJsonDocument(text);
+  assertNoDuplicates(document);
+  return document;
+}
+
+function withBom(document: JsonDocument, body: string): string {
+  return document.bom ? `\ufeff${body}` : body;
+}
+
+/** The value node a JSON Pointer names in `body` (parsed afresh: earlier edits moved offsets). */
+function nodeAt(body: string, pointer: string): Node | undefined {
+  let node: Node | undefined = parseTree(body, [], { allowTrailingComma: true });
+  if (pointer === "") return node;
+  for (const raw of pointer.slice(1).split("/")) {
+    const part = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (node?.type === "array") node = node.children?.[Number(part)];
+    else if (node?.type === "object") {
+      node = node.children?.find((property) => property.children?.[0]?.value === part)?.children?.[1];
+    } else return undefined;
+  }
+  return node;
 }
 
 function matchesOrThrow(document: JsonDocument, jsonPath: string): JsonMatch[] {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from "../../util/errors.js";
-import { MAX_JSON_DEPTH } from "./json-scan.js";
+import { MAX_JSON_DEPTH } from "./json-document.js";
 
 /** Deepest value an edit may insert, so the edited file stays within the scanner's limit. */
 export const MAX_VALUE_DEPTH = MAX_JSON_DEPTH / 2;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { jsonAdd, jsonRemove, jsonSet, jsonView } from "../../../src/tools/edit/json-edit.js";
+import { MAX_JSON_DEPTH } from "../../../src/tools/edit/json-document.js";
 import { InvalidArgumentError, InvalidJsonError, LimitExceededError } from "../../../src/util/errors.js";
 
 const pkg = `{
@@ -57,15 +58,13 @@ describe("jsonView", () => {
 });
 
 describe("jsonSet", () => {
-  it("replaces a value and keeps the 2-space layout and trailing newline", () => {
+  it("changes only the value, keeping every other byte (one-line objects and arrays too)", () => {
     const result = jsonSet(pkg, "$.version", "1.1.0");
-    expect(result.text).toBe(
-      pkg
-        .replace('"1.0.0"', '"1.1.0"')
-        .replace('["a", "b"]', '[\n    "a",\n    "b"\n  ]')
-        .replace(/\{ "id": (\d), "price": (\d+) \}/g, '{\n      "id": $1,\n      "price": $2\n    }'),
-    );
+    expect(result.text).toBe(pkg.replace('"1.0.0"', '"1.1.0"'));
     expect(result.changedPaths).toEqual(["$['version']"]);
+    // Three values in one-line objects: three changed lines, nothing else.
+    const prices = jsonSet(pkg, "$.items[*].price", 1).text;
+    expect(prices).toBe(pkg.replace(/"price": \d+/g, '"price": 1'));
   });
 
   it("replaces every match", () => {
@@ -178,13 +177,32 @@ describe("jsonRemove", () => {
 });
 
 describe("files that cannot be edited safely", () => {
-  it("reports invalid JSON with line and column", () => {
-    const attempt = () => jsonSet('{\n  "a": 1,\n}\n', "$.a", 2);
+  it.each([
+    ['{\n  "a": 1\n  "b": 2\n}', 3, 3, /expected ','/],
+    ["{'a': 1}", 1, 2, /unexpected character \(strings and keys take double quotes\)/],
+    ['{"a": tru}', 1, 7, /unexpected character/],
+    ["{} []", 1, 4, /unexpected text after the end of the JSON value/],
+    ['{"a" 1}', 1, 6, /expected ':'/],
+    ['{"a": 1', 1, 8, /expected '}'/],
+    ['["tab\there"]', 1, 2, /control character in a string/],
+    ["", 1, 1, /there is no JSON value/],
+  ])("reports invalid JSON %j with line %i and column %i", (text, line, column, detail) => {
+    const attempt = () => jsonSet(text, "$.a", 2);
     expect(attempt).toThrow(InvalidJsonError);
-    expect(attempt).toThrow(/line 3 column 1: trailing comma/);
+    expect(attempt).toThrow(new RegExp(`line ${line} column ${column}: `));
+    expect(attempt).toThrow(detail);
   });
 
-  it("views but will not rewrite a file with duplicate keys", () => {
+  it("refuses a document nested deeper than the limit before parsing it", () => {
+    const deep = "[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1);
+    expect(() => jsonView(deep, "$")).toThrow(
+      new RegExp(`line 1 column ${MAX_JSON_DEPTH + 1}: it nests deeper than ${MAX_JSON_DEPTH} levels`),
+    );
+    const ok = "[".repeat(MAX_JSON_DEPTH) + "]".repeat(MAX_JSON_DEPTH);
+    expect(jsonSet(ok, "$", 1).text).toBe("1");
+  });
+
+  it("views but will not edit a file with duplicate keys", () => {
     const text = '{\n  "a": 1,\n  "a": 2\n}\n';
     expect(jsonView(text, "$.a").text).toBe("2");
     expect(() => jsonSet(text, "$.a", 3)).toThrow(
@@ -192,9 +210,9 @@ describe("files that cannot be edited safely", () => {
     );
   });
 
-  it("will not rewrite numbers it cannot keep exactly", () => {
-    const text = '{"id": 12345678901234567890, "n": 1}';
-    expect(() => jsonSet(text, "$.n", 2)).toThrow(/number 12345678901234567890 .* would change/);
+  it("keeps numbers a double cannot hold exactly, since it never rewrites them", () => {
+    const text = '{"id": 12345678901234567890, "n": 1.50}';
+    expect(jsonSet(text, "$.n", 2).text).toBe('{"id": 12345678901234567890, "n": 2}');
   });
 });
 
@@ -246,5 +264,58 @@ describe("JSONPath safety", () => {
     ]);
     expect(() => jsonView(text, "$..a")).toThrow(LimitExceededError);
     expect(JSON.parse(jsonSet(text, "$..a", 0).text)).toEqual({ a: 0 });
+  });
+});
+
+describe("edits in place", () => {
+  const tsconfig = `{
+  // Compiler settings
+  "compilerOptions": {
+    "target": "es2022", /* modern */
+    "strict": true, // keep
+    "paths": { "@/*": ["src/*"] },
+  },
+  "include": ["src"], // sources
+}
+`;
+
+  it("keeps JSONC comments and trailing commas, and changes only what was edited", () => {
+    expect(jsonSet(tsconfig, "$.compilerOptions.target", "es2023").text).toBe(
+      tsconfig.replace('"es2022"', '"es2023"'),
+    );
+    expect(jsonAdd(tsconfig, "$.include", "test").text).toBe(tsconfig.replace('["src"]', '["src", "test"]'));
+    expect(jsonAdd(tsconfig, "$.compilerOptions.paths['#/*']", ["lib/*"]).text).toBe(
+      tsconfig.replace('{ "@/*": ["src/*"] }', '{ "@/*": ["src/*"], "#/*": ["lib/*"] }'),
+    );
+    expect(jsonRemove(tsconfig, "$.compilerOptions.strict").text).toBe(
+      tsconfig.replace('    "strict": true, // keep\n', ""),
+    );
+  });
+
+  it("adds keys on their own line in the file's indentation, after a comment that ends the line", () => {
+    const text = '{\n\t"a": 1, // one\n\t"b": {\n\t\t"c": 2 // two\n\t}\n}\n';
+    expect(jsonAdd(text, "$.b.d", { e: [1] }).text).toBe(
+      '{\n\t"a": 1, // one\n\t"b": {\n\t\t"c": 2, // two\n\t\t"d": {\n\t\t\t"e": [\n\t\t\t\t1\n\t\t\t]\n\t\t}\n\t}\n}\n',
+    );
+    expect(jsonAdd('{\r\n  "a": {}\r\n}\r\n', "$.a.b", 1).text).toBe(
+      '{\r\n  "a": {\r\n    "b": 1\r\n  }\r\n}\r\n',
+    );
+    expect(jsonAdd('{"a":[]}', "$.a", { b: 1 }).text).toBe('{"a":[{"b":1}]}');
+  });
+
+  it("removes a last entry without taking the comment of the one before", () => {
+    const text = '{\n  "a": 1, // about a\n  "b": 2\n}\n';
+    expect(jsonRemove(text, "$.b").text).toBe('{\n  "a": 1 // about a\n}\n');
+    expect(jsonRemove(text, "$.a").text).toBe('{\n  "b": 2\n}\n');
+    expect(jsonRemove('{"a": [1, 2, 3]}', "$.a[2]").text).toBe('{"a": [1, 2]}');
+    expect(jsonRemove('{"a": [1]}', "$.a[0]").text).toBe('{"a": []}');
+  });
+
+  it("writes a replaced container in the layout around it", () => {
+    const text = '{\n  "a": 1,\n  "b": [1, 2]\n}\n';
+    expect(jsonSet(text, "$.a", { x: [1, 2] }).text).toBe(
+      '{\n  "a": {\n    "x": [\n      1,\n      2\n    ]\n  },\n  "b": [1, 2]\n}\n',
+    );
+    expect(jsonSet(text, "$.b[0]", { x: 1 }).text).toBe('{\n  "a": 1,\n  "b": [{"x": 1}, 2]\n}\n');
   });
 });
