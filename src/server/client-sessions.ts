@@ -9,8 +9,7 @@ import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks
 import type { SessionAccess } from "../tools/session-access.js";
 import { InvalidArgumentError, LimitExceededError, SessionNotFoundError } from "../util/errors.js";
 import { reportProgress } from "../util/progress-scope.js";
-import { openHostRepo } from "../workspace/host-repo.js";
-import { assertRepoServed, assertWithinGrants } from "./session-request-policy.js";
+import { assertWithinGrants, servedRepoRoot } from "./session-request-policy.js";
 
 export interface ServerDefaults {
   repo: string;
@@ -44,8 +43,8 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   async create(clientId: string, options: Partial<SessionOptions>): Promise<Session> {
     const defaults = this.serverDefaults;
     assertWithinGrants(options, defaults.options);
-    const repo = options.repo === undefined ? defaults.repo : (await openHostRepo(options.repo, "repo")).root;
-    assertRepoServed(repo, [defaults.repo, ...(defaults.allowedRepos ?? [])]);
+    const served = [defaults.repo, ...(defaults.allowedRepos ?? [])];
+    const repo = options.repo === undefined ? defaults.repo : await servedRepoRoot(options.repo, served);
     const max = defaults.maxSessions ?? Infinity;
     const held = this.owners.size + this.starting;
     if (held >= max) {

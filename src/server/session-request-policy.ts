@@ -3,9 +3,12 @@
  * relaxation stays the operator's: a client may ask for no network or the network the server was
  * started with, limits up to the server's, and only a repository the server serves.
  */
+import { realpath } from "node:fs/promises";
+import { resolve, sep } from "node:path";
 import { egressBeyondGrant } from "../gateway/egress-allowlist.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { InvalidArgumentError } from "../util/errors.js";
+import { openHostRepo } from "../workspace/host-repo.js";
 
 export interface SessionRequest {
   network?: string;
@@ -63,9 +66,39 @@ export function assertWithinGrants(request: SessionRequest, grants: ServerGrants
 /** Throws unless `root` (a repository's real top directory) is one the server serves. */
 export function assertRepoServed(root: string, served: readonly string[]): void {
   if (served.includes(root)) return;
-  throw new InvalidArgumentError(
+  throw notServed(root, served);
+}
+
+/**
+ * Throws unless `realPath` (a real path, links resolved) is a served repository or inside one.
+ * Checked before the path is looked at as a repository, so a client that names any other path
+ * learns that it is not served, not how to make it a repository.
+ */
+export function assertPathInServedRepo(realPath: string, served: readonly string[]): void {
+  if (
+    served.some((root) => realPath === root || realPath.startsWith(root.endsWith(sep) ? root : root + sep))
+  ) {
+    return;
+  }
+  throw notServed(realPath, served);
+}
+
+/**
+ * The top directory of the served repository a client's `repo` names (the repository itself or a
+ * directory in it). Anything else is refused as not served before it is looked at as a repository.
+ */
+export async function servedRepoRoot(path: string, served: readonly string[]): Promise<string> {
+  const absolute = resolve(path);
+  assertPathInServedRepo(await realpath(absolute).catch(() => absolute), served);
+  const root = (await openHostRepo(absolute, "repo")).root;
+  assertRepoServed(root, served);
+  return root;
+}
+
+function notServed(path: string, served: readonly string[]): InvalidArgumentError {
+  return new InvalidArgumentError(
     "repo",
-    `${root} is not a repository this server serves (${served.join(", ")}); omit repo to use the server's, ` +
+    `${path} is not a repository this server serves (${served.join(", ")}); omit repo to use the server's, ` +
       "or ask whoever runs the server to add it with drydock serve --allow-repo PATH",
   );
 }

@@ -93,6 +93,12 @@ describe("session_create over MCP", () => {
         }),
       ),
     ).toMatch(/^repo: /);
+    // A path that is no repository at all is refused as not served: no advice to `git init` it.
+    const notARepo = failure(
+      await drydock.client.callTool({ name: "session_create", arguments: { repo: "/etc" } }),
+    );
+    expect(notARepo).toMatch(/^repo: \/etc is not a repository this server serves .*--allow-repo/);
+    expect(notARepo).not.toMatch(/git init/);
     expect(await boxesNow()).toBe(before);
     expect(readFileSync(join(other.path, "secret.txt"), "utf8")).toBe("another project's secret\n");
   });
