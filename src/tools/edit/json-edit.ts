@@ -2,14 +2,7 @@ import { type Node, parseTree } from "jsonc-parser";
 import { InvalidArgumentError, LimitExceededError } from "../../util/errors.js";
 import { assertNoDuplicates, type JsonDocument, parseJsonDocument } from "./json-document.js";
 import { appendChild, removeChild, replaceValue } from "./json-splice.js";
-import {
-  checkJsonPath,
-  type JsonLocation,
-  type JsonMatch,
-  jsonPathSegments,
-  locate,
-  queryJson,
-} from "./json-path-query.js";
+import { checkJsonPath, type JsonMatch, jsonPathSegments, locate, queryJson } from "./json-path-query.js";
 import { assertJsonValue } from "./json-value.js";
 
 /** Most characters a view returns; narrow the path to see parts of bigger values. */
@@ -256,11 +249,6 @@ function compareForMutation(a: JsonMatch, b: JsonMatch): number {
   const indexB = /^\d+$/.test(lastB) ? Number(lastB) : NaN;
   if (!Number.isNaN(indexA) && !Number.isNaN(indexB)) return indexB - indexA;
   return lastA < lastB ? -1 : lastA > lastB ? 1 : 0;
-}
-
-/** Sets a key as an own data property, so even "__proto__" lands as a key and not a prototype. */
-function assign(target: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** A last path segment that names one key: no wildcard, recursion, filter, slice, union or type test. */
