@@ -1,0 +1,179 @@
+/**
+ * The text drydock types into the box's shell: the frame around each command, and the script
+ * that gives a new shell the state an ended one had before its last command. Pure text, so the
+ * bash it relies on can be tested on its own.
+ *
+ * Frame builtins are called through `builtin` (and stty through `builtin command`), so a function
+ * the agent names eval, printf or read does not break the frame; only a function named `builtin`
+ * does, and then the command never ends, times out, and the shell it broke is replaced.
+ */
+import { RS } from "./frame-scanner.js";
+
+export interface FrameOptions {
+  /** Marks the frame; never shown to the command (it cannot fake its own end). */
+  nonce: string;
+  /**
+   * Names the command: exported to it as DRYDOCK_COMMAND (so its processes can be found wherever
+   * they went) and written as the first line of the state the frame saves before it.
+   */
+  token: string;
+  /** The terminal the command's stderr goes to; without one it shares stdout's terminal. */
+  stderrPath?: string;
+  /** Where the shell's state before the command is saved (a path in the box). */
+  stateFile: string;
+}
+
+export const COMMAND_TOKEN_VARIABLE = "DRYDOCK_COMMAND";
+const STATE_HEADER = "#drydock-state";
+const FUNCTIONS_HEADER = "#drydock-functions";
+
+/** A word bash reads as exactly `text` (single quotes; the text must hold no NUL). */
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function octalRs(text: string): string {
+  return text.replace(new RegExp(RS, "g"), "\\036");
+}
+
+/**
+ * One command, framed: the shell's state is saved (variables, functions, aliases; options and
+ * the working directory are among the variables), the command is read verbatim through a
+ * here-document whose delimiter holds the nonce, then evaluated with stdin from /dev/null and
+ * stderr on the second terminal. Start and end markers go to both terminals; the end carries the
+ * exit status. The terminal is set raw again before the end, in case the command changed it.
+ */
+export function framed(command: string, o: FrameOptions): string {
+  const delimiter = `__DRYDOCK_${o.nonce}__`;
+  const start = octalRs(`${RS}DDS${o.nonce}${RS}`);
+  const end = octalRs(`${RS}DDE${o.nonce}:%d${RS}`);
+  const err = o.stderrPath ? shellQuote(o.stderrPath) : undefined;
+  // Redirections apply left to right: errors of opening the second terminal go nowhere.
+  // Appending: the same text reaches a terminal, and a plain file (in tests) keeps all of it.
+  const toErr = err ? ` 2>/dev/null >>${err}` : "";
+  return (
+    `{ builtin printf '%s\\n' '${STATE_HEADER} ${o.token}'; builtin declare -p; ` +
+    `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(o.stateFile)} 2>/dev/null\n` +
+    `IFS= builtin read -r -d '' __drydock_cmd <<'${delimiter}'\n${command}\n${delimiter}\n` +
+    `builtin export ${COMMAND_TOKEN_VARIABLE}=${o.token}; builtin printf '${start}'` +
+    (err ? `; builtin printf '${start}'${toErr}` : "") +
+    `; builtin eval "$__drydock_cmd" </dev/null${err ? ` 2>>${err}` : ""}; __drydock_rc=$?; builtin unset __drydock_cmd` +
+    (err ? `; builtin printf '${end}' $__drydock_rc${toErr}` : "") +
+    `; builtin command stty raw -echo 2>/dev/null; builtin printf '${end}' $__drydock_rc\n`
+  );
+}
+
+/**
+ * The first line a new shell is given: a raw, silent terminal (bytes typed reach bash verbatim:
+ * no line-length limit, no signal keys, no echo), SIGINT trapped rather than ignored (so the
+ * commands bash runs keep the default action), the state directory made, then the ready marker
+ * with the shell's pid and its terminal.
+ */
+export function shellInit(readyMarker: string, stateFile: string): string {
+  const dir = stateFile.replace(/\/[^/]*$/, "") || "/";
+  return (
+    `stty raw -echo 2>/dev/null; trap ':' INT; mkdir -p -m 700 ${shellQuote(dir)} 2>/dev/null; ` +
+    `printf '${octalRs(readyMarker)}%s:%s\\036' $$ "$(tty)"\n`
+  );
+}
+
+/**
+ * Bash's own variables: read-only, computed on every use, or describing the shell that runs.
+ * They are not carried from an ended shell to its successor.
+ */
+const SHELL_OWN_VARIABLES = [
+  "BASH",
+  "BASHOPTS",
+  "BASHPID",
+  "BASH_ALIASES",
+  "BASH_ARGC",
+  "BASH_ARGV",
+  "BASH_ARGV0",
+  "BASH_CMDS",
+  "BASH_COMMAND",
+  "BASH_EXECUTION_STRING",
+  "BASH_LINENO",
+  "BASH_LOADABLES_PATH",
+  "BASH_REMATCH",
+  "BASH_SOURCE",
+  "BASH_SUBSHELL",
+  "BASH_VERSINFO",
+  "BASH_VERSION",
+  "COMP_WORDBREAKS",
+  "DIRSTACK",
+  "EPOCHREALTIME",
+  "EPOCHSECONDS",
+  "EUID",
+  "FUNCNAME",
+  "GROUPS",
+  "HISTCMD",
+  "HOSTTYPE",
+  "LINENO",
+  "MACHTYPE",
+  "OSTYPE",
+  "PIPESTATUS",
+  "PPID",
+  "RANDOM",
+  "SECONDS",
+  "SHELLOPTS",
+  "SHLVL",
+  "SRANDOM",
+  "UID",
+  "_",
+];
+
+/** What restoreState reports after its marker: restored, or why not. */
+export type RestoreOutcome = "restored" | "no-state" | "no-directory";
+
+/**
+ * Gives the shell it runs in the state saved by the frame of the command named `token`:
+ * variables (set, changed and unset, with their attributes), functions, aliases, `set -o` and
+ * `shopt` options, and the working directory. Nothing happens when the saved state is not that
+ * command's (the file is missing, or a later frame or the agent overwrote it). Ends with
+ * `marker` followed by the outcome and RS. Runs at the top level of the shell, so declarations
+ * are global; options come last, so errexit or nounset cannot cut the restore short.
+ */
+export function restoreState(stateFile: string, token: string, workdir: string, marker: string): string {
+  const file = shellQuote(stateFile);
+  const own = SHELL_OWN_VARIABLES.join("|");
+  return [
+    `__drydock_r=no-state`,
+    `if { IFS= builtin read -r __drydock_l; } < ${file} 2>/dev/null && [[ $__drydock_l == '${STATE_HEADER} ${token}' ]]; then`,
+    `  __drydock_vars=() __drydock_names=() __drydock_so= __drydock_bo= __drydock_fns=`,
+    `  { IFS= builtin read -r __drydock_l`,
+    `    while IFS= builtin read -r __drydock_l && [[ $__drydock_l != '${FUNCTIONS_HEADER}' ]]; do`,
+    `      [[ $__drydock_l =~ ^declare\\ -[-a-zA-Z]*\\ ([A-Za-z_][A-Za-z0-9_]*)(=|$) ]] || continue`,
+    `      case \${BASH_REMATCH[1]} in`,
+    `        SHELLOPTS) __drydock_so=\${__drydock_l#*=} ;;`,
+    `        BASHOPTS) __drydock_bo=\${__drydock_l#*=} ;;`,
+    `        ${own}|__drydock_*) ;;`,
+    `        *) __drydock_vars+=("$__drydock_l"); __drydock_names+=("\${BASH_REMATCH[1]}") ;;`,
+    `      esac`,
+    `    done`,
+    `    IFS= builtin read -r -d '' __drydock_fns`,
+    `  } < ${file}`,
+    // Options and unsets are worked out now, while IFS is still this shell's own.
+    `  __drydock_so=":\${__drydock_so//\\"/}:" __drydock_bo=":\${__drydock_bo//\\"/}:" __drydock_opts= __drydock_last=`,
+    `  for __drydock_l in \${SHELLOPTS//:/ }; do [[ $__drydock_so == *":$__drydock_l:"* ]] || __drydock_opts+="set +o $__drydock_l; "; done`,
+    `  for __drydock_l in \${__drydock_so//:/ }; do`,
+    `    [[ :$SHELLOPTS: == *":$__drydock_l:"* ]] && continue`,
+    `    case $__drydock_l in errexit|nounset) __drydock_last+="set -o $__drydock_l; " ;; *) __drydock_opts+="set -o $__drydock_l; " ;; esac`,
+    `  done`,
+    `  for __drydock_l in \${BASHOPTS//:/ }; do [[ $__drydock_bo == *":$__drydock_l:"* ]] || __drydock_opts+="shopt -u $__drydock_l; "; done`,
+    `  for __drydock_l in \${__drydock_bo//:/ }; do [[ :$BASHOPTS: == *":$__drydock_l:"* ]] || __drydock_opts+="shopt -s $__drydock_l; "; done`,
+    `  declare -A __drydock_kept=()`,
+    `  for __drydock_l in "\${__drydock_names[@]}"; do __drydock_kept[$__drydock_l]=1; done`,
+    `  for __drydock_l in $(builtin compgen -v); do`,
+    `    case $__drydock_l in ${own}|__drydock_*) continue ;; esac`,
+    `    [[ -n \${__drydock_kept[$__drydock_l]} ]] || builtin unset -v "$__drydock_l" 2>/dev/null`,
+    `  done`,
+    `  for __drydock_l in "\${__drydock_vars[@]}"; do builtin eval "$__drydock_l"; done 2>/dev/null`,
+    `  builtin eval "$__drydock_fns" 2>/dev/null`,
+    `  if builtin cd -- "$PWD" 2>/dev/null; then __drydock_r=restored; else builtin cd -- ${shellQuote(workdir)} 2>/dev/null; __drydock_r=no-directory; fi`,
+    `  builtin eval "$__drydock_opts $__drydock_last" 2>/dev/null`,
+    `fi`,
+    `builtin printf '${octalRs(marker)}%s\\036' "$__drydock_r"`,
+    `builtin unset __drydock_r __drydock_l __drydock_vars __drydock_names __drydock_so __drydock_bo __drydock_fns __drydock_opts __drydock_last __drydock_kept`,
+    "",
+  ].join("\n");
+}
