@@ -5,7 +5,8 @@
  * network is used during the build only; the boxes made from the image have none.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import stripAnsi from "strip-ansi";
 import tar from "tar-stream";
@@ -14,7 +15,12 @@ import { defaultCaBundle } from "../sandbox/sandbox-image.js";
 import { DrydockError, InvalidArgumentError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { projectRoot } from "../util/project-root.js";
-import { EnvironmentDefinitionError, type SetupStep } from "./environment-definition.js";
+import {
+  DEVCONTAINER_FILES,
+  DRYDOCK_ENVIRONMENT_FILE,
+  EnvironmentDefinitionError,
+  type SetupStep,
+} from "./environment-definition.js";
 import { environmentDockerfile, planEnvironment, type EnvironmentPlan } from "./environment-plan.js";
 import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
@@ -63,6 +69,7 @@ export class EnvironmentBuildError extends DrydockError {
 
 export class EnvironmentImages {
   private readonly building = new Map<string, Promise<void>>();
+  private readonly memo = new Map<string, { signature: string | undefined; status: EnvironmentStatus }>();
   private readonly caCert: string | undefined;
 
   constructor(
@@ -84,6 +91,24 @@ export class EnvironmentImages {
 
   /** Reads the definition and computes its tag; builds nothing. */
   async status(repo: string, ref?: string, override?: DefinitionOverride): Promise<EnvironmentStatus> {
+    // A session start asks this every time: an unchanged repository is answered from memory after
+    // a few stat calls, not git processes (see `signature`).
+    const key = JSON.stringify([resolve(repo), ref ?? null, override?.text ?? null]);
+    const hit = this.memo.get(key);
+    if (hit && (await signature(hit.status, ref)) === hit.signature) {
+      return { ...hit.status, present: await this.engine.hasImage(hit.status.image) };
+    }
+    const status = await this.readStatus(repo, ref, override);
+    const sig = await signature(status, ref);
+    if (sig !== undefined) this.memo.set(key, { signature: sig, status });
+    return status;
+  }
+
+  private async readStatus(
+    repo: string,
+    ref?: string,
+    override?: DefinitionOverride,
+  ): Promise<EnvironmentStatus> {
     const files = await repoFiles(repo, ref);
     const loaded = await loadEnvironment(files, override);
     const base = { repoRoot: files.root, source: files.describe, ...loaded };
@@ -254,4 +279,29 @@ export class EnvironmentImages {
       );
     }
   }
+}
+
+/**
+ * What must stay the same for a remembered status to hold: for a commit, nothing (a commit does
+ * not change); for the working tree, the stat data of the definition files, the Dockerfile, the
+ * key files and git's index (a file git starts or stops tracking changes the index). Undefined
+ * (never remembered) for a branch or tag name, which can move.
+ */
+async function signature(status: EnvironmentStatus, ref: string | undefined): Promise<string | undefined> {
+  if (ref !== undefined) return /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(ref) ? "commit" : undefined;
+  const paths = [
+    ".git",
+    ".git/index",
+    DRYDOCK_ENVIRONMENT_FILE,
+    ...DEVCONTAINER_FILES,
+    ...(status.definition.base.kind === "dockerfile" ? [status.definition.base.dockerfile] : []),
+    ...status.keyFiles.map((f) => f.path),
+  ];
+  const parts = await Promise.all(
+    paths.map(async (path) => {
+      const info = await stat(join(status.repoRoot, path)).catch(() => undefined);
+      return info ? `${path}:${info.ino}:${info.size}:${info.mtimeMs}` : `${path}:-`;
+    }),
+  );
+  return parts.join("\n");
 }

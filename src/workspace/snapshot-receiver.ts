@@ -21,17 +21,17 @@ const READY = "drydock-receiver-ready";
 
 const RECEIVE = `
 set -e
+# An environment image carries what its setup prepared in the repository (node_modules, built
+# extensions): its links are laid down before the snapshot arrives (a warm box does it while it
+# waits), and the repository's own files, extracted after, win over any of the same name.
+if [ -f ${ENV_LINKS} ]; then tar -x -f ${ENV_LINKS} -C /workspace; fi
 echo ${READY} >&2
 IFS=' ' read -r stamp detach || exit 0
 [ -n "$stamp" ] || exit 0
 cd /workspace
 tar -x -f - -C /workspace
-# An environment image carries what its setup prepared in the repository (node_modules, built
-# extensions): lay its links over the copy, and keep them out of git's sight (and every diff).
-if [ -f ${ENV_LINKS} ]; then
-  tar -x --skip-old-files -f ${ENV_LINKS} -C /workspace
-  mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude
-fi
+# The links' names are kept out of git's sight, and so out of every diff.
+if [ -f ${ENV_EXCLUDE} ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
 if [ "$detach" != - ]; then
   git read-tree "$detach"
 fi
