@@ -3,7 +3,7 @@
 // bench/results/latest.json and bench/results/session-ready.svg, and prints a table.
 //
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
-//   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent
+//   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent, env
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
@@ -23,6 +23,7 @@ const { shellRoundTrip } = await import("./shell.mjs");
 const { fileEditor, diffOut } = await import("./file-editor.mjs");
 const { aiderRun } = await import("./aider.mjs");
 const { concurrentSessions } = await import("./concurrent.mjs");
+const { environmentBench } = await import("./environment.mjs");
 
 setLogLevel("warning");
 const runs = Number(process.env.BENCH_RUNS ?? 30);
@@ -75,6 +76,7 @@ const sections = [
   ["diff", diffOut],
   ["aider", aiderRun],
   ["concurrent", concurrentSessions],
+  ["env", environmentBench],
 ];
 mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
 try {
