@@ -87,10 +87,14 @@ const editorOutput = {
     .optional()
     .describe("True when the view left something out; the output says how to see it."),
   undo_steps: z.number().int().optional().describe("Edits of this file that undo can still revert."),
+  encoding: z
+    .enum(["latin1"])
+    .optional()
+    .describe("Set when the file is Latin-1 rather than UTF-8; edits keep it Latin-1."),
 };
 
 const COMMON_LIMITS =
-  "Text files only (UTF-8, no NUL bytes). Files over 8 MB are viewed in parts with view_range and cannot be edited here; use bash for them. A view shows at most 2,000 lines or 256 KB and says how to see the rest.";
+  "Text files only: UTF-8, or Latin-1 (ISO-8859-1), which edits keep (the reply says encoding: latin1); files with NUL bytes are refused as binary. Files over 8 MB are viewed in parts with view_range and cannot be edited here; use bash for them. A view shows at most 2,000 lines or 256 KB and says how to see the rest.";
 
 async function session(ctx: ToolContext, sessionId: string | undefined) {
   return ctx.services.sessions.resolve(ctx.clientId, sessionId, ctx.signal);

@@ -14,7 +14,7 @@ import { type EditorNames, FILE_EDITOR_NAMES } from "./edit/editor-names.js";
 import { insertAt } from "./edit/insert-at.js";
 import { replaceOnce } from "./edit/replace-once.js";
 import type { TextEdit } from "./edit/text-edit.js";
-import { decodeTextFile, encodeTextFile } from "./edit/text-file.js";
+import { decodeText, encodeText, type TextEncoding } from "./edit/text-file.js";
 import { viewFile } from "./edit/view-file.js";
 import { viewLargeFile } from "./large-file-view.js";
 
@@ -48,12 +48,17 @@ export interface EditResult {
   truncated?: boolean;
   /** Edits of this file that undo can still revert. */
   undo_steps?: number;
+  /** Set for a file that is not UTF-8: "latin1", each byte one character, kept on write. */
+  encoding?: "latin1";
 }
 
 interface EditorState {
   history: EditHistory;
-  /** A hash of what this editor last wrote to each file, to notice changes made some other way. */
-  written: Map<string, string>;
+  /**
+   * A hash of the bytes this editor last wrote to each file, to notice changes made some other
+   * way, and the encoding it wrote them in (undo writes back in the same).
+   */
+  written: Map<string, { hash: string; encoding: TextEncoding }>;
 }
 
 const states = new WeakMap<Session, EditorState>();
@@ -80,13 +85,13 @@ export async function runEdit(
     case "create":
       return create(session, request, required(request, "content"), signal);
     case "replace":
-      return edit(session, request.path, names, signal, (text, path) =>
+      return edit(session, request.path, names, names.newString, signal, (text, path) =>
         replaceOnce(text, required(request, "old_string"), required(request, "new_string"), path, names),
       );
     case "insert": {
       const line = required(request, "line_number");
       const content = required(request, "content");
-      return edit(session, request.path, names, signal, (text, path) =>
+      return edit(session, request.path, names, names.insertText, signal, (text, path) =>
         insertAt(text, line, content, path, names),
       );
     }
@@ -135,7 +140,8 @@ async function view(session: Session, request: EditRequest, signal?: AbortSignal
     return { output, path: listing.path, kind: "directory", truncated: listing.truncated };
   }
   if (read.truncated) return viewLargeFile(session.box, read.path, read.size, request.view_range, signal);
-  const shown = viewFile(decodeTextFile(read.data, read.path), read.path, request.view_range);
+  const { text, encoding } = decodeText(read.data, read.path);
+  const shown = viewFile(text, read.path, request.view_range);
   return {
     output: shown.text,
     path: read.path,
@@ -144,7 +150,19 @@ async function view(session: Session, request: EditRequest, signal?: AbortSignal
     first_line: shown.firstLine,
     last_line: shown.lastLine,
     truncated: shown.truncated,
+    ...latin1(encoding),
   };
+}
+
+function latin1(encoding: TextEncoding): { encoding?: "latin1" } {
+  return encoding === "latin1" ? { encoding } : {};
+}
+
+interface ReadForEdit {
+  path: string;
+  text: string;
+  encoding: TextEncoding;
+  bytes: Uint8Array;
 }
 
 /** Reads a file for editing; undefined when it does not exist. */
@@ -152,7 +170,7 @@ async function readForEdit(
   session: Session,
   path: string,
   signal?: AbortSignal,
-): Promise<{ path: string; text: string } | undefined> {
+): Promise<ReadForEdit | undefined> {
   let read;
   try {
     read = await readFile(session.box, path, { maxBytes: MAX_EDIT_BYTES, signal });
@@ -165,7 +183,7 @@ async function readForEdit(
       `${read.path} is ${(read.size / 1024 / 1024).toFixed(1)} MB, over the ${MAX_EDIT_BYTES / 1024 / 1024} MB this editor loads; view it in parts with view_range and edit it with bash (sed, patch) instead`,
     );
   }
-  return { path: read.path, text: decodeTextFile(read.data, read.path) };
+  return { path: read.path, bytes: read.data, ...decodeText(read.data, read.path) };
 }
 
 async function create(
@@ -180,19 +198,22 @@ async function create(
     overwrite: request.overwrite,
     names: request.names,
   });
-  const written = await writeFile(session.box, request.path, encodeTextFile(made.text), {
-    createDirs: true,
-    signal,
-  });
-  const steps = record(session, written, existing?.text ?? null, made.text);
+  const names = request.names ?? FILE_EDITOR_NAMES;
+  // An overwritten file keeps its encoding; a new one is UTF-8.
+  const encoding = existing?.encoding ?? "utf8";
+  const bytes = encodeText(made.text, encoding, existing?.path ?? request.path, names.fileText);
+  const written = await writeFile(session.box, request.path, bytes, { createDirs: true, signal });
+  const steps = record(session, written, existing, bytes, encoding);
   const verb = made.overwritten ? "Overwrote" : "Created";
-  return editResult(written, `${verb} ${written} (${plural(countOf(made), "line")}).`, made, steps);
+  const result = editResult(written, `${verb} ${written} (${plural(countOf(made), "line")}).`, made, steps);
+  return { ...result, ...latin1(encoding) };
 }
 
 async function edit(
   session: Session,
   path: string,
   names: EditorNames,
+  field: string,
   signal: AbortSignal | undefined,
   change: (text: string, path: string) => TextEdit,
 ): Promise<EditResult> {
@@ -203,9 +224,10 @@ async function edit(
     );
   }
   const changed = change(current.text, current.path);
-  const written = await writeFile(session.box, current.path, encodeTextFile(changed.text), { signal });
-  const steps = record(session, written, current.text, changed.text);
-  return editResult(written, `Edited ${written}.`, changed, steps);
+  const bytes = encodeText(changed.text, current.encoding, current.path, field);
+  const written = await writeFile(session.box, current.path, bytes, { signal });
+  const steps = record(session, written, current, bytes, current.encoding);
+  return { ...editResult(written, `Edited ${written}.`, changed, steps), ...latin1(current.encoding) };
 }
 
 async function undo(session: Session, path: string, signal?: AbortSignal): Promise<EditResult> {
@@ -213,7 +235,8 @@ async function undo(session: Session, path: string, signal?: AbortSignal): Promi
   const current = await readForEdit(session, path, signal);
   const real = current?.path ?? (await statPath(session.box, path, { signal })).path;
   if (history.depth(real) === 0) history.pop(real); // throws the "nothing to undo" error
-  if (current === undefined || written.get(real) !== hash(current.text)) {
+  const last = written.get(real);
+  if (current === undefined || last === undefined || last.hash !== hash(current.bytes)) {
     history.clear(real);
     written.delete(real);
     throw new InvalidArgumentError(
@@ -232,8 +255,9 @@ async function undo(session: Session, path: string, signal?: AbortSignal): Promi
       undo_steps: history.depth(real),
     };
   }
-  await writeFile(session.box, real, encodeTextFile(before), { signal });
-  written.set(real, hash(before));
+  const bytes = encodeText(before, last.encoding, real, "path");
+  await writeFile(session.box, real, bytes, { signal });
+  written.set(real, { hash: hash(bytes), encoding: last.encoding });
   const shown = viewFile(before, real, undefined, { maxLines: 40 });
   return {
     output: `Undid the last edit of ${real}; it now starts:\n${shown.text}`,
@@ -244,13 +268,22 @@ async function undo(session: Session, path: string, signal?: AbortSignal): Promi
   };
 }
 
-/** Records an edit for undo; history made stale by another writer is dropped first. */
-function record(session: Session, path: string, before: string | null, after: string): number {
+/**
+ * Records an edit for undo (`before` the text the file held, `after` the bytes written); history
+ * made stale by another writer is dropped first.
+ */
+function record(
+  session: Session,
+  path: string,
+  before: ReadForEdit | undefined,
+  after: Uint8Array,
+  encoding: TextEncoding,
+): number {
   const { history, written } = stateOf(session);
   const last = written.get(path);
-  if (last === undefined || before === null || last !== hash(before)) history.clear(path);
-  history.push(path, before);
-  written.set(path, hash(after));
+  if (last === undefined || before === undefined || last.hash !== hash(before.bytes)) history.clear(path);
+  history.push(path, before?.text ?? null);
+  written.set(path, { hash: hash(after), encoding });
   return history.depth(path);
 }
 
@@ -273,6 +306,6 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function hash(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+function hash(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
 }

@@ -3,7 +3,7 @@ import type { Box } from "../sandbox/box.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import { readLines } from "./box-files.js";
 import { numberLines } from "./edit/numbered-lines.js";
-import { decodeTextFile } from "./edit/text-file.js";
+import { decodeText } from "./edit/text-file.js";
 import { DEFAULT_VIEW_MAX_CHARS, DEFAULT_VIEW_MAX_LINES } from "./edit/view-file.js";
 import type { EditResult } from "./file-editor.js";
 
@@ -49,7 +49,7 @@ export async function viewLargeFile(
     if (newline === -1) cutLine = true;
     else raw = raw.subarray(0, newline + 1);
   }
-  const text = decodeTextFile(cutLine ? trimPartialUtf8(raw) : raw, path);
+  const { text } = decodeText(cutLine ? trimPartialUtf8(raw) : raw, path);
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   const shown = lines.slice(0, DEFAULT_VIEW_MAX_LINES).map((l) => l.replace(/\r$/, ""));

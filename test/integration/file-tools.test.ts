@@ -139,6 +139,31 @@ describe("file_editor", () => {
   const box = sharedSession({ "src/app.py": SOURCE, "docs/guide.md": "# Guide\n", ".git-ignored/x": "x\n" });
   const edit = (args: Record<string, unknown>) => box.call(fileEditorTool, args);
 
+  it("views and edits a Latin-1 file, keeping it Latin-1 byte for byte", async () => {
+    // "café crème\n" and "© 2024\n" in ISO-8859-1: é, è and © are single bytes.
+    await box.sh("printf 'caf\\351 cr\\350me\\n\\251 2024\\n' > menu.txt");
+    const view = await edit({ operation: "view", path: "menu.txt" });
+    expect(view).toMatchObject({ encoding: "latin1", total_lines: 2 });
+    expect(view.output).toBe("     1\tcafé crème\n     2\t© 2024");
+    const edited = await edit({
+      operation: "replace",
+      path: "menu.txt",
+      old_string: "café",
+      new_string: "thé à",
+    });
+    expect(edited.encoding).toBe("latin1");
+    const hex = () => box.sh("od -An -tx1 menu.txt | tr -d ' \\n'");
+    expect(await hex()).toBe("7468e920e0206372e86d650aa920323032340a");
+    await expect(
+      edit({ operation: "replace", path: "menu.txt", old_string: "2024", new_string: "5 €" }),
+    ).rejects.toThrow(
+      /^new_string: has "€" \(U\+20AC\), which \/workspace\/menu\.txt cannot hold: it is Latin-1/,
+    );
+    await edit({ operation: "undo", path: "menu.txt" });
+    expect(await hex()).toBe("636166e9206372e86d650aa920323032340a");
+    await box.sh("rm menu.txt");
+  });
+
   it("views a file with numbered lines and a view_range", async () => {
     const all = await edit({ operation: "view", path: "src/app.py" });
     expect(all).toMatchObject({ path: "/workspace/src/app.py", kind: "file", total_lines: 6 });
