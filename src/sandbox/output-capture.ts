@@ -73,3 +73,30 @@ export function cleanTerminalText(text: string): string {
       .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "")
   );
 }
+
+export type StreamName = "stdout" | "stderr";
+
+/**
+ * A command's output three ways, each capped on its own: stdout, stderr, and both merged in the
+ * order their chunks arrived.
+ */
+export class CommandOutput {
+  readonly stdout: OutputCapture;
+  readonly stderr: OutputCapture;
+  readonly merged: OutputCapture;
+
+  constructor(maxBytes: number) {
+    this.stdout = new OutputCapture(maxBytes);
+    this.stderr = new OutputCapture(maxBytes);
+    this.merged = new OutputCapture(maxBytes);
+  }
+
+  push(stream: StreamName, chunk: Buffer): void {
+    this[stream].push(chunk);
+    this.merged.push(chunk);
+  }
+
+  get truncated(): boolean {
+    return this.stdout.truncated || this.stderr.truncated || this.merged.truncated;
+  }
+}

@@ -2,16 +2,24 @@
  * A persistent bash in a box, driven through a real terminal: node-pty runs `docker exec -it`.
  * Commands are framed with per-command nonces so their end and exit code are known exactly;
  * each command's stdin is /dev/null so a program waiting for input cannot swallow the next
- * command. cwd and environment persist between commands. A command past its limit is
- * interrupted (SIGINT, then SIGKILL of everything it started); if the shell still does not come
- * back, or exits, a new shell is started and the result says so.
+ * command, and its stderr goes to a second terminal in the box, so stdout and stderr come apart
+ * while both stay terminals. cwd and environment persist between commands.
+ *
+ * A command past its limit, or cancelled, is stopped as a whole: the rest of a command list runs
+ * in the shell itself, so the only sure stop ends that shell with everything the command started
+ * (SIGINT first, SIGKILL after a short grace), and a new shell is given the state the old one had
+ * before the command. A command that ends the shell itself (exit, exec, kill $$) gets the same.
  */
 import { randomBytes } from "node:crypto";
 import * as pty from "node-pty";
 import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import type { StopReport, StopRequest } from "./command-stop.js";
 import { FrameScanner, RS, startMarker } from "./frame-scanner.js";
-import { OutputCapture } from "./output-capture.js";
+import { CommandOutput, type StreamName } from "./output-capture.js";
+import { framed, restoreState, shellInit, type RestoreOutcome } from "./shell-frame.js";
+import { afterRestartNote, stoppedNote } from "./shell-notes.js";
+import type { StderrTerminal } from "./stderr-terminal.js";
 
 const log = logger("shell");
 
@@ -23,44 +31,92 @@ export interface ShellOptions {
   workdir: string;
   env: Record<string, string>;
   /**
-   * Signals every process the current command started (everything in the shell's session but
-   * the shell). The terminal is raw, so no typed byte can raise a signal: interrupts go this way.
+   * Where the frame saves the shell's state before each command (a path in the box), for a new
+   * shell to be given; without it a new shell starts fresh.
    */
-  signalCommandProcesses: (shellPid: number, signal: "INT" | "KILL") => Promise<void>;
+  stateFile?: string;
+  /** Opens the terminal commands' stderr goes to; without it stderr shares stdout's terminal. */
+  openStderrTerminal?: () => Promise<StderrTerminal>;
+  /** Stops a command as a whole (see command-stop.ts); resolves once nothing of it is left. */
+  stopCommand: (request: StopRequest) => Promise<StopReport>;
   startTimeoutMs?: number;
+  /** How long a command that handles SIGINT gets to finish after its time is up; default 1_000. */
+  interruptGraceMs?: number;
 }
 
 export interface RunOptions {
   timeoutMs: number;
+  /** The cap of each of stdout, stderr and output (head and tail kept). */
   maxOutputBytes: number;
   signal?: AbortSignal;
-  onOutput?: (text: string) => void;
+  onOutput?: (text: string, stream: StreamName) => void;
 }
 
 export interface ShellResult {
+  /** stdout and stderr together, in the order their chunks reached drydock. */
   output: string;
-  /** null when the command did not finish (timed out and killed, or the shell died). */
+  stdout: string;
+  stderr: string;
+  /**
+   * The command's exit status, or the status the shell exited with when the command ended it;
+   * null when the command was stopped (timed out or cancelled).
+   */
   exitCode: number | null;
   timedOut: boolean;
   truncated: boolean;
-  /** True when this call ended with a new shell: cwd and environment were reset. */
+  /** True when this call ended with a new shell; `note` says what state it was given. */
   restarted: boolean;
   /** What happened, for a caller or a model: set when the result is not a plain finish. */
   note?: string;
 }
 
-interface Pending {
-  scanner: FrameScanner;
-  capture: OutputCapture;
-  onOutput?: (text: string) => void;
-  done: (exitCode: number | null, why?: "exit") => void;
+const DEFAULT_GRACE_MS = 1_000;
+/** After stdout's end: how long stderr may stay silent before its end is given up on. */
+const STDERR_IDLE_MS = 2_000;
+/** After a stop: how long the flush markers may take to arrive. */
+const FLUSH_MS = 3_000;
+const RESTORE_TIMEOUT_MS = 10_000;
+
+class Deferred<T> {
+  settled = false;
+  resolve!: (value: T) => void;
+  readonly promise = new Promise<T>((resolve) => {
+    this.resolve = (value) => {
+      if (this.settled) return;
+      this.settled = true;
+      resolve(value);
+    };
+  });
 }
 
-const GRACE_MS = 2_000;
+interface Pending {
+  nonce: string;
+  out: FrameScanner;
+  err: FrameScanner | undefined;
+  output: CommandOutput;
+  onOutput?: (text: string, stream: StreamName) => void;
+  /** False once the command's shell is gone: what a new shell prints is not the command's. */
+  outOpen: boolean;
+  outEnd: Deferred<number>;
+  errEnd: Deferred<void>;
+  lastErrAt: number;
+  exited: Deferred<number | null>;
+}
+
+type Outcome =
+  | { kind: "end"; exitCode: number }
+  | { kind: "exit"; exitCode: number | null }
+  | { kind: "timeout" }
+  | { kind: "cancel" };
+
+const randomHex = () => randomBytes(8).toString("hex");
+const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export class PtyShell {
   private term: pty.IPty | undefined;
   private shellPid = 0;
+  private ttyPath = "";
+  private stderr: StderrTerminal | undefined;
   private pending: Pending | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -70,7 +126,12 @@ export class PtyShell {
 
   static async start(options: ShellOptions): Promise<PtyShell> {
     const shell = new PtyShell(options);
-    await shell.spawn();
+    try {
+      await Promise.all([shell.spawn(), shell.openStderr()]);
+    } catch (error) {
+      await shell.dispose();
+      throw error;
+    }
     return shell;
   }
 
@@ -91,7 +152,7 @@ export class PtyShell {
 
   /** Replaces the shell with a fresh one (cwd and environment reset). */
   restart(): Promise<void> {
-    const next = this.queue.then(() => this.respawn("restart requested"));
+    const next = this.queue.then(() => this.respawn("restart requested").then(() => undefined));
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -99,6 +160,7 @@ export class PtyShell {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.kill();
+    this.stderr?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -107,100 +169,181 @@ export class PtyShell {
 
   private async runNow(command: string, options: RunOptions): Promise<ShellResult> {
     if (this.disposed) throw new DrydockError("shell_closed", "the shell of this session is closed");
+    const notes: string[] = [];
     let restarted = false;
     if (!this.term) {
       await this.respawn("the previous shell had exited");
       restarted = true;
+      notes.push(
+        "the shell had exited since the last command (something it left running ended it); a new shell was started (working directory and environment were reset)",
+      );
     }
-    const nonce = randomBytes(8).toString("hex");
-    const capture = new OutputCapture(options.maxOutputBytes);
-    let timedOut = false;
-    let note: string | undefined;
-
-    const finished = new Promise<{ exitCode: number | null; exited: boolean }>((resolve) => {
-      this.pending = {
-        scanner: new FrameScanner(nonce),
-        capture,
-        onOutput: options.onOutput,
-        done: (exitCode, why) => resolve({ exitCode, exited: why === "exit" }),
-      };
-    });
-    this.term!.write(framed(command, nonce));
-
-    const waitFor = (ms: number) =>
-      Promise.race([finished, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);
-
-    let outcome = await new Promise<{ exitCode: number | null; exited: boolean } | "timeout" | "cancel">(
-      (resolve) => {
-        const timer = setTimeout(() => resolve("timeout"), options.timeoutMs);
-        const onAbort = () => resolve("cancel");
-        options.signal?.addEventListener("abort", onAbort, { once: true });
-        if (options.signal?.aborted) onAbort();
-        void finished.then((r) => {
-          clearTimeout(timer);
-          options.signal?.removeEventListener("abort", onAbort);
-          resolve(r);
-        });
-      },
-    );
-
-    if (outcome === "timeout" || outcome === "cancel") {
-      timedOut = outcome === "timeout";
-      const what = timedOut ? `timed out after ${Math.round(options.timeoutMs / 1000)} s` : "was cancelled";
-      await this.options.signalCommandProcesses(this.shellPid, "INT").catch(() => undefined);
-      let after = await waitFor(GRACE_MS);
-      if (after) {
-        note = `the command ${what} and was interrupted (SIGINT)`;
-      } else {
-        await this.options.signalCommandProcesses(this.shellPid, "KILL").catch(() => undefined);
-        after = await waitFor(GRACE_MS);
-        if (after) note = `the command ${what}; it ignored SIGINT and was killed (SIGKILL)`;
+    if (this.options.openStderrTerminal && !this.stderr?.alive) {
+      try {
+        await this.openStderr();
+      } catch (error) {
+        this.stderr = undefined;
+        notes.push(
+          `stderr could not be kept apart for this command (${(error as Error).message}): it is in stdout`,
+        );
       }
-      if (after && !after.exited) {
-        outcome = { exitCode: null, exited: false };
-      } else {
-        await this.respawn(`the command ${what} and the shell did not recover`);
-        restarted = true;
-        note = `the command ${what}; the shell did not recover and was restarted (cwd and environment were reset)`;
-        outcome = { exitCode: null, exited: true };
+    }
+    const nonce = randomHex();
+    const token = randomHex();
+    const stderrPath = this.stderr?.path;
+    const pending: Pending = {
+      nonce,
+      out: new FrameScanner(nonce),
+      err: stderrPath ? new FrameScanner(nonce) : undefined,
+      output: new CommandOutput(options.maxOutputBytes),
+      onOutput: options.onOutput,
+      outOpen: true,
+      outEnd: new Deferred(),
+      errEnd: new Deferred(),
+      lastErrAt: 0,
+      exited: new Deferred(),
+    };
+    this.pending = pending;
+    this.term!.write(framed(command, { nonce, token, stderrPath, stateFile: this.options.stateFile }));
+
+    const outcome = await waitForEnd(pending, options);
+    let exitCode: number | null = null;
+    if (outcome.kind === "end") {
+      exitCode = outcome.exitCode;
+      if (!(await this.stderrSettled(pending))) {
+        notes.push(
+          `the end of stderr did not arrive (its terminal closed, or it stayed silent ${STDERR_IDLE_MS / 1000} s after stdout ended): stderr may be incomplete`,
+        );
       }
-    } else if (outcome.exited) {
+    } else if (outcome.kind === "exit") {
+      exitCode = outcome.exitCode;
       restarted = true;
-      await this.respawn("the shell exited");
-      note =
-        "the shell exited during this command (exit, exec or a signal); a new shell was started (cwd and environment were reset)";
+      const restored = await this.respawn("the shell exited", token);
+      notes.push(
+        `the shell exited${exitCode === null ? "" : ` with status ${exitCode}`} during this command (exit, exec or a signal); ${afterRestartNote(restored)}`,
+      );
+    } else {
+      const what =
+        outcome.kind === "timeout"
+          ? `timed out after ${Math.round(options.timeoutMs / 1000)} s`
+          : "was cancelled";
+      const stopped = await this.stop(pending, token);
+      restarted = true;
+      const restored = await this.respawn(`the command ${what}`, token);
+      notes.push(`${stoppedNote(what, stopped, this.graceMs)}. ${capitalised(afterRestartNote(restored))}`);
     }
-    this.pending = undefined;
+    if (this.pending === pending) this.pending = undefined;
+    const { output } = pending;
     return {
-      output: capture.text(),
-      exitCode: timedOut ? null : outcome.exitCode,
-      timedOut,
-      truncated: capture.truncated,
+      output: output.merged.text(),
+      stdout: output.stdout.text(),
+      stderr: output.stderr.text(),
+      exitCode,
+      timedOut: outcome.kind === "timeout",
+      truncated: output.truncated,
       restarted,
-      note,
+      note: notes.length ? notes.join("; ") : undefined,
     };
   }
 
-  private onData(data: string): void {
+  private get graceMs(): number {
+    return this.options.interruptGraceMs ?? DEFAULT_GRACE_MS;
+  }
+
+  /**
+   * Ends the command, its shell and everything it started; then waits for the flush markers, so
+   * the output holds everything the command wrote before it was stopped.
+   */
+  private async stop(pending: Pending, token: string): Promise<StopReport | Error> {
+    const terminals = [this.ttyPath, this.stderr?.alive ? this.stderr.path : ""].filter(Boolean);
+    let report: StopReport | Error;
+    try {
+      report = await this.options.stopCommand({
+        shellPid: this.shellPid,
+        token,
+        graceMs: this.graceMs,
+        flushMarker: `${RS}DDE${pending.nonce}:0${RS}`,
+        terminals,
+      });
+    } catch (error) {
+      log.warn(
+        `${this.options.containerId.slice(0, 12)}: stopping a command failed: ${(error as Error).message}`,
+      );
+      return error as Error;
+    }
+    const flushed = [
+      pending.outEnd.promise,
+      ...(pending.err && this.stderr?.alive ? [pending.errEnd.promise] : []),
+    ];
+    await Promise.race([Promise.all(flushed), delay(FLUSH_MS)]);
+    return report;
+  }
+
+  /** Waits for stderr's end marker while stderr keeps arriving; false when it never came. */
+  private async stderrSettled(pending: Pending): Promise<boolean> {
+    const terminal = this.stderr;
+    if (!pending.err || !terminal) return true;
+    const since = Date.now();
+    while (!pending.errEnd.settled && terminal.alive) {
+      if (Date.now() - Math.max(since, pending.lastErrAt) >= STDERR_IDLE_MS) return false;
+      await Promise.race([pending.errEnd.promise, terminal.ended, delay(100)]);
+    }
+    return pending.errEnd.settled;
+  }
+
+  private onOut(data: string): void {
     const pending = this.pending;
-    if (!pending) return;
-    for (const event of pending.scanner.feed(data)) {
-      if (event.kind === "output") {
-        pending.capture.push(Buffer.from(event.text, "utf8"));
-        pending.onOutput?.(event.text);
-      } else {
-        pending.done(event.exitCode);
-      }
+    if (!pending?.outOpen || pending.outEnd.settled) return;
+    for (const event of pending.out.feed(data)) {
+      if (event.kind === "output") this.emit(pending, "stdout", event.text);
+      else pending.outEnd.resolve(event.exitCode);
     }
   }
 
-  private async respawn(why: string): Promise<void> {
+  private onErr(data: string): void {
+    const pending = this.pending;
+    if (!pending?.err || pending.errEnd.settled) return;
+    pending.lastErrAt = Date.now();
+    for (const event of pending.err.feed(data)) {
+      if (event.kind === "output") this.emit(pending, "stderr", event.text);
+      else pending.errEnd.resolve();
+    }
+  }
+
+  private emit(pending: Pending, stream: StreamName, text: string): void {
+    pending.output.push(stream, Buffer.from(text, "utf8"));
+    pending.onOutput?.(text, stream);
+  }
+
+  /**
+   * A new shell in place of the current one; with a token, it is given the state saved before
+   * that command. Says what state the new shell has.
+   */
+  private async respawn(why: string, restoreToken?: string): Promise<RestoreOutcome | "fresh"> {
     log.info(`${this.options.containerId.slice(0, 12)}: starting a new shell (${why})`);
-    // The command being answered is over: what the new shell prints while it starts is not its output.
-    this.pending = undefined;
+    // What the new shell prints is not the command's output (its stderr may still arrive).
+    if (this.pending) this.pending.outOpen = false;
     this.kill();
     this.restarts++;
     await this.spawn();
+    if (restoreToken === undefined || this.options.stateFile === undefined) return "fresh";
+    const marker = `${RS}DDR${randomHex()}`;
+    this.term!.write(restoreState(this.options.stateFile, restoreToken, this.options.workdir, marker));
+    try {
+      return (await watchFor(
+        this.term!,
+        marker,
+        RESTORE_TIMEOUT_MS,
+        "restoring the shell's state",
+      )) as RestoreOutcome;
+    } catch (error) {
+      log.warn(
+        `${this.options.containerId.slice(0, 12)}: ${(error as Error).message}; starting a fresh shell`,
+      );
+      this.kill();
+      await this.spawn();
+      return "no-state";
+    }
   }
 
   private kill(): void {
@@ -213,6 +356,16 @@ export class PtyShell {
         // Already gone.
       }
     }
+  }
+
+  private async openStderr(): Promise<void> {
+    if (!this.options.openStderrTerminal) return;
+    const terminal = await this.options.openStderrTerminal();
+    this.stderr?.close();
+    this.stderr = terminal;
+    terminal.onData((text) => {
+      if (this.stderr === terminal) this.onErr(text);
+    });
   }
 
   private async spawn(): Promise<void> {
@@ -231,63 +384,74 @@ export class PtyShell {
       env: process.env as Record<string, string>,
     });
     this.term = term;
-    const nonce = randomBytes(8).toString("hex");
-    const ready = startMarker(nonce);
-    let seen = "";
-    const started = new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new DrydockError("shell_start_failed", `the shell did not start: ${seen.slice(-500)}`)),
-        o.startTimeoutMs ?? 20_000,
-      );
-      const sub = term.onData((data) => {
-        seen += data;
-        const at = seen.indexOf(ready);
-        if (at < 0) return;
-        const rest = seen.slice(at + ready.length);
-        const end = rest.indexOf(RS);
-        if (end < 0) return;
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(Number(rest.slice(0, end)));
-      });
-      term.onExit(({ exitCode }) => {
-        clearTimeout(timer);
-        reject(
-          new DrydockError(
-            "shell_start_failed",
-            `the shell exited at start (${exitCode}): ${seen.slice(-500)}`,
-          ),
-        );
-      });
-    });
+    const ready = startMarker(randomHex());
+    const started = watchFor(term, ready, o.startTimeoutMs ?? 20_000, "the shell did not start");
     term.onData((data) => {
-      if (this.term === term) this.onData(data);
+      if (this.term === term) this.onOut(data);
     });
-    term.onExit(() => {
+    term.onExit(({ exitCode }) => {
       if (this.term !== term) return;
       this.term = undefined;
-      this.pending?.done(null, "exit");
+      this.pending?.exited.resolve(exitCode);
     });
-    // Raw and silent: bytes typed reach bash verbatim (no line-length limit, no signal keys, no
-    // echo). SIGINT is trapped, not ignored, so the commands bash runs keep the default action.
-    term.write(
-      `stty raw -echo 2>/dev/null; trap ':' INT; printf '${ready.replace(/\x1e/g, "\\036")}%s\\036' $$\n`,
-    );
-    this.shellPid = await started;
+    term.write(shellInit(ready, o.stateFile));
+    const answer = await started;
+    const at = answer.indexOf(":");
+    this.shellPid = Number(answer.slice(0, at));
+    this.ttyPath = answer.slice(at + 1);
   }
 }
 
+/** The first of: stdout's end marker, the shell's exit, the time limit, the caller's cancel. */
+function waitForEnd(pending: Pending, options: RunOptions): Promise<Outcome> {
+  return new Promise<Outcome>((resolve) => {
+    const timer = setTimeout(() => finish({ kind: "timeout" }), options.timeoutMs);
+    const onAbort = () => finish({ kind: "cancel" });
+    function finish(outcome: Outcome): void {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // A command that ended just as its time ran out has ended: its end marker wins.
+      if (outcome.kind !== "end" && pending.outEnd.settled) return;
+      resolve(outcome);
+    }
+    void pending.outEnd.promise.then((exitCode) => finish({ kind: "end", exitCode }));
+    void pending.exited.promise.then((exitCode) => finish({ kind: "exit", exitCode }));
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+  });
+}
+
 /**
- * The text typed for one command: the command is read verbatim into a variable through a
- * here-document whose delimiter holds the nonce, then evaluated with stdin from /dev/null. The
- * end marker carries the command's exit status; the terminal is set raw again before it.
+ * What the terminal shows after `marker` and before the next RS, once it arrives; fails when the
+ * shell exits first or after timeoutMs.
  */
-export function framed(command: string, nonce: string): string {
-  const delimiter = `__DRYDOCK_${nonce}__`;
-  return (
-    `IFS= read -r -d '' __drydock_cmd <<'${delimiter}'\n${command}\n${delimiter}\n` +
-    `printf '\\036DDS${nonce}\\036'; eval "$__drydock_cmd" </dev/null; __drydock_rc=$?; ` +
-    // A command may have changed the terminal (stty sane, a full-screen program): set it back.
-    `stty raw -echo 2>/dev/null; printf '\\036DDE${nonce}:%d\\036' $__drydock_rc\n`
-  );
+function watchFor(term: pty.IPty, marker: string, timeoutMs: number, what: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let seen = "";
+    const finish = (settle: () => void) => {
+      clearTimeout(timer);
+      data.dispose();
+      exit.dispose();
+      settle();
+    };
+    const fail = (why: string) =>
+      finish(() => reject(new DrydockError("shell_start_failed", `${what}: ${why}: ${seen.slice(-500)}`)));
+    const timer = setTimeout(() => fail(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
+    const data = term.onData((text) => {
+      seen += text;
+      const at = seen.indexOf(marker);
+      if (at < 0) {
+        if (seen.length > 100_000) seen = seen.slice(-10_000);
+        return;
+      }
+      const rest = seen.slice(at + marker.length);
+      const end = rest.indexOf(RS);
+      if (end >= 0) finish(() => resolve(rest.slice(0, end)));
+    });
+    const exit = term.onExit(({ exitCode }) => fail(`the shell exited (${exitCode})`));
+  });
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -19,8 +19,8 @@ export interface FrameOptions {
   token: string;
   /** The terminal the command's stderr goes to; without one it shares stdout's terminal. */
   stderrPath?: string;
-  /** Where the shell's state before the command is saved (a path in the box). */
-  stateFile: string;
+  /** Where the shell's state before the command is saved (a path in the box); none: not saved. */
+  stateFile?: string;
 }
 
 export const COMMAND_TOKEN_VARIABLE = "DRYDOCK_COMMAND";
@@ -51,9 +51,12 @@ export function framed(command: string, o: FrameOptions): string {
   // Redirections apply left to right: errors of opening the second terminal go nowhere.
   // Appending: the same text reaches a terminal, and a plain file (in tests) keeps all of it.
   const toErr = err ? ` 2>/dev/null >>${err}` : "";
+  const save = o.stateFile
+    ? `{ builtin printf '%s\\n' '${STATE_HEADER} ${o.token}'; builtin declare -p; ` +
+      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(o.stateFile)} 2>/dev/null\n`
+    : "";
   return (
-    `{ builtin printf '%s\\n' '${STATE_HEADER} ${o.token}'; builtin declare -p; ` +
-    `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(o.stateFile)} 2>/dev/null\n` +
+    save +
     `IFS= builtin read -r -d '' __drydock_cmd <<'${delimiter}'\n${command}\n${delimiter}\n` +
     `builtin export ${COMMAND_TOKEN_VARIABLE}=${o.token}; builtin printf '${start}'` +
     (err ? `; builtin printf '${start}'${toErr}` : "") +
@@ -69,10 +72,10 @@ export function framed(command: string, o: FrameOptions): string {
  * commands bash runs keep the default action), the state directory made, then the ready marker
  * with the shell's pid and its terminal.
  */
-export function shellInit(readyMarker: string, stateFile: string): string {
-  const dir = stateFile.replace(/\/[^/]*$/, "") || "/";
+export function shellInit(readyMarker: string, stateFile?: string): string {
+  const dir = stateFile ? stateFile.replace(/\/[^/]*$/, "") || "/" : undefined;
   return (
-    `stty raw -echo 2>/dev/null; trap ':' INT; mkdir -p -m 700 ${shellQuote(dir)} 2>/dev/null; ` +
+    `stty raw -echo 2>/dev/null; trap ':' INT; ${dir ? `mkdir -p -m 700 ${shellQuote(dir)} 2>/dev/null; ` : ""}` +
     `printf '${octalRs(readyMarker)}%s:%s\\036' $$ "$(tty)"\n`
   );
 }

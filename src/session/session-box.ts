@@ -5,10 +5,19 @@
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
+import { openTerminalExec } from "../engine/exec-terminal.js";
 import { Box } from "../sandbox/box.js";
 import type { BoxOptions } from "../sandbox/box-profile.js";
 import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
+import {
+  STOP_SCRIPT,
+  parseStopReport,
+  stopArguments,
+  type StopReport,
+  type StopRequest,
+} from "../sandbox/command-stop.js";
 import { PtyShell } from "../sandbox/pty-shell.js";
+import { STDERR_HOLDER, StderrTerminal } from "../sandbox/stderr-terminal.js";
 import { findDockerCli } from "../util/docker-cli.js";
 import { stateDir } from "../util/paths.js";
 
@@ -33,6 +42,9 @@ export async function createSessionBox(
   }
 }
 
+/** Where the shell saves its state before each command (the box user's home is a tmpfs). */
+export const SHELL_STATE_FILE = "/home/agent/.drydock/shell-state";
+
 /** Starts the persistent shell of a session's box, as the box user in /workspace. */
 export function startSessionShell(box: Box, env: Record<string, string> = {}): Promise<PtyShell> {
   return PtyShell.start({
@@ -41,15 +53,34 @@ export function startSessionShell(box: Box, env: Record<string, string> = {}): P
     user: BOX_USER,
     workdir: WORKSPACE,
     env: { PAGER: "cat", GIT_PAGER: "cat", ...env },
-    signalCommandProcesses: (pid, signal) => signalSession(box, pid, signal),
+    stateFile: SHELL_STATE_FILE,
+    openStderrTerminal: () =>
+      StderrTerminal.open(() =>
+        openTerminalExec(box.engine, box.id, STDERR_HOLDER, { user: BOX_USER, workdir: WORKSPACE }),
+      ),
+    stopCommand: (request) => stopCommand(box, request),
   });
 }
 
-/** Signals every process in the shell's session except the shell itself. */
-async function signalSession(box: Box, shellPid: number, signal: "INT" | "KILL"): Promise<void> {
-  await box.sh(
-    'for p in $(pgrep -s "$1"); do [ "$p" = "$1" ] || kill -s "$2" "$p" 2>/dev/null; done; true',
-    [String(shellPid), signal],
-    { timeoutMs: 10_000 },
-  );
+/**
+ * Runs the stop script in the box. A box at its process limit may refuse the exec for a moment
+ * (the command may be a fork bomb): it is tried again for up to 10 s.
+ */
+async function stopCommand(box: Box, request: StopRequest): Promise<StopReport> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const r = await box.exec(["bash", "-c", STOP_SCRIPT, "drydock-stop", ...stopArguments(request)], {
+        timeoutMs: 30_000 + request.graceMs,
+      });
+      const report = parseStopReport(r.stdout.toString("utf8"));
+      if (report) return report;
+      throw new Error(
+        `the stop script ended (${r.exitCode}) without a report: ${r.stderr.toString("utf8").slice(-300)}`,
+      );
+    } catch (error) {
+      if (Date.now() > deadline || !(await box.isRunning().catch(() => false))) throw error;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }

@@ -8,6 +8,7 @@ import type { EgressProxy } from "../gateway/egress-proxy.js";
 import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
 import type { Box } from "../sandbox/box.js";
 import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
+import type { StreamName } from "../sandbox/output-capture.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
 import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -182,10 +183,14 @@ export class Session {
     };
   }
 
-  /** Runs a command in the persistent shell. */
+  /** Runs a command in the persistent shell; onOutput gets each chunk of stdout and stderr as it comes. */
   async bash(
     command: string,
-    options: { timeoutMs?: number; signal?: AbortSignal; onOutput?: (text: string) => void } = {},
+    options: {
+      timeoutMs?: number;
+      signal?: AbortSignal;
+      onOutput?: (text: string, stream: StreamName) => void;
+    } = {},
   ): Promise<ShellResult> {
     try {
       return await this.shell.run(command, {

@@ -36,16 +36,20 @@ describe("PtyShell in a real box", () => {
     expect(r.output).toBe("read=1 line=[]\ncat=0\n");
   });
 
-  it("interrupts a command past its limit and the shell keeps its state", async () => {
+  it("interrupts a command past its limit, stops it, and gives the new shell the state from before it", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
     await session.bash("cd /tmp && export KEEP=1");
-    const r = await session.bash("echo start; sleep 60", { timeoutMs: 1_000 });
+    const r = await session.bash("export LOST=1; cd /; echo start; sleep 60", { timeoutMs: 1_000 });
     expect(r.timedOut).toBe(true);
     expect(r.exitCode).toBeNull();
-    expect(r.restarted).toBe(false);
+    expect(r.restarted).toBe(true);
     expect(r.output).toContain("start");
-    expect((await session.bash('echo "$PWD $KEEP"')).output).toBe("/tmp 1\n");
+    expect(r.note).toMatch(/timed out after 1 s and was stopped as a whole: 1 process got SIGINT;/);
+    expect(r.note).toMatch(
+      /with the working directory, variables, functions, aliases and options from before/,
+    );
+    expect((await session.bash('echo "$PWD $KEEP ${LOST-unset}"')).output).toBe("/tmp 1 unset\n");
   });
 
   it("kills a command that ignores SIGINT", async () => {
@@ -53,21 +57,67 @@ describe("PtyShell in a real box", () => {
     await using session = await testSession(repo.path);
     const r = await session.bash("trap '' INT; sleep 60", { timeoutMs: 1_000 });
     expect(r.timedOut).toBe(true);
-    expect(r.note).toMatch(/SIGKILL|restarted/);
+    expect(r.note).toMatch(
+      /stopped as a whole: 1 process got SIGINT, 1 got SIGKILL \(subshells, and what ignored SIGINT or still ran after 1 s\)/,
+    );
     expect((await session.bash("echo ok")).output).toBe("ok\n");
   });
 
-  it("restarts a shell that exits and says so", async () => {
+  it("keeps the status a command ended the shell with, and the state from before the command", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
-    await session.bash("cd /tmp");
-    const r = await session.bash("exit 3");
-    expect(r.restarted).toBe(true);
-    expect(r.note).toMatch(/new shell/);
-    const after = await session.bash("pwd");
-    expect(after.output).toBe("/workspace\n");
-    expect((await session.bash("kill -9 $$")).restarted).toBe(true);
+    await session.bash("cd /tmp; f() { echo in-f; }");
+    const r = await session.bash("false; cd /; exit 3");
+    expect(r).toMatchObject({ exitCode: 3, restarted: true, timedOut: false });
+    expect(r.note).toMatch(/the shell exited with status 3 during this command/);
+    expect(r.note).toMatch(/from before the command/);
+    expect(await session.bash("pwd; f")).toMatchObject({
+      output: "/tmp\nin-f\n",
+      exitCode: 0,
+      restarted: false,
+    });
+    expect(await session.bash("kill -9 $$")).toMatchObject({ exitCode: 137, restarted: true });
     expect((await session.bash("echo back")).output).toBe("back\n");
+  });
+
+  it("gives stdout and stderr apart, both on terminals, and both merged in output", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    const r = await session.bash("echo out; echo err >&2");
+    expect(r).toMatchObject({ stdout: "out\n", stderr: "err\n", exitCode: 0 });
+    expect(r.output.split("\n").sort()).toEqual(["", "err", "out"]);
+    // Writes far enough apart keep their order in output.
+    const spaced = await session.bash("echo one; sleep 0.3; echo two >&2; sleep 0.3; echo three");
+    expect(spaced).toMatchObject({ output: "one\ntwo\nthree\n", stdout: "one\nthree\n", stderr: "two\n" });
+    expect((await session.bash("test -t 1 && test -t 2 && echo both-tty")).stdout).toBe("both-tty\n");
+    // A redirection inside the command is the command's: 2>&1 puts stderr in stdout, exactly in order.
+    expect(await session.bash("{ echo a; echo b >&2; echo c; } 2>&1")).toMatchObject({
+      stdout: "a\nb\nc\n",
+      stderr: "",
+    });
+    const failing = await session.bash("ls /nope");
+    expect(failing.exitCode).toBe(2);
+    expect(failing.stdout).toBe("");
+    expect(failing.stderr).toMatch(/^ls: cannot access '\/nope': No such file or directory\n$/);
+  });
+
+  it("keeps each stream's head and tail when it goes past the cap", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path, { maxOutputBytes: 10_000 });
+    const r = await session.bash(
+      "echo OUT-FIRST; echo ERR-FIRST >&2; seq 1 20000; seq 1 20000 >&2; echo OUT-LAST; echo ERR-LAST >&2",
+    );
+    expect(r.truncated).toBe(true);
+    for (const [text, first, last] of [
+      [r.stdout, "OUT-FIRST", "OUT-LAST"],
+      [r.stderr, "ERR-FIRST", "ERR-LAST"],
+    ] as const) {
+      expect(text.startsWith(`${first}\n1\n`)).toBe(true);
+      expect(text.endsWith(`20000\n${last}\n`)).toBe(true);
+      expect(text).toMatch(/bytes of output cut/);
+      expect(text.length).toBeLessThan(10_500);
+    }
+    expect(r.output.length).toBeLessThan(10_500);
   });
 
   it("caps a 100 MB output, keeps head and tail, and the shell still works", async () => {

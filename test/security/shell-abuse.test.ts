@@ -1,8 +1,9 @@
 /**
  * The agent owns its shell and may break it on purpose: replace it with another program, leave a
  * job printing in the background, start a full-screen editor, redirect the shell's own output,
- * shadow the builtins that frame commands. Each time the shell recovers or is restarted and says
- * so, and nothing of drydock's own framing shows in the output. (exit, kill -9 $$, stty raw, a
+ * shadow the builtins that frame commands. Each time the shell recovers or is replaced (with the
+ * state it had before the command) and says so, and nothing of drydock's own framing shows in
+ * the output. (exit, kill -9 $$, stty raw, a
  * fake completion marker, a program waiting on stdin and SIGINT-ignoring commands are in
  * test/integration/shell.test.ts.)
  */
@@ -70,24 +71,45 @@ describe("shell abuse", () => {
     }
   });
 
-  it("a shell that silenced its own output is restarted once the command's time is up", async () => {
+  it("a shell that silenced its own output is replaced once the command's time is up, with the state from before", async () => {
+    await session.bash("cd /tmp");
     const r = await session.bash("exec >/dev/null 2>&1", { timeoutMs: 2_000 });
     expect(r).toMatchObject({ timedOut: true, restarted: true });
-    expect(r.note).toMatch(/restarted/);
+    expect(r.note).toMatch(/A new shell was started with the working directory/);
     expect(r.output).not.toMatch(FRAMING);
-    expect((await session.bash("echo heard")).output).toBe("heard\n");
+    expect((await session.bash("echo heard; pwd")).output).toBe("heard\n/tmp\n");
+    await session.bash("cd /workspace");
   });
 
-  it("a shell whose framing builtins were shadowed is replaced by restart", async () => {
-    // The box's word is only as good as the box: a function named eval makes later commands
-    // report nothing. A fresh shell, which the caller can always ask for, is clean again.
-    await session.bash("eval() { :; }");
-    expect((await session.bash("echo lost")).output).toBe("");
+  it("functions named after the frame's builtins do not break it; one named builtin is undone", async () => {
+    // The frame calls its builtins through `builtin`: shadowing them changes nothing.
+    await session.bash(
+      "eval() { :; }; printf() { :; }; read() { :; }; export() { :; }; stty() { :; }; declare() { :; }",
+    );
+    expect(await session.bash("echo still-framed; (exit 4)")).toMatchObject({
+      output: "still-framed\n",
+      exitCode: 4,
+    });
     await session.shell.restart();
     expect((await session.bash("echo back; type eval")).output).toBe("back\neval is a shell builtin\n");
-    // Shadowing printf hides the frame itself: the command times out and the shell is replaced.
-    const r = await session.bash("printf() { :; }", { timeoutMs: 2_000 });
-    expect(r.restarted).toBe(true);
-    expect((await session.bash("printf '%s\\n' works")).output).toBe("works\n");
+    // A function named builtin hides the frame's end: the command times out and its shell is
+    // replaced by one with the state from before it, without the function.
+    const r = await session.bash("builtin() { :; }", { timeoutMs: 2_000 });
+    expect(r).toMatchObject({ timedOut: true, restarted: true });
+    expect(r.output).not.toMatch(FRAMING);
+    expect((await session.bash("type -t builtin; printf '%s\\n' works")).output).toBe("builtin\nworks\n");
+  });
+
+  it("a command that kills the stderr terminal's holder: it is told, and the next command has both terminals again", async () => {
+    const r = await session.bash(
+      "echo before >&2; sleep 0.3; pkill -KILL -f '^bash --noprofile --norc -c stty raw'; sleep 0.3; echo out",
+    );
+    expect(r).toMatchObject({ stdout: "out\n", stderr: "before\n", exitCode: 0 });
+    expect(r.note).toMatch(/stderr may be incomplete/);
+    expect(await session.bash("echo o; echo e >&2")).toMatchObject({
+      stdout: "o\n",
+      stderr: "e\n",
+      restarted: false,
+    });
   });
 });
