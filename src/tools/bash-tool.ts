@@ -8,7 +8,7 @@ export const bashTool = defineTool({
   name: "bash",
   title: "Run a command in the box",
   description:
-    "Runs a bash command in the session's persistent shell inside the sandbox (cwd starts at /workspace, the repository; cd and export persist between calls). stdout and stderr are merged; stdin is empty, so interactive programs get end-of-file. Returns output (ANSI codes removed; head and tail kept when over the cap), exit_code, timed_out, truncated and restarted. A command past its time limit is interrupted; if the shell does not recover it is restarted (cwd and environment reset) and restarted is true. The box has no network unless the session was created with one. Use restart: true to get a fresh shell.",
+    "Runs a bash command in the session's persistent shell in the sandbox (cwd starts at /workspace, the repository; cd, variables, functions and aliases persist between calls). Returns stdout and stderr apart, and output: both merged in arrival order (writes within a few milliseconds may swap; use 2>&1 for exact interleaving). Both are terminals; stdin is empty, so interactive programs get end-of-file. Each is capped (head and tail kept) with ANSI codes removed. A command past its time limit, or cancelled, is stopped as a whole (SIGINT, then SIGKILL for everything it started, background jobs included; nothing of it runs afterwards): exit_code is null and a new shell starts with the cwd, variables, functions and options from before the command; restarted is true and note says what happened. A command that ends the shell (exit 3, exec) keeps its exit_code and gets the same. A stop also ends background jobs of earlier commands; start a server that must outlive one with `(setsid cmd > log 2>&1 &)`. No network unless the session was created with one. restart: true gives a fresh shell (cwd and environment reset).",
   inputSchema: {
     command: z.string().describe("The command; may span several lines."),
     restart: z
@@ -25,19 +25,24 @@ export const bashTool = defineTool({
     session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
   },
   outputSchema: {
-    output: z.string(),
-    exit_code: z.number().nullable(),
+    stdout: z.string(),
+    stderr: z.string(),
+    output: z.string().describe("stdout and stderr merged, in arrival order."),
+    exit_code: z.number().nullable().describe("null when the command was stopped (timed out or cancelled)."),
     timed_out: z.boolean(),
     truncated: z.boolean(),
-    restarted: z.boolean(),
+    restarted: z.boolean().describe("A new shell was started during this call; note says what state it has."),
     note: z.string().optional(),
   },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     if (args.restart) {
       await session.shell.restart();
       if (args.command.trim() === "") {
         return {
+          stdout: "",
+          stderr: "",
           output: "",
           exit_code: 0,
           timed_out: false,
@@ -47,18 +52,22 @@ export const bashTool = defineTool({
         };
       }
     }
+    // One line splitter per stream, so lines of the two are never spliced together.
     let lines = 0;
-    const progressLines = new ProgressLines();
+    const progressLines = { stdout: new ProgressLines(), stderr: new ProgressLines() };
     const report = (done: string[]) => {
       for (const line of done) if (lines++ < 1000) ctx.progress(line);
     };
     const result = await session.bash(args.command, {
       timeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,
       signal: ctx.signal,
-      onOutput: (text) => report(progressLines.push(text)),
+      onOutput: (text, stream) => report(progressLines[stream].push(text)),
     });
-    report(progressLines.flush());
+    report(progressLines.stdout.flush());
+    report(progressLines.stderr.flush());
     return {
+      stdout: result.stdout,
+      stderr: result.stderr,
       output: result.output,
       exit_code: result.exitCode,
       timed_out: result.timedOut,
@@ -84,6 +93,7 @@ export const taskDoneTool = defineTool({
     summary: z.string().optional(),
     stat: z.string(),
   },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     session.markDone(args.summary);
