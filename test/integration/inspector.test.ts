@@ -34,3 +34,64 @@ describe("the MCP Inspector CLI", () => {
     for (const t of tools) expect(t.inputSchema).toBeTruthy();
   });
 });
+
+describe("drydock serve --tools", () => {
+  const cli = join(process.cwd(), "dist/cli/main.js");
+
+  it("lists only the picked sets over stdio", async () => {
+    using repo = tempRepo();
+    const inspector = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
+    const { stdout } = await run(
+      process.execPath,
+      [
+        inspector,
+        "--cli",
+        process.execPath,
+        cli,
+        "serve",
+        "--repo",
+        repo.path,
+        "--image",
+        inject("sandboxImage"),
+        "--pool",
+        "0",
+        "--tools",
+        "minimal,json_editor",
+        "--method",
+        "tools/list",
+      ],
+      { cwd: repo.path, timeout: 60_000 },
+    );
+    const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string }> };
+    expect(tools.map((t) => t.name)).toEqual([
+      "session_create",
+      "session_list",
+      "session_destroy",
+      "session_diff",
+      "session_apply",
+      "bash",
+      "file_editor",
+      "json_editor",
+      "git_diff",
+    ]);
+  });
+
+  it("refuses an unknown set before starting, naming the sets (exit 2)", async () => {
+    using repo = tempRepo();
+    const failed = await run(
+      process.execPath,
+      [cli, "serve", "--repo", repo.path, "--tools", "minimal,shel"],
+      {
+        cwd: repo.path,
+        timeout: 60_000,
+      },
+    ).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toMatch(
+      /--tools: "shel" is neither a tool set nor a tool of this server; sets are minimal, /,
+    );
+  });
+});
