@@ -1,49 +1,59 @@
 import type { Command } from "commander";
+import { hostname } from "node:os";
 import { Engine } from "../engine/engine.js";
-import {
-  LABEL_CREATED,
-  LABEL_OWNER,
-  LABEL_POOL,
-  LABEL_SESSION,
-  ownerIsDead,
-  parseOwner,
-} from "../engine/labels.js";
+import { LABEL_SESSION, LABEL_STATE, ownerIsDead, parseOwner } from "../engine/labels.js";
 import { pruneOrphans } from "../session/orphans.js";
+import { readSessionRecord } from "../session/session-record.js";
+import { stateDir } from "../util/paths.js";
+import { sessionRow, sessionTableRows } from "./session-rows.js";
+import { textTable } from "./text-table.js";
 
 export function registerSessionsCommand(program: Command): void {
   const sessions = program.command("sessions").description("find and remove session boxes by their labels");
   sessions
     .command("list")
-    .description("list every drydock box on the engine, with its owner and whether the owner is alive")
+    .description(
+      "list this state directory's drydock boxes: session, age, owner, whether the owner is alive, repository",
+    )
+    .option("--all", "every drydock box on the engine, whatever drydock made it")
     .option("--json", "print JSON")
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (opts: { all?: boolean; json?: boolean }) => {
       const engine = await Engine.connect();
-      const rows = (await engine.listBoxes(LABEL_SESSION)).map((b) => {
-        const owner = parseOwner(b.labels[LABEL_OWNER]);
-        return {
-          session: b.labels[LABEL_SESSION] ?? "",
-          box: b.id.slice(0, 12),
-          state: b.state,
-          created: b.labels[LABEL_CREATED] ?? b.createdAt.toISOString(),
-          owner: b.labels[LABEL_OWNER] ?? "",
-          orphan: !owner || ownerIsDead(owner),
-          /** Made by a warm pool (idle, or taken by the session it names). */
-          pool: b.labels[LABEL_POOL] !== undefined,
-        };
-      });
+      const here = stateDir();
+      // Boxes made before boxes carried their state directory count as this one's, as prune counts them.
+      const boxes = (await engine.listBoxes(LABEL_SESSION)).filter(
+        (b) => opts.all || (b.labels[LABEL_STATE] ?? here) === here,
+      );
+      const repos = new Map<string, string | undefined>();
+      for (const b of boxes) {
+        const record = await readSessionRecord(b.labels[LABEL_SESSION] ?? "", b.labels[LABEL_STATE] ?? here);
+        repos.set(b.id, record?.repo);
+      }
+      const now = new Date();
+      const rows = boxes.map((b) =>
+        sessionRow(b, {
+          now,
+          repoOf: (box) => repos.get(box.id),
+          ownerAlive: (owner) => {
+            const parsed = parseOwner(owner);
+            if (!parsed || parsed.host !== hostname()) return undefined;
+            return !ownerIsDead(parsed);
+          },
+        }),
+      );
       if (opts.json) {
         process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
         return;
       }
       if (rows.length === 0) {
-        process.stdout.write("no drydock sessions\n");
+        process.stdout.write(
+          opts.all
+            ? "no drydock boxes on this engine\n"
+            : `no drydock boxes of ${here}; --all lists every drydock box on the engine\n`,
+        );
         return;
       }
-      for (const r of rows) {
-        process.stdout.write(
-          `${r.session}  ${r.box}  ${r.state.padEnd(8)} ${r.created}  ${r.orphan ? "orphan" : `owner ${r.owner}`}${r.pool ? "  (warm pool)" : ""}\n`,
-        );
-      }
+      process.stdout.write(textTable(sessionTableRows(rows)));
     });
   sessions
     .command("rm")

@@ -19,6 +19,7 @@ import {
 import { logger } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
 import { gatewayDirFor } from "./session-box.js";
+import { recordedSessions, removeSessionRecord, sessionRecordsDir } from "./session-record.js";
 
 const log = logger("prune");
 
@@ -47,15 +48,31 @@ export async function pruneOrphans(engine: Engine, options: { all?: boolean } = 
       }
       await engine.remove(box.id);
       const session = box.labels[LABEL_SESSION];
-      if (session && /^[0-9a-f]{12}$/.test(session)) {
+      if (session && /^[0-9a-f]{12}$/.test(session) && ours) {
         await rm(gatewayDirFor(session), { recursive: true, force: true });
+        await removeSessionRecord(session);
       }
       removed.push(session ?? box.id.slice(0, 12));
     }),
   );
   if (removed.length) log.info(`removed ${removed.length} orphaned box(es): ${removed.join(", ")}`);
-  await removeDirsWithoutBox(new Set(boxes.map((b) => b.labels[LABEL_SESSION] ?? "")));
+  const withBox = new Set(boxes.map((b) => b.labels[LABEL_SESSION] ?? ""));
+  await removeDirsWithoutBox(withBox);
+  await removeRecordsWithoutBox(withBox);
   return { removed, kept };
+}
+
+/**
+ * Records of sessions whose box is gone (a process killed before it could remove them). A record
+ * is written just after its box is made: one younger than the grace may belong to a box made
+ * after the list was taken.
+ */
+async function removeRecordsWithoutBox(sessionsWithBox: Set<string>): Promise<void> {
+  for (const id of await recordedSessions()) {
+    if (sessionsWithBox.has(id)) continue;
+    const info = await stat(join(sessionRecordsDir(), `${id}.json`)).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs >= DIR_GRACE_MS) await removeSessionRecord(id);
+  }
 }
 
 /** A gateway directory is made just before its box: one this old with no box will never get one. */

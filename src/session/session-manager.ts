@@ -12,6 +12,7 @@ import {
 } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { pruneOrphans } from "./orphans.js";
+import { removeSessionRecord, writeSessionRecord } from "./session-record.js";
 import { Session, newSessionId, type SessionOptions } from "./session.js";
 import { WarmPool, type WarmPoolOptions } from "./warm-pool.js";
 
@@ -57,6 +58,11 @@ export class SessionManager {
     try {
       const session = await creating;
       this.sessions.set(session.id, session);
+      await writeSessionRecord(session.id, { repo: session.repo.root }).catch((error: Error) =>
+        log.warn(
+          `session ${session.id}: could not record its repository for \`drydock sessions list\`: ${error.message}`,
+        ),
+      );
       return session;
     } finally {
       this.creating.delete(creating);
@@ -93,7 +99,7 @@ export class SessionManager {
   async destroy(id: string): Promise<void> {
     const session = this.get(id);
     this.sessions.delete(id);
-    const removing = session.destroy();
+    const removing = this.remove(session);
     this.removing.add(removing);
     try {
       await removing;
@@ -110,7 +116,13 @@ export class SessionManager {
     const all = this.list();
     this.sessions.clear();
     // Removals already under way (a client that left as the server stops) are waited for too.
-    await Promise.allSettled([...all.map((s) => s.destroy()), closingPool, ...this.removing]);
+    await Promise.allSettled([...all.map((s) => this.remove(s)), closingPool, ...this.removing]);
+  }
+
+  /** Removes a session's box, then its record. */
+  private async remove(session: Session): Promise<void> {
+    await session.destroy();
+    await removeSessionRecord(session.id);
   }
 
   /** Removes the warm pool's idle boxes and stops refilling it. */

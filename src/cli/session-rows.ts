@@ -1,0 +1,105 @@
+/**
+ * `drydock sessions list`: what each box is, as rows for a table or JSON. Pure: the command reads
+ * the engine and the session records, this decides what they mean.
+ */
+import type { BoxSummary } from "../engine/engine.js";
+import {
+  LABEL_CREATED,
+  LABEL_OWNER,
+  LABEL_POOL,
+  LABEL_SESSION,
+  LABEL_STATE,
+  parseOwner,
+} from "../engine/labels.js";
+import { LABEL_EVAL_TASK } from "../eval/run-attempt.js";
+
+export interface SessionRow {
+  session: string;
+  box: string;
+  state: string;
+  created: string;
+  age_s: number;
+  /** The repository the session copied in; null for an idle warm box or when unknown. */
+  repo: string | null;
+  /** What the box is: a session, an idle warm box, or an eval task's box. */
+  kind: "session" | "warm" | "eval";
+  eval_task: string | null;
+  owner: string;
+  /** Whether the drydock process that made the box runs: null when it is on another host. */
+  alive: boolean | null;
+  /** No live owner: `drydock sessions prune` removes it. */
+  orphan: boolean;
+  /** Made by a warm pool (idle, or taken by the session it names). */
+  pool: boolean;
+  state_dir: string | null;
+}
+
+export interface RowFacts {
+  now: Date;
+  /** The repository recorded for a session, if any. */
+  repoOf: (box: BoxSummary) => string | undefined;
+  /** Whether an owner process runs: undefined when that cannot be told (another host). */
+  ownerAlive: (owner: string) => boolean | undefined;
+}
+
+export function sessionRow(box: BoxSummary, facts: RowFacts): SessionRow {
+  const labels = box.labels;
+  const created = labels[LABEL_CREATED] ?? box.createdAt.toISOString();
+  const createdMs = Date.parse(created);
+  const owner = labels[LABEL_OWNER] ?? "";
+  const alive = parseOwner(owner) ? (facts.ownerAlive(owner) ?? null) : false;
+  const repo = facts.repoOf(box) ?? null;
+  const pool = labels[LABEL_POOL] !== undefined;
+  const evalTask = labels[LABEL_EVAL_TASK] ?? null;
+  return {
+    session: labels[LABEL_SESSION] ?? "",
+    box: box.id.slice(0, 12),
+    state: box.state,
+    created,
+    age_s: Number.isFinite(createdMs) ? Math.max(0, Math.round((facts.now.getTime() - createdMs) / 1000)) : 0,
+    repo,
+    kind: evalTask !== null ? "eval" : pool && repo === null ? "warm" : "session",
+    eval_task: evalTask,
+    owner,
+    alive,
+    orphan: alive === false,
+    pool,
+    state_dir: labels[LABEL_STATE] ?? null,
+  };
+}
+
+/** An age in the largest unit that fits: 42s, 5m, 3h, 2d. */
+export function formatAge(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h`;
+  return `${Math.floor(seconds / 86_400)}d`;
+}
+
+/** The table's rows, header first, oldest box first. */
+export function sessionTableRows(rows: readonly SessionRow[]): string[][] {
+  const owner = (value: string) => {
+    const parsed = parseOwner(value);
+    return parsed ? `${parsed.host}/${parsed.pid}` : "-";
+  };
+  const what = (r: SessionRow) =>
+    r.kind === "warm"
+      ? "(warm pool, idle)"
+      : r.kind === "eval"
+        ? `(eval task ${r.eval_task})`
+        : (r.repo ?? "-");
+  return [
+    ["SESSION", "BOX", "STATE", "AGE", "OWNER", "ALIVE", "REPOSITORY"],
+    ...[...rows]
+      .sort((a, b) => b.age_s - a.age_s)
+      .map((r) => [
+        r.session,
+        r.box,
+        r.state,
+        formatAge(r.age_s),
+        owner(r.owner),
+        r.alive === null ? "?" : r.alive ? "yes" : "no",
+        what(r),
+      ]),
+  ];
+}
