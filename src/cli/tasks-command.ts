@@ -1,8 +1,9 @@
 import type { Command } from "commander";
-import { describeError } from "../util/errors.js";
+import { NotFoundError } from "../util/errors.js";
 import { bigPictureJson, renderBigPictureText } from "../tasks/render-big-picture.js";
 import { stackOverview } from "../tasks/stack-overview.js";
 import { TaskStackStore, type StoredStackSummary } from "../tasks/task-stack-store.js";
+import { textTable } from "./text-table.js";
 
 interface DirOption {
   dir?: string;
@@ -21,12 +22,11 @@ export function registerTasksCommand(program: Command): void {
     .option("--dir <path>", "directory of stored task stacks (default: <state dir>/tasks)")
     .action(async (session: string | undefined, options: DirOption, command: Command) => {
       const store = new TaskStackStore({ dir: options.dir });
-      const sessionId = session ?? (await latestSession(store, command));
-      const peeked = await store
-        .peek(sessionId)
-        .catch((error: unknown) => command.error(describeError(error)));
+      // Errors are thrown, not command.error(): they are no usage mistake, so one line says it all.
+      const sessionId = session ?? (await latestSession(store));
+      const peeked = await store.peek(sessionId);
       if (!peeked) {
-        command.error(
+        throw new NotFoundError(
           `session ${sessionId} has no stored task stack in ${store.dir}; list stored stacks with \`drydock tasks list\``,
         );
       }
@@ -72,11 +72,14 @@ export function registerTasksCommand(program: Command): void {
     });
 }
 
-async function latestSession(store: TaskStackStore, command: Command): Promise<string> {
+async function latestSession(store: TaskStackStore): Promise<string> {
   const readable = (await store.list()).filter((s) => s.savedAt !== undefined);
   const latest = readable.sort((a, b) => (a.savedAt ?? "").localeCompare(b.savedAt ?? "")).at(-1);
-  if (!latest)
-    command.error(`no task stacks stored in ${store.dir}; they appear once an agent creates a task`);
+  if (!latest) {
+    throw new NotFoundError(
+      `no task stacks stored in ${store.dir}; they appear once an agent creates a task`,
+    );
+  }
   return latest.sessionId;
 }
 
@@ -92,7 +95,7 @@ function summaryJson(summary: StoredStackSummary) {
 }
 
 function formatTable(summaries: readonly StoredStackSummary[]): string {
-  const rows = [
+  return textTable([
     ["SESSION", "TASKS", "OPEN", "SAVED", "CURRENT"],
     ...summaries.map((s) => [
       s.sessionId,
@@ -101,18 +104,7 @@ function formatTable(summaries: readonly StoredStackSummary[]): string {
       s.savedAt ?? "-",
       s.problem ? `(damaged: ${s.problem})` : (s.currentTitle ?? "(zen)"),
     ]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return (
-    rows
-      .map((row) =>
-        row
-          .map((cell, i) => cell.padEnd(widths[i]!))
-          .join("  ")
-          .trimEnd(),
-      )
-      .join("\n") + "\n"
-  );
+  ]);
 }
 
 function writeOut(command: Command, text: string): void {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { registerTasksCommand } from "../../../src/cli/tasks-command.js";
+import { describeError } from "../../../src/util/errors.js";
 import { TaskStackStore } from "../../../src/tasks/task-stack-store.js";
 import { tickingClock } from "./fixtures.js";
 
@@ -29,7 +30,8 @@ async function drydock(...args: string[]): Promise<{ out: string; err: string; e
     return { out, err, exitCode: 0 };
   } catch (error) {
     if (error instanceof CommanderError) return { out, err, exitCode: error.exitCode };
-    throw error;
+    // As the CLI's entry point prints a thrown error: one line, exit code 1.
+    return { out, err: err + `drydock: ${describeError(error)}\n`, exitCode: 1 };
   }
 }
 
