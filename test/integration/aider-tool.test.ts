@@ -37,10 +37,14 @@ function textJson(result: unknown): Record<string, unknown> {
   return parsed;
 }
 
+/** The message of an error reply, which is the seed's JSON: {"success": false, "diff", "error"} or {"error"}. */
 function errorText(result: unknown): string {
   const r = result as ToolResult;
   expect(r.isError).toBe(true);
-  return r.content[0]!.text;
+  const reply = JSON.parse(r.content[0]!.text) as { success?: boolean; diff?: string; error: string };
+  if (reply.success !== undefined)
+    expect(reply).toEqual({ success: false, diff: reply.error, error: reply.error });
+  return reply.error;
 }
 
 function hashOf(text: string): string {
