@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TaskMcpEndpoint } from "../../../src/eval/task-mcp-endpoint.js";
 import type { Session, SessionInfo } from "../../../src/session/session.js";
+import { noEgressReport } from "../../../src/gateway/egress-tally.js";
 import { TaskStackStore } from "../../../src/tasks/task-stack-store.js";
 
 /** Enough of a session for the tools that only read its description. */
@@ -27,6 +28,7 @@ function fakeSession(id: string): Session {
       command_timeout_s: 120,
       max_output_bytes: 100_000,
     },
+    egress: noEgressReport(),
   };
   return { id, info: () => info } as unknown as Session;
 }
