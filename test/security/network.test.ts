@@ -1,12 +1,13 @@
 /**
  * Network from inside a default box: the only way out is the session's LLM gateway, through the
- * bind-mounted socket. IPv6, DNS, the default bridge's gateway, the cloud metadata address, every
+ * bind-mounted socket. IPv6, DNS, a bridge network's gateway, the cloud metadata address, every
  * address of the host, and drydock's own MCP port on the host's loopback and on the bridge must
- * all fail.
+ * all fail. The bridge is a network this test makes itself: an engine need not have docker0.
  * (IPv4 to a public address and the metadata address on port 80 are also in
  * test/integration/hardening.test.ts.)
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverExtensions } from "../../src/server/extensions.js";
@@ -15,20 +16,16 @@ import { inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
 
-/** The default bridge's gateway address: the host as bridged containers see it. */
-function bridgeGateway(): string {
-  const onBridge = networkInterfaces().docker0?.find((a) => a.family === "IPv4")?.address;
-  if (onBridge) return onBridge;
-  try {
-    const fromEngine = execFileSync(
-      "docker",
-      ["network", "inspect", "bridge", "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}"],
-      { encoding: "utf8" },
-    ).trim();
-    return fromEngine || "172.17.0.1";
-  } catch {
-    return "172.17.0.1";
-  }
+/** A bridge network of the test's own, and its gateway: the host as containers on it see it. */
+function createBridge(name: string): string {
+  execFileSync("docker", ["network", "create", "--label", "drydock.test=network", name], { stdio: "ignore" });
+  const gateway = execFileSync(
+    "docker",
+    ["network", "inspect", name, "--format", "{{range .IPAM.Config}}{{.Gateway}}{{end}}"],
+    { encoding: "utf8" },
+  ).trim();
+  expect(gateway, `docker network ${name} has no IPv4 gateway`).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+  return gateway;
 }
 
 function hostAddresses(): string[] {
@@ -43,13 +40,16 @@ describe("network from a default box", () => {
   let drydock: InMemoryDrydock;
   const http: HttpHandle[] = [];
   let sessionId: string;
+  const bridge = `drydock-test-${randomBytes(4).toString("hex")}`;
+  let bridgeGateway: string;
 
   beforeAll(async () => {
     repo = tempRepo({ "README.md": "hello\n" });
     drydock = await inMemoryDrydock({ repo: repo.path, ...(await serverExtensions({ llm: "offline" })) });
+    bridgeGateway = createBridge(bridge);
     // drydock's own MCP endpoint, listening on the host's loopback and on the bridge's gateway
     // (the host as bridged containers see it; local to this machine, unlike its other addresses).
-    for (const host of ["127.0.0.1", bridgeGateway()]) {
+    for (const host of ["127.0.0.1", bridgeGateway]) {
       http.push(await serveHttp(drydock.server, { host, port: 0, token: "network-test-token" }));
     }
     sessionId = ok(await drydock.client.callTool({ name: "session_create", arguments: {} }))
@@ -75,6 +75,7 @@ describe("network from a default box", () => {
     await Promise.all(http.map((h) => h.close()));
     await drydock?.[Symbol.asyncDispose]();
     repo?.[Symbol.dispose]();
+    execFileSync("docker", ["network", "rm", bridge], { stdio: "ignore" });
   });
 
   it("reaches the gateway and nothing else: IPv6, DNS, bridge gateway, metadata, the host's MCP port", async () => {
@@ -83,7 +84,7 @@ describe("network from a default box", () => {
       ["gateway through the relay", "127.0.0.1", 47_011],
       ["MCP port (host loopback) on the box's loopback", "127.0.0.1", http[0]!.port],
       ["MCP port (host loopback) on the box's IPv6 loopback", "::1", http[0]!.port],
-      ["MCP port on the default bridge gateway", bridgeGateway(), port],
+      ["MCP port on a bridge network's gateway", bridgeGateway, port],
       ...hostAddresses().map((a): [string, string, number] => [`MCP port on host address ${a}`, a, port]),
       ["cloud metadata over http", "169.254.169.254", 80],
       ["cloud metadata, IPv6 (AWS)", "fd00:ec2::254", 80],
@@ -144,9 +145,9 @@ EOF`;
   });
 
   it("the same probe does connect from a box the operator put on the bridge (the check can fail)", async () => {
-    await using bridged = await testSession(repo.path, { network: "bridge" });
+    await using bridged = await testSession(repo.path, { network: bridge });
     const connect = await bridged.bash(
-      `python3 -c "import socket; s=socket.create_connection(('${bridgeGateway()}', ${http[1]!.port}), 3); print('connected')" 2>&1`,
+      `python3 -c "import socket; s=socket.create_connection(('${bridgeGateway}', ${http[1]!.port}), 3); print('connected')" 2>&1`,
     );
     expect(connect.output).toBe("connected\n");
   });
