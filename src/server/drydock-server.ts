@@ -85,7 +85,9 @@ export class DrydockServer {
     const image = config.image ?? (await defaultSandboxImage(engine));
     if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
     const environments =
-      config.environment === false ? undefined : new EnvironmentImages(engine, { baseImage: image, caCert: config.caCert });
+      config.environment === false
+        ? undefined
+        : new EnvironmentImages(engine, { baseImage: image, caCert: config.caCert });
     // The pool holds boxes of the served repository's environment image: started now when that
     // image exists (or the repository has none), else once a background build has made it.
     const served = environments ? await environments.status(repo.root) : undefined;
@@ -101,7 +103,9 @@ export class DrydockServer {
         .imageFor({ repo: repo.root })
         .then((built) => manager.startPool(poolOptions(built.image)!))
         .catch((error: unknown) =>
-          log.warn(`the environment of ${repo.root} did not build; sessions will say why: ${describeError(error)}`),
+          log.warn(
+            `the environment of ${repo.root} did not build; sessions will say why: ${describeError(error)}`,
+          ),
         );
     }
     const store = new TaskStackStore({ dir: config.tasksDir });
@@ -113,7 +117,8 @@ export class DrydockServer {
       repo: repo.root,
       image,
       imageFor: environments
-        ? async (repoPath, ref, onLine) => (await environments.imageFor({ repo: repoPath, ref, onLine })).image
+        ? async (repoPath, ref, onLine) =>
+            (await environments.imageFor({ repo: repoPath, ref, onLine })).image
         : undefined,
       options: config.sessionOptions ?? {},
       allowedRepos,
