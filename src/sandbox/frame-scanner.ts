@@ -24,7 +24,7 @@ export type ScanEvent = { kind: "output"; text: string } | { kind: "end"; exitCo
  * was typed, output of earlier background jobs) is dropped.
  */
 export class FrameScanner {
-  private started = false;
+  private seenStart = false;
   private carry = "";
   private readonly start: string;
   private readonly end: RegExp;
@@ -36,17 +36,22 @@ export class FrameScanner {
     this.keep = Math.max(this.start.length, endMarkerMaxLength(nonce));
   }
 
+  /** True once the start marker was seen: the frame's work before the command is done. */
+  get started(): boolean {
+    return this.seenStart;
+  }
+
   feed(text: string): ScanEvent[] {
     const events: ScanEvent[] = [];
     let buffer = this.carry + text;
     this.carry = "";
-    if (!this.started) {
+    if (!this.seenStart) {
       const at = buffer.indexOf(this.start);
       if (at < 0) {
         this.carry = buffer.slice(-this.keep);
         return events;
       }
-      this.started = true;
+      this.seenStart = true;
       buffer = buffer.slice(at + this.start.length);
     }
     const match = this.end.exec(buffer);

@@ -76,6 +76,8 @@ const STDERR_IDLE_MS = 2_000;
 /** After a stop: how long the flush markers may take to arrive. */
 const FLUSH_MS = 3_000;
 const RESTORE_TIMEOUT_MS = 10_000;
+/** Before a stop: how long a frame that has not started yet gets to start. */
+const START_WAIT_MS = 1_000;
 
 class Deferred<T> {
   settled = false;
@@ -255,6 +257,8 @@ export class PtyShell {
    * the output holds everything the command wrote before it was stopped.
    */
   private async stop(pending: Pending, token: string): Promise<StopReport | Error> {
+    // A command cancelled as it was sent: let the frame save the state first (it is quick).
+    for (let waited = 0; !pending.out.started && waited < START_WAIT_MS; waited += 20) await delay(20);
     const terminals = [this.ttyPath, this.stderr?.alive ? this.stderr.path : ""].filter(Boolean);
     let report: StopReport | Error;
     try {

@@ -52,6 +52,20 @@ describe("PtyShell in a real box", () => {
     expect((await session.bash('echo "$PWD $KEEP ${LOST-unset}"')).output).toBe("/tmp 1 unset\n");
   });
 
+  it("stops a command cancelled as it is sent, and keeps the state from before it", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    await session.bash("cd /tmp && export KEEP=1");
+    const cancelled = new AbortController();
+    cancelled.abort();
+    const r = await session.bash("cd /; sleep 30", { signal: cancelled.signal });
+    expect(r).toMatchObject({ timedOut: false, exitCode: null, restarted: true });
+    expect(r.note).toMatch(
+      /^the command was cancelled and was stopped as a whole: .*from before the command$/,
+    );
+    expect((await session.bash('echo "$PWD $KEEP"')).output).toBe("/tmp 1\n");
+  });
+
   it("kills a command that ignores SIGINT", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
