@@ -222,7 +222,7 @@ export class PtyShell {
       restarted = true;
       const restored = await this.respawn("the shell exited", token);
       notes.push(
-        `the shell exited${exitCode === null ? "" : ` with status ${exitCode}`} during this command (exit, exec or a signal); ${afterRestartNote(restored)}`,
+        `the shell exited${exitCode === null ? "" : ` with status ${exitCode}`} during this command (exit, exec, a signal, or a failure under set -e); ${afterRestartNote(restored)}`,
       );
     } else {
       const what =

@@ -3,7 +3,7 @@
  * that gives a new shell the state an ended one had before its last command. Pure text, so the
  * bash it relies on can be tested on its own.
  *
- * Frame builtins are called through `builtin` (and stty through `builtin command`), so a function
+ * Frame builtins are called through `builtin` (and stty through `command`), so a function
  * the agent names eval, printf or read does not break the frame; only a function named `builtin`
  * does, and then the command never ends, times out, and the shell it broke is replaced.
  */
@@ -42,6 +42,7 @@ function octalRs(text: string): string {
  * here-document whose delimiter holds the nonce, then evaluated with stdin from /dev/null and
  * stderr on the second terminal. Start and end markers go to both terminals; the end carries the
  * exit status. The terminal is set raw again before the end, in case the command changed it.
+ * Under `set -e` a failing command ends the shell, as bash does; the frame's own steps do not.
  */
 export function framed(command: string, o: FrameOptions): string {
   const delimiter = `__DRYDOCK_${o.nonce}__`;
@@ -50,19 +51,20 @@ export function framed(command: string, o: FrameOptions): string {
   const err = o.stderrPath ? shellQuote(o.stderrPath) : undefined;
   // Redirections apply left to right: errors of opening the second terminal go nowhere.
   // Appending: the same text reaches a terminal, and a plain file (in tests) keeps all of it.
-  const toErr = err ? ` 2>/dev/null >>${err}` : "";
+  // `|| builtin :` keeps a shell under `set -e` alive through the frame's own steps that may fail.
+  const toErr = err ? ` 2>/dev/null >>${err} || builtin :` : "";
   const save = o.stateFile
     ? `{ builtin printf '%s\\n' '${STATE_HEADER} ${o.token}'; builtin declare -p; ` +
-      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(o.stateFile)} 2>/dev/null\n`
+      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(o.stateFile)} 2>/dev/null || builtin :\n`
     : "";
   return (
     save +
-    `IFS= builtin read -r -d '' __drydock_cmd <<'${delimiter}'\n${command}\n${delimiter}\n` +
+    `IFS= builtin read -r -d '' __drydock_cmd <<'${delimiter}' || builtin :\n${command}\n${delimiter}\n` +
     `builtin export ${COMMAND_TOKEN_VARIABLE}=${o.token}; builtin printf '${start}'` +
     (err ? `; builtin printf '${start}'${toErr}` : "") +
     `; builtin eval "$__drydock_cmd" </dev/null${err ? ` 2>>${err}` : ""}; __drydock_rc=$?; builtin unset __drydock_cmd` +
     (err ? `; builtin printf '${end}' $__drydock_rc${toErr}` : "") +
-    `; builtin command stty raw -echo 2>/dev/null; builtin printf '${end}' $__drydock_rc\n`
+    `; command stty raw -echo 2>/dev/null || builtin :; builtin printf '${end}' $__drydock_rc\n`
   );
 }
 

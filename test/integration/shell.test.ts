@@ -91,6 +91,13 @@ describe("PtyShell in a real box", () => {
       restarted: false,
     });
     expect(await session.bash("kill -9 $$")).toMatchObject({ exitCode: 137, restarted: true });
+    // Under set -e a failing command ends the shell, as bash does; set -e itself is kept.
+    await session.bash("set -e");
+    expect(await session.bash("echo fine")).toMatchObject({ output: "fine\n", restarted: false });
+    const failed = await session.bash("echo before; false; echo not-reached");
+    expect(failed).toMatchObject({ output: "before\n", exitCode: 1, restarted: true });
+    expect(failed.note).toMatch(/a failure under set -e/);
+    expect((await session.bash("echo $-; pwd")).output).toMatch(/^[a-zA-Z]*e[a-zA-Z]*\n\/tmp\n$/);
     expect((await session.bash("echo back")).output).toBe("back\n");
   });
 

@@ -61,6 +61,15 @@ describe("framed", () => {
     );
   });
 
+  it("keeps a shell under set -e and set -u alive through its own steps", () => {
+    const nonce = "5555666677778888";
+    const script =
+      "set -eu\n" + frame("echo first", nonce, "t1") + frame("echo second", "9999aaaabbbbcccc", "t2");
+    const { stdout } = bash(script);
+    expect(scan(nonce, stdout)).toEqual({ output: "first\n", exitCode: 0 });
+    expect(scan("9999aaaabbbbcccc", stdout)).toEqual({ output: "second\n", exitCode: 0 });
+  });
+
   it("is not broken by functions named after the builtins it uses", () => {
     const nonce = "1111222233334444";
     const script =
