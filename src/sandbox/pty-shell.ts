@@ -163,6 +163,8 @@ export class PtyShell {
     this.disposed = true;
     this.kill();
     this.stderr?.close();
+    // A command still running ends now, with the shell_closed error.
+    this.pending?.exited.resolve(null);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -328,6 +330,7 @@ export class PtyShell {
     // What the new shell prints is not the command's output (its stderr may still arrive).
     if (this.pending) this.pending.outOpen = false;
     this.kill();
+    if (this.disposed) throw new DrydockError("shell_closed", "the shell of this session is closed");
     this.restarts++;
     await this.spawn();
     if (restoreToken === undefined || this.options.stateFile === undefined) return "fresh";

@@ -141,6 +141,18 @@ describe("PtyShell in a real box", () => {
     expect(r.output.length).toBeLessThan(10_500);
   });
 
+  it("starts no new shell once it is closed, even for a command that was running", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    const running = session.bash("sleep 30");
+    await new Promise((r) => setTimeout(r, 500));
+    await session.shell.dispose();
+    const closedAt = Date.now();
+    await expect(running).rejects.toThrow(/shell of this session is closed/);
+    expect(Date.now() - closedAt).toBeLessThan(5_000);
+    await expect(session.bash("echo x")).rejects.toThrow(/shell of this session is closed/);
+  });
+
   it("caps a 100 MB output, keeps head and tail, and the shell still works", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
