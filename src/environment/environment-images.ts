@@ -131,11 +131,9 @@ export class EnvironmentImages {
     const tag = status.plan.tag;
     let build = this.building.get(tag);
     if (!build) {
-      build = this.build(
-        status,
-        await repoFiles(request.repo, request.ref),
-        request.onLine ?? ((l) => log.info(l)),
-      );
+      // Registered before the first await, so a second caller finds this build and waits on it.
+      const onLine = request.onLine ?? ((l: string) => log.info(l));
+      build = repoFiles(request.repo, request.ref).then((files) => this.build(status, files, onLine));
       this.building.set(tag, build);
       void build.finally(() => this.building.delete(tag)).catch(() => undefined);
     } else {

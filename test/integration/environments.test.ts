@@ -3,6 +3,7 @@
  * repository's definition is built into an image (with the network, during the build only), and a
  * session's box, with no network, runs the project's own tests; the diff holds only the change.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { EnvironmentBuildError, EnvironmentImages } from "../../src/environment/environment-images.js";
@@ -135,6 +136,27 @@ describe("project environments", () => {
     const tests = await session.bash("python3 -m pytest -q test_it.py 2>&1 | tail -2", {});
     expect(tests.output).toMatch(/1 passed/);
     expect(await session.diff()).toBe("");
+  });
+
+  it("two sessions that need the same environment at once share one build", async () => {
+    const nonce = randomBytes(4).toString("hex");
+    using repo = tempRepo({
+      ".drydock/environment.yaml": `env: {NONCE: "${nonce}"}\nsetup: [echo prepared > made.txt]\n`,
+    });
+    const envs = await environments();
+    const lines: string[][] = [[], []];
+    const [a, b] = await Promise.all(
+      lines.map((into) => envs.imageFor({ repo: repo.path, onLine: (l) => into.push(l) })),
+    );
+    expect(a.image).toBe(b.image);
+    const builds = lines.flat().filter((l) => l.startsWith("building environment"));
+    expect(builds).toHaveLength(1);
+    expect(lines.flat().filter((l) => l.startsWith("waiting for the build"))).toHaveLength(1);
+    await using session = await testSession(repo.path, { image: a.image });
+    expect((await session.bash("cat made.txt", {})).output).toBe("prepared\n");
+    expect(await session.diff()).toBe("");
+    await session.destroy();
+    execFileSync("docker", ["rmi", "-f", a.image], { stdio: "ignore" });
   });
 
   it("a failing setup command names the file, the line and the exit code, and tags no image", async () => {
