@@ -1,6 +1,6 @@
 /**
- * Finds the frame a command's output is wrapped in. Each command gets a fresh random nonce, so a
- * command cannot end its own frame early by printing marker text it does not know.
+ * Finds the frame a command's output is wrapped in. Each command gets a fresh random nonce for
+ * its end, so a command cannot end its own frame early by printing marker text it does not know.
  */
 export const RS = "\x1e";
 
@@ -30,8 +30,13 @@ export class FrameScanner {
   private readonly end: RegExp;
   private readonly keep: number;
 
-  constructor(nonce: string) {
-    this.start = startMarker(nonce);
+  /**
+   * `nonce` names the end, `startId` the start (by default the nonce too); with startId null
+   * there is no start marker: everything fed is the command's until the end.
+   */
+  constructor(nonce: string, startId: string | null = nonce) {
+    this.seenStart = startId === null;
+    this.start = startMarker(startId ?? nonce);
     this.end = endMarkerPattern(nonce);
     this.keep = Math.max(this.start.length, endMarkerMaxLength(nonce));
   }

@@ -197,8 +197,10 @@ export class PtyShell {
     const stderrPath = this.stderr?.path;
     const pending: Pending = {
       nonce,
-      out: new FrameScanner(nonce),
-      err: stderrPath ? new FrameScanner(nonce) : undefined,
+      out: new FrameScanner(nonce, token),
+      // stderr has no start marker: nothing arrives there before the command but what earlier
+      // commands left running writes, which is dropped while no command runs.
+      err: stderrPath ? new FrameScanner(nonce, null) : undefined,
       output: new CommandOutput(options.maxOutputBytes),
       onOutput: options.onOutput,
       outOpen: true,
@@ -208,7 +210,7 @@ export class PtyShell {
       exited: new Deferred(),
     };
     this.pending = pending;
-    this.term!.write(framed(command, { nonce, token, stderrPath, stateFile: this.options.stateFile }));
+    this.term!.write(framed(command, { nonce, token, stderrPath }));
 
     const outcome = await waitForEnd(pending, options);
     let exitCode: number | null = null;

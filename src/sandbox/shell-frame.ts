@@ -2,25 +2,20 @@
  * The text drydock types into the box's shell: the frame around each command, and the script
  * that gives a new shell the state an ended one had before its last command. Pure text, so the
  * bash it relies on can be tested on its own.
- *
- * Frame builtins are called through `builtin` (and stty through `command`), so a function
- * the agent names eval, printf or read does not break the frame; only a function named `builtin`
- * does, and then the command never ends, times out, and the shell it broke is replaced.
  */
 import { RS } from "./frame-scanner.js";
 
 export interface FrameOptions {
-  /** Marks the frame; never shown to the command (it cannot fake its own end). */
+  /** Marks the frame's end; never shown to the command (it cannot fake its own end). */
   nonce: string;
   /**
    * Names the command: exported to it as DRYDOCK_COMMAND (so its processes can be found wherever
-   * they went) and written as the first line of the state the frame saves before it.
+   * they went), written as the first line of the state the frame saves before it, and in the
+   * start markers.
    */
   token: string;
   /** The terminal the command's stderr goes to; without one it shares stdout's terminal. */
   stderrPath?: string;
-  /** Where the shell's state before the command is saved (a path in the box); none: not saved. */
-  stateFile?: string;
 }
 
 export const COMMAND_TOKEN_VARIABLE = "DRYDOCK_COMMAND";
@@ -37,48 +32,71 @@ function octalRs(text: string): string {
 }
 
 /**
- * One command, framed: the shell's state is saved (variables, functions, aliases; options and
- * the working directory are among the variables), the command is read verbatim through a
- * here-document whose delimiter holds the nonce, then evaluated with stdin from /dev/null and
- * stderr on the second terminal. Start and end markers go to both terminals; the end carries the
- * exit status. The terminal is set raw again before the end, in case the command changed it.
- * Under `set -e` a failing command ends the shell, as bash does; the frame's own steps do not.
+ * The frame's code, given to each new shell once as two read-only variables, so a command cannot
+ * change or unset it and it costs nothing to type: bash reads a script from a terminal one byte
+ * per system call, so every byte typed per command is time.
+ *
+ * `__drydock_run` saves the shell's state (variables, functions, aliases; options and the
+ * working directory are among the variables), reads the command from its stdin (the
+ * here-document the frame typed), exports the token, prints the start marker on stdout (named by
+ * the public token: forging a start gains nothing) and evaluates the command with stdin from
+ * /dev/null and stderr on the second terminal. `__drydock_end` prints the end markers, named by
+ * the nonce (set only after the command, so the command never sees it) with the exit status,
+ * after setting the terminal raw again in case the command changed it. Both run at the top
+ * level (eval, not a function): the command's declarations stay global.
+ *
+ * Under `set -e` a failing command ends the shell, as bash does; the frame's own steps do not
+ * (`|| builtin :`). Builtins are called through `builtin` (stty through `command`), so a function
+ * named eval, printf or read does not break the frame; only one named `builtin` does, and then
+ * the command never ends, times out, and the shell it broke is replaced.
+ */
+export function frameCode(stateFile?: string): string {
+  const start = octalRs(`${RS}DDS%s${RS}`);
+  const end = octalRs(`${RS}DDE%s:%d${RS}`);
+  const save = stateFile
+    ? `{ builtin printf '%s\\n' "${STATE_HEADER} $__drydock_t"; builtin declare -p; ` +
+      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(stateFile)} 2>/dev/null || builtin :; `
+    : "";
+  const run =
+    save +
+    `IFS= builtin read -r -d '' __drydock_cmd || builtin :; ` +
+    `builtin export ${COMMAND_TOKEN_VARIABLE}=$__drydock_t; builtin printf '${start}' "$__drydock_t"; ` +
+    `if [[ -n $__drydock_e ]]; then builtin eval "$__drydock_cmd" </dev/null 2>>"$__drydock_e"; ` +
+    `else builtin eval "$__drydock_cmd" </dev/null; fi`;
+  const end_ =
+    `builtin unset __drydock_cmd; ` +
+    `if [[ -n $__drydock_e ]]; then builtin printf '${end}' "$__drydock_n" "$__drydock_rc" 2>/dev/null >>"$__drydock_e" || builtin :; fi; ` +
+    `command stty raw -echo 2>/dev/null || builtin :; builtin printf '${end}' "$__drydock_n" "$__drydock_rc"; builtin unset __drydock_n`;
+  return `builtin readonly __drydock_run=${shellQuote(run)} __drydock_end=${shellQuote(end_)}`;
+}
+
+/**
+ * One command, framed, for a shell that has the frame's code (frameCode): the command travels
+ * verbatim in a here-document whose delimiter holds the nonce, so it cannot end early. Redirections
+ * of the second terminal are appended: the same text reaches a terminal, and a plain file (in
+ * tests) keeps all of it. NUL bytes, which no bash string can hold, are dropped.
  */
 export function framed(command: string, o: FrameOptions): string {
   const delimiter = `__DRYDOCK_${o.nonce}__`;
-  const start = octalRs(`${RS}DDS${o.nonce}${RS}`);
-  const end = octalRs(`${RS}DDE${o.nonce}:%d${RS}`);
-  const err = o.stderrPath ? shellQuote(o.stderrPath) : undefined;
-  // Redirections apply left to right: errors of opening the second terminal go nowhere.
-  // Appending: the same text reaches a terminal, and a plain file (in tests) keeps all of it.
-  // `|| builtin :` keeps a shell under `set -e` alive through the frame's own steps that may fail.
-  const toErr = err ? ` 2>/dev/null >>${err} || builtin :` : "";
-  const save = o.stateFile
-    ? `{ builtin printf '%s\\n' '${STATE_HEADER} ${o.token}'; builtin declare -p; ` +
-      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(o.stateFile)} 2>/dev/null || builtin :\n`
-    : "";
   return (
-    save +
-    `IFS= builtin read -r -d '' __drydock_cmd <<'${delimiter}' || builtin :\n${command}\n${delimiter}\n` +
-    `builtin export ${COMMAND_TOKEN_VARIABLE}=${o.token}; builtin printf '${start}'` +
-    (err ? `; builtin printf '${start}'${toErr}` : "") +
-    `; builtin eval "$__drydock_cmd" </dev/null${err ? ` 2>>${err}` : ""}; __drydock_rc=$?; builtin unset __drydock_cmd` +
-    (err ? `; builtin printf '${end}' $__drydock_rc${toErr}` : "") +
-    `; command stty raw -echo 2>/dev/null || builtin :; builtin printf '${end}' $__drydock_rc\n`
+    `__drydock_t=${o.token} __drydock_e=${o.stderrPath ? shellQuote(o.stderrPath) : ""}; ` +
+    `builtin eval "$__drydock_run" <<'${delimiter}'\n${command.replace(/\0/g, "")}\n${delimiter}\n` +
+    `__drydock_rc=$? __drydock_n=${o.nonce}; builtin eval "$__drydock_end"\n`
   );
 }
 
 /**
  * The first line a new shell is given: a raw, silent terminal (bytes typed reach bash verbatim:
  * no line-length limit, no signal keys, no echo), SIGINT trapped rather than ignored (so the
- * commands bash runs keep the default action), the state directory made, then the ready marker
- * with the shell's pid and its terminal.
+ * commands bash runs keep the default action), the state directory made, the frame's code
+ * given, then the ready marker with the shell's pid and its terminal. Typed while the terminal is
+ * still cooked: it stays one line under the terminal's 4096-byte line limit.
  */
 export function shellInit(readyMarker: string, stateFile?: string): string {
   const dir = stateFile ? stateFile.replace(/\/[^/]*$/, "") || "/" : undefined;
   return (
     `stty raw -echo 2>/dev/null; trap ':' INT; ${dir ? `mkdir -p -m 700 ${shellQuote(dir)} 2>/dev/null; ` : ""}` +
-    `printf '${octalRs(readyMarker)}%s:%s\\036' $$ "$(tty)"\n`
+    `${frameCode(stateFile)}; printf '${octalRs(readyMarker)}%s:%s\\036' $$ "$(tty)"\n`
   );
 }
 
@@ -178,7 +196,7 @@ export function restoreState(stateFile: string, token: string, workdir: string, 
     `  builtin eval "$__drydock_opts $__drydock_last" 2>/dev/null`,
     `fi`,
     `builtin printf '${octalRs(marker)}%s\\036' "$__drydock_r"`,
-    `builtin unset __drydock_r __drydock_l __drydock_vars __drydock_names __drydock_so __drydock_bo __drydock_fns __drydock_opts __drydock_last __drydock_kept`,
+    `builtin unset __drydock_r __drydock_l __drydock_vars __drydock_names __drydock_so __drydock_bo __drydock_fns __drydock_opts __drydock_last __drydock_kept BASH_REMATCH`,
     "",
   ].join("\n");
 }

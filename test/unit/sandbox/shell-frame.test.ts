@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FrameScanner, RS } from "../../../src/sandbox/frame-scanner.js";
-import { framed, restoreState, shellQuote } from "../../../src/sandbox/shell-frame.js";
+import { frameCode, framed, restoreState, shellQuote } from "../../../src/sandbox/shell-frame.js";
 
 let dir: string;
 beforeEach(() => {
@@ -16,10 +16,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs a script in a fresh non-interactive bash, as the box's shell runs (no rc files). */
+/**
+ * Runs a script in a fresh non-interactive bash, as the box's shell runs (no rc files), given the
+ * frame's code first as a new shell is.
+ */
 function bash(script: string): { stdout: string; stderr: string } {
   const r = spawnSync("bash", ["--noprofile", "--norc", "-s"], {
-    input: script,
+    input: `${frameCode(join(dir, "state"))}\n${script}`,
     cwd: dir,
     encoding: "utf8",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, FROM_ENV: "1" },
@@ -27,10 +30,10 @@ function bash(script: string): { stdout: string; stderr: string } {
   return { stdout: r.stdout, stderr: r.stderr };
 }
 
-function scan(nonce: string, text: string): { output: string; exitCode?: number } {
+function scan(nonce: string, text: string, token: string | null): { output: string; exitCode?: number } {
   let output = "";
   let exitCode: number | undefined;
-  for (const e of new FrameScanner(nonce).feed(text)) {
+  for (const e of new FrameScanner(nonce, token).feed(text)) {
     if (e.kind === "output") output += e.text;
     else exitCode = e.exitCode;
   }
@@ -38,25 +41,24 @@ function scan(nonce: string, text: string): { output: string; exitCode?: number 
 }
 
 const frame = (command: string, nonce: string, token: string) =>
-  framed(command, {
-    nonce,
-    token,
-    stderrPath: join(dir, "stderr"),
-    stateFile: join(dir, "state"),
-  });
+  framed(command, { nonce, token, stderrPath: join(dir, "stderr") });
 
 describe("framed", () => {
-  it("puts stdout and stderr apart, each with its own start and end, and keeps the exit status", () => {
+  it("puts stdout and stderr apart, each with its own end, and keeps the exit status", () => {
     const nonce = "0123456789abcdef";
     const out = bash(frame("echo out; echo err >&2; (exit 7)", nonce, "t1"));
-    expect(scan(nonce, out.stdout)).toEqual({ output: "out\n", exitCode: 7 });
-    expect(scan(nonce, readFileSync(join(dir, "stderr"), "utf8"))).toEqual({ output: "err\n", exitCode: 7 });
+    expect(scan(nonce, out.stdout, "t1")).toEqual({ output: "out\n", exitCode: 7 });
+    // stderr has no start marker: all of it is the command's, up to the end.
+    expect(scan(nonce, readFileSync(join(dir, "stderr"), "utf8"), null)).toEqual({
+      output: "err\n",
+      exitCode: 7,
+    });
   });
 
   it("exports the command's token to what it runs and reads the command verbatim", () => {
     const nonce = "00000000ffffffff";
     const command = "env | grep ^DRYDOCK_COMMAND=; printf '%s\\n' \"$'x'\" '__DRYDOCK_x__' \"'\"";
-    expect(scan(nonce, bash(frame(command, nonce, "tok42")).stdout).output).toBe(
+    expect(scan(nonce, bash(frame(command, nonce, "tok42")).stdout, "tok42").output).toBe(
       "DRYDOCK_COMMAND=tok42\n$'x'\n__DRYDOCK_x__\n'\n",
     );
   });
@@ -66,8 +68,8 @@ describe("framed", () => {
     const script =
       "set -eu\n" + frame("echo first", nonce, "t1") + frame("echo second", "9999aaaabbbbcccc", "t2");
     const { stdout } = bash(script);
-    expect(scan(nonce, stdout)).toEqual({ output: "first\n", exitCode: 0 });
-    expect(scan("9999aaaabbbbcccc", stdout)).toEqual({ output: "second\n", exitCode: 0 });
+    expect(scan(nonce, stdout, "t1")).toEqual({ output: "first\n", exitCode: 0 });
+    expect(scan("9999aaaabbbbcccc", stdout, "t2")).toEqual({ output: "second\n", exitCode: 0 });
   });
 
   it("is not broken by functions named after the builtins it uses", () => {
@@ -75,7 +77,7 @@ describe("framed", () => {
     const script =
       "eval() { :; }; printf() { :; }; read() { :; }; export() { :; }; unset() { :; }; declare() { :; }\n" +
       frame("echo still framed", nonce, "t");
-    expect(scan(nonce, bash(script).stdout)).toEqual({ output: "still framed\n", exitCode: 0 });
+    expect(scan(nonce, bash(script).stdout, "t")).toEqual({ output: "still framed\n", exitCode: 0 });
   });
 });
 
