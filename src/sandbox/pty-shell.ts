@@ -15,8 +15,9 @@ import * as pty from "node-pty";
 import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import type { StopReport, StopRequest } from "./command-stop.js";
-import { FrameScanner, RS, startMarker } from "./frame-scanner.js";
-import { CommandOutput, type StreamName } from "./output-capture.js";
+import { CommandRun, delay } from "./command-run.js";
+import { RS, startMarker } from "./frame-scanner.js";
+import type { StreamName } from "./output-capture.js";
 import { framed, restoreState, shellInit, type RestoreOutcome } from "./shell-frame.js";
 import { afterRestartNote, stoppedNote } from "./shell-notes.js";
 import type { StderrTerminal } from "./stderr-terminal.js";
@@ -79,47 +80,14 @@ const RESTORE_TIMEOUT_MS = 10_000;
 /** Before a stop: how long a frame that has not started yet gets to start. */
 const START_WAIT_MS = 1_000;
 
-class Deferred<T> {
-  settled = false;
-  resolve!: (value: T) => void;
-  readonly promise = new Promise<T>((resolve) => {
-    this.resolve = (value) => {
-      if (this.settled) return;
-      this.settled = true;
-      resolve(value);
-    };
-  });
-}
-
-interface Pending {
-  nonce: string;
-  out: FrameScanner;
-  err: FrameScanner | undefined;
-  output: CommandOutput;
-  onOutput?: (text: string, stream: StreamName) => void;
-  /** False once the command's shell is gone: what a new shell prints is not the command's. */
-  outOpen: boolean;
-  outEnd: Deferred<number>;
-  errEnd: Deferred<void>;
-  lastErrAt: number;
-  exited: Deferred<number | null>;
-}
-
-type Outcome =
-  | { kind: "end"; exitCode: number }
-  | { kind: "exit"; exitCode: number | null }
-  | { kind: "timeout" }
-  | { kind: "cancel" };
-
 const randomHex = () => randomBytes(8).toString("hex");
-const delay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 export class PtyShell {
   private term: pty.IPty | undefined;
   private shellPid = 0;
   private ttyPath = "";
   private stderr: StderrTerminal | undefined;
-  private pending: Pending | undefined;
+  private pending: CommandRun | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
   private restarts = 0;
@@ -195,28 +163,21 @@ export class PtyShell {
     const nonce = randomHex();
     const token = randomHex();
     const stderrPath = this.stderr?.path;
-    const pending: Pending = {
+    const pending = new CommandRun(
       nonce,
-      out: new FrameScanner(nonce, token),
-      // stderr has no start marker: nothing arrives there before the command but what earlier
-      // commands left running writes, which is dropped while no command runs.
-      err: stderrPath ? new FrameScanner(nonce, null) : undefined,
-      output: new CommandOutput(options.maxOutputBytes),
-      onOutput: options.onOutput,
-      outOpen: true,
-      outEnd: new Deferred(),
-      errEnd: new Deferred(),
-      lastErrAt: 0,
-      exited: new Deferred(),
-    };
+      token,
+      stderrPath !== undefined,
+      options.maxOutputBytes,
+      options.onOutput,
+    );
     this.pending = pending;
     this.term!.write(framed(command, { nonce, token, stderrPath }));
 
-    const outcome = await waitForEnd(pending, options);
+    const outcome = await pending.waitForEnd(options.timeoutMs, options.signal);
     let exitCode: number | null = null;
     if (outcome.kind === "end") {
       exitCode = outcome.exitCode;
-      if (!(await this.stderrSettled(pending))) {
+      if (!(await pending.stderrSettled(this.stderr, STDERR_IDLE_MS))) {
         notes.push(
           `the end of stderr did not arrive (its terminal closed, or it stayed silent ${STDERR_IDLE_MS / 1000} s after stdout ended): stderr may be incomplete`,
         );
@@ -260,9 +221,9 @@ export class PtyShell {
    * Ends the command, its shell and everything it started; then waits for the flush markers, so
    * the output holds everything the command wrote before it was stopped.
    */
-  private async stop(pending: Pending, token: string): Promise<StopReport | Error> {
+  private async stop(pending: CommandRun, token: string): Promise<StopReport | Error> {
     // A command cancelled as it was sent: let the frame save the state first (it is quick).
-    for (let waited = 0; !pending.out.started && waited < START_WAIT_MS; waited += 20) await delay(20);
+    for (let waited = 0; !pending.started && waited < START_WAIT_MS; waited += 20) await delay(20);
     const terminals = [this.ttyPath, this.stderr?.alive ? this.stderr.path : ""].filter(Boolean);
     let report: StopReport | Error;
     try {
@@ -281,46 +242,10 @@ export class PtyShell {
     }
     const flushed = [
       pending.outEnd.promise,
-      ...(pending.err && this.stderr?.alive ? [pending.errEnd.promise] : []),
+      ...(pending.stderrApart && this.stderr?.alive ? [pending.errEnd.promise] : []),
     ];
     await Promise.race([Promise.all(flushed), delay(FLUSH_MS)]);
     return report;
-  }
-
-  /** Waits for stderr's end marker while stderr keeps arriving; false when it never came. */
-  private async stderrSettled(pending: Pending): Promise<boolean> {
-    const terminal = this.stderr;
-    if (!pending.err || !terminal) return true;
-    const since = Date.now();
-    while (!pending.errEnd.settled && terminal.alive) {
-      if (Date.now() - Math.max(since, pending.lastErrAt) >= STDERR_IDLE_MS) return false;
-      await Promise.race([pending.errEnd.promise, terminal.ended, delay(100)]);
-    }
-    return pending.errEnd.settled;
-  }
-
-  private onOut(data: string): void {
-    const pending = this.pending;
-    if (!pending?.outOpen || pending.outEnd.settled) return;
-    for (const event of pending.out.feed(data)) {
-      if (event.kind === "output") this.emit(pending, "stdout", event.text);
-      else pending.outEnd.resolve(event.exitCode);
-    }
-  }
-
-  private onErr(data: string): void {
-    const pending = this.pending;
-    if (!pending?.err || pending.errEnd.settled) return;
-    pending.lastErrAt = Date.now();
-    for (const event of pending.err.feed(data)) {
-      if (event.kind === "output") this.emit(pending, "stderr", event.text);
-      else pending.errEnd.resolve();
-    }
-  }
-
-  private emit(pending: Pending, stream: StreamName, text: string): void {
-    pending.output.push(stream, Buffer.from(text, "utf8"));
-    pending.onOutput?.(text, stream);
   }
 
   /**
@@ -373,7 +298,7 @@ export class PtyShell {
     this.stderr?.close();
     this.stderr = terminal;
     terminal.onData((text) => {
-      if (this.stderr === terminal) this.onErr(text);
+      if (this.stderr === terminal) this.pending?.feedStderr(text);
     });
   }
 
@@ -396,7 +321,7 @@ export class PtyShell {
     const ready = startMarker(randomHex());
     const started = watchFor(term, ready, o.startTimeoutMs ?? 20_000, "the shell did not start");
     term.onData((data) => {
-      if (this.term === term) this.onOut(data);
+      if (this.term === term) this.pending?.feedStdout(data);
     });
     term.onExit(({ exitCode }) => {
       if (this.term !== term) return;
@@ -409,25 +334,6 @@ export class PtyShell {
     this.shellPid = Number(answer.slice(0, at));
     this.ttyPath = answer.slice(at + 1);
   }
-}
-
-/** The first of: stdout's end marker, the shell's exit, the time limit, the caller's cancel. */
-function waitForEnd(pending: Pending, options: RunOptions): Promise<Outcome> {
-  return new Promise<Outcome>((resolve) => {
-    const timer = setTimeout(() => finish({ kind: "timeout" }), options.timeoutMs);
-    const onAbort = () => finish({ kind: "cancel" });
-    function finish(outcome: Outcome): void {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      // A command that ended just as its time ran out has ended: its end marker wins.
-      if (outcome.kind !== "end" && pending.outEnd.settled) return;
-      resolve(outcome);
-    }
-    void pending.outEnd.promise.then((exitCode) => finish({ kind: "end", exitCode }));
-    void pending.exited.promise.then((exitCode) => finish({ kind: "exit", exitCode }));
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    if (options.signal?.aborted) onAbort();
-  });
 }
 
 /**
