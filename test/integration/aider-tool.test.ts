@@ -261,7 +261,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     );
     const jobId = started.job_id as string;
     await expect
-      .poll(async () => (await bash("pgrep -f [/]opt/aider/bin/aider || true")).output, {
+      .poll(async () => (await bash("pgrep -f [/]bin/aider || true")).output, {
         timeout: 60_000,
         interval: 1000,
       })
@@ -317,7 +317,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     expect(await call).toBeInstanceOf(Error);
     expect(lines).toContain("Added greet.py to the chat.");
     await expect
-      .poll(async () => (await bash("pgrep -f [/]opt/aider/bin/aider || echo none")).output, {
+      .poll(async () => (await bash("pgrep -f [/]bin/aider || echo none")).output, {
         timeout: 30_000,
         interval: 1000,
       })
