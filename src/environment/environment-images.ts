@@ -21,7 +21,12 @@ import {
   EnvironmentDefinitionError,
   type SetupStep,
 } from "./environment-definition.js";
-import { environmentDockerfile, planEnvironment, type EnvironmentPlan } from "./environment-plan.js";
+import {
+  STEP_MARKER,
+  environmentDockerfile,
+  planEnvironment,
+  type EnvironmentPlan,
+} from "./environment-plan.js";
 import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
 
@@ -197,7 +202,7 @@ export class EnvironmentImages {
           target,
           labels: { "drydock.env.base-of": plan.tag },
         },
-        [],
+        { instructions: [], setup: [] },
         { file: definition.base.from.file, what: `building ${dockerfile}` },
         onLine,
       );
@@ -214,9 +219,10 @@ export class EnvironmentImages {
       pack.entry({ name: "Dockerfile" }, buildFile.dockerfile);
       pack.entry({ name: "ca-bundle.crt" }, this.caCert ? readFileSync(this.caCert) : "");
       pack.entry(
-        { name: "prepare.sh", mode: 0o755 },
+        { name: "env-build/prepare.sh", mode: 0o755 },
         readFileSync(join(projectRoot(), "images", "environment", "prepare.sh")),
       );
+      for (const [name, text] of Object.entries(buildFile.files)) pack.entry({ name, mode: 0o755 }, text);
       await files.pack("", "repo/", pack);
       pack.finalize();
     })();
@@ -224,7 +230,7 @@ export class EnvironmentImages {
     await this.runBuild(
       Readable.from(pack),
       { tag: plan.tag, buildArgs: {}, labels },
-      buildFile.steps,
+      { instructions: buildFile.instructionSteps, setup: buildFile.setupSteps },
       { file: definition.file ?? "", what: "the environment build" },
       onLine,
     );
@@ -237,20 +243,30 @@ export class EnvironmentImages {
   private async runBuild(
     context: Readable,
     options: Parameters<Engine["buildImage"]>[1],
-    steps: Array<SetupStep | undefined>,
+    steps: { instructions: Array<SetupStep | undefined>; setup: SetupStep[] },
     where: { file: string; what: string },
     onLine: (line: string) => void,
   ): Promise<void> {
     let step = 0;
+    /** The setup step the runner last announced (1-based), and the exit code it reported. */
+    let setupStep = 0;
+    let setupExit: string | undefined;
     let recent: string[] = [];
     try {
       await this.engine.buildImage(context, options, (raw) => {
         const line = stripAnsi(raw);
         if (!line.trim()) return;
         const at = /^Step (\d+)\/\d+ : /.exec(line);
+        const marker = STEP_MARKER.exec(line);
         if (at) {
           step = Number(at[1]);
+          setupStep = 0;
           recent = [];
+        } else if (marker && !marker[2]) {
+          setupStep = Number(marker[1]);
+          recent = [];
+        } else if (marker) {
+          setupExit = marker[2];
         } else {
           recent.push(line);
           if (recent.length > 30) recent.shift();
@@ -259,8 +275,8 @@ export class EnvironmentImages {
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      const failed = steps[step];
-      const exit = /returned a non-zero code: (\d+)/.exec(reason)?.[1];
+      const failed = setupStep > 0 ? steps.setup[setupStep - 1] : steps.instructions[step];
+      const exit = setupExit ?? /returned a non-zero code: (\d+)/.exec(reason)?.[1];
       const tail = recent
         .filter((l) => !/^ ---> |^Removing intermediate container/.test(l))
         .slice(-15)

@@ -2,23 +2,21 @@
  * The build plan of an environment image: its cache key and the Dockerfile that makes it. Pure:
  * the same definition, key files and base give the same tag and the same text.
  *
- * The Dockerfile has three stages. `tools` is the base with the Debian packages and variables.
- * `setup` copies the repository to /workspace and runs the setup commands there as the box user,
- * with the network and the build's CA bundle, then moves what they made in the repository (a
- * `node_modules`, an `.egg-info`, a built extension) to /opt/drydock/env/prepared and writes the
- * links a box lays over its copy of the repository. The final stage is `tools` again plus the
- * directories setup may write to (/opt/venv, /opt/go, /opt/cargo, /opt/drydock/env): the
- * repository snapshot and the build's scratch stay behind in `setup`, so they cost no space.
+ * The image is the base with the Debian packages and variables, then the repository copied to
+ * /workspace and one run, as the box user with the network and the build's CA bundle, of the setup
+ * commands and the prepare step, which moves what they made in the repository (a `node_modules`,
+ * an `.egg-info`, a built extension) to /opt/drydock/env/prepared and writes the links a box lays
+ * over its copy of the repository. Pip, Go and Cargo install into /opt/venv, /opt/go, /opt/cargo.
  */
 import { createHash } from "node:crypto";
 import type { EnvironmentDefinition, SetupStep } from "./environment-definition.js";
 
 export const ENV_IMAGE_REPO = "drydock-env";
 /** Bumped when the recipe below changes, so images made by an older recipe are rebuilt. */
-export const RECIPE_VERSION = "1";
+export const RECIPE_VERSION = "2";
 /** Where the build's CA bundle sits during the build (removed from the final image). */
 export const BUILD_CA = "/etc/drydock/build-ca.crt";
-/** Directories setup may write outside the repository; the final image keeps them. */
+/** Directories setup may write outside the repository, owned by the box user during the build. */
 export const KEPT_DIRS = ["/opt/venv", "/opt/go", "/opt/cargo"] as const;
 
 /** Variables that make the usual tools trust the build's CA bundle (a TLS-intercepting proxy). */
@@ -80,25 +78,40 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
 /** One Dockerfile instruction per line; JSON exec form keeps commands exactly as written. */
 const json = (value: unknown) => JSON.stringify(value);
 
-/** The step labels of the Dockerfile, by instruction number (1-based), for progress and errors. */
+/** Where the build's own files sit in the image while it is built (removed after). */
+export const BUILD_DIR = "/opt/drydock/env-build";
+/** The line the runner prints before each setup step, and the one it prints when a step fails. */
+export const STEP_MARKER = /^drydock: setup step (\d+)(?: failed with exit code (\d+))?/;
+
+/** The build context's files besides the repository, and what names its steps. */
 export interface BuildFile {
   dockerfile: string;
-  /** `labels[n]` names instruction n when it runs a setup step (else undefined). */
-  steps: Array<SetupStep | undefined>;
+  /** Files of the build context (path → text): the runner and one script per setup step. */
+  files: Record<string, string>;
+  /** The Dockerfile's instructions that run a definition step (by 1-based number): packages. */
+  instructionSteps: Array<SetupStep | undefined>;
+  /** The setup steps, by the number the runner prints (1-based). */
+  setupSteps: SetupStep[];
 }
 
+/**
+ * The Dockerfile of an environment and the runner of its setup. One stage: the base with the
+ * packages and variables, then the repository copied to /workspace and ONE run of the setup
+ * commands and the prepare step (so what setup makes is moved within one layer, never copied,
+ * and stored once). The runner marks each step, so a failure still names its step.
+ */
 export function environmentDockerfile(
   definition: EnvironmentDefinition,
   baseImage: string,
   labels: Record<string, string>,
 ): BuildFile {
   const lines: string[] = [];
-  const steps: Array<SetupStep | undefined> = [undefined];
+  const instructionSteps: Array<SetupStep | undefined> = [undefined];
   const add = (line: string, step?: SetupStep) => {
     lines.push(line);
-    steps.push(step);
+    instructionSteps.push(step);
   };
-  add(`FROM ${baseImage} AS tools`);
+  add(`FROM ${baseImage}`);
   add("USER root");
   add(`COPY ca-bundle.crt ${BUILD_CA}`);
   if (definition.packages.length > 0) {
@@ -116,37 +129,46 @@ export function environmentDockerfile(
   add(`RUN ${json(["sh", "-c", `install -d -o 1000 -g 1000 ${dirs.join(" ")}`])}`);
   const env = Object.entries(definition.env);
   if (env.length > 0) add(`ENV ${env.map(([k, v]) => `${k}=${json(v)}`).join(" ")}`);
-
-  add("FROM tools AS setup");
   add("COPY --chown=1000:1000 repo/ /workspace/");
-  add("COPY prepare.sh /opt/drydock/env-prepare.sh");
+  add(`COPY env-build/ ${BUILD_DIR}/`);
   add("USER 1000");
   add("WORKDIR /workspace");
-  // A git repository of exactly what was copied, so setup tools that ask git (setuptools-scm)
-  // get an answer and the prepare step can tell what setup made from what was there.
-  add(
-    `RUN ${json([
-      "sh",
-      "-c",
-      "git init -q && git add -A && git -c user.name=drydock -c user.email=drydock@localhost commit -q --no-verify --allow-empty -m 'environment build'",
-    ])}`,
-  );
-  for (const step of definition.setup) {
-    add(`RUN ${json(["env", ...CA_ENV, "bash", "-e", "-o", "pipefail", "-c", step.command])}`, step);
-  }
-  add(`RUN ${json(["bash", "/opt/drydock/env-prepare.sh"])}`);
-
-  add("FROM tools");
-  add(`RUN ${json(["rm", "-f", BUILD_CA])}`);
-  for (const dir of KEPT_DIRS) add(`COPY --from=setup --chown=1000:1000 ${dir} ${dir}`);
-  add("COPY --from=setup /opt/drydock/env /opt/drydock/env");
+  add(`RUN ${json(["bash", `${BUILD_DIR}/run.sh`])}`);
+  add("USER root");
+  add(`RUN ${json(["rm", "-rf", BUILD_DIR, BUILD_CA])}`);
   const labelText = Object.entries(labels)
     .map(([k, v]) => `${json(k)}=${json(v)}`)
     .join(" ");
   if (labelText) add(`LABEL ${labelText}`);
   add("USER 1000");
   add("WORKDIR /workspace");
-  return { dockerfile: `${lines.join("\n")}\n`, steps };
+
+  const files: Record<string, string> = {};
+  const runner = [
+    "#!/bin/bash",
+    "# Runs an environment's setup steps in order, then the prepare step, in one layer.",
+    "set -u",
+    ...CA_ENV.map((v) => `export ${v}`),
+    // A git repository of exactly what was copied, so setup tools that ask git (setuptools-scm)
+    // get an answer and the prepare step can tell what setup made from what was there.
+    "git init -q && git add -A && git -c user.name=drydock -c user.email=drydock@localhost commit -q --no-verify --allow-empty -m 'environment build' || exit 1",
+  ];
+  definition.setup.forEach((step, i) => {
+    const n = i + 1;
+    files[`env-build/step-${n}.sh`] = step.command.endsWith("\n") ? step.command : `${step.command}\n`;
+    runner.push(
+      `echo ${shellWord(`drydock: setup step ${n}: ${step.label}`)}`,
+      `bash -e -o pipefail ${BUILD_DIR}/step-${n}.sh </dev/null || { rc=$?; echo "drydock: setup step ${n} failed with exit code $rc"; exit $rc; }`,
+      "cd /workspace",
+    );
+  });
+  runner.push(`bash ${BUILD_DIR}/prepare.sh`, "find /workspace -mindepth 1 -delete", "");
+  files["env-build/run.sh"] = runner.join("\n");
+  return { dockerfile: `${lines.join("\n")}\n`, files, instructionSteps, setupSteps: definition.setup };
+}
+
+function shellWord(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

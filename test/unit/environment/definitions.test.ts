@@ -3,6 +3,7 @@ import { parseDevcontainer } from "../../../src/environment/devcontainer-file.js
 import { parseDrydockEnvironment } from "../../../src/environment/drydock-environment-file.js";
 import { EnvironmentDefinitionError } from "../../../src/environment/environment-definition.js";
 import {
+  STEP_MARKER,
   environmentDockerfile,
   globMatcher,
   planEnvironment,
@@ -131,15 +132,22 @@ describe("planEnvironment", () => {
     expect(plan.keyedBy).toContain("package-lock.json");
   });
 
-  it("writes commands in exec form, so quotes and newlines reach bash as written", () => {
-    const d = parseDrydockEnvironment("setup:\n  - |\n    echo \"a b\" 'c'\n    make\n");
-    const { dockerfile, steps } = environmentDockerfile(d, "base:1", {});
-    const run = dockerfile.split("\n").find((l) => l.includes("echo"))!;
-    const argv = JSON.parse(run.slice("RUN ".length)) as string[];
-    expect(argv.slice(-3)).toEqual(["pipefail", "-c", "echo \"a b\" 'c'\nmake\n"]);
-    // The step number maps back to the definition's line.
-    const index = dockerfile.split("\n").indexOf(run) + 1;
-    expect(steps[index]?.from.line).toBe(2);
+  it("keeps each setup command exactly as written, and the runner marks each step so a failure names it", () => {
+    const d = parseDrydockEnvironment("setup:\n  - |\n    echo \"a b\" 'c'\n    make\n  - npm ci\n");
+    const { dockerfile, files, setupSteps } = environmentDockerfile(d, "base:1", {});
+    expect(files["env-build/step-1.sh"]).toBe("echo \"a b\" 'c'\nmake\n");
+    expect(files["env-build/step-2.sh"]).toBe("npm ci\n");
+    const runner = files["env-build/run.sh"]!;
+    expect(runner).toContain("echo 'drydock: setup step 2: setup[2]'");
+    expect(runner).toMatch(
+      /step-2\.sh <\/dev\/null \|\| \{ rc=\$\?; echo "drydock: setup step 2 failed with exit code \$rc"; exit \$rc; \}/,
+    );
+    // Setup and prepare run in one instruction, so what setup makes is moved, never copied.
+    expect(dockerfile.match(/^RUN .*run\.sh/gm)).toHaveLength(1);
+    expect(runner.indexOf("prepare.sh")).toBeGreaterThan(runner.indexOf("step-2.sh"));
+    expect(setupSteps[1]?.from.line).toBe(5);
+    expect(STEP_MARKER.exec("drydock: setup step 2 failed with exit code 3")?.slice(1)).toEqual(["2", "3"]);
+    expect(STEP_MARKER.exec("drydock: setup step 2: setup[2]")?.[2]).toBeUndefined();
   });
 });
 
