@@ -42,7 +42,7 @@ async function insideView(session: Session): Promise<string> {
     "ls -A /tmp ~",
     // One process listing, taken while no pipeline forks: the shell, the box's init and sleep.
     "ps -eo user,comm --no-headers > /tmp/.ps; grep -v -x -E '\\S+ +ps' /tmp/.ps | sort; rm /tmp/.ps",
-    "env | grep -v -E '^(HOSTNAME|_)=' | sort",
+    "env | grep -v -E '^(HOSTNAME|_|DRYDOCK_COMMAND)=' | sort", // DRYDOCK_COMMAND is each command's own token
   ].join("; echo ---; ");
   return (await session.bash(script)).output;
 }
