@@ -58,11 +58,6 @@ export class CommandRun {
     return this.err !== undefined;
   }
 
-  /** True once stdout's start marker came: the frame has saved the state and runs the command. */
-  get started(): boolean {
-    return this.out.started;
-  }
-
   feedStdout(data: string): void {
     if (!this.outOpen || this.outEnd.settled) return;
     for (const event of this.out.feed(data)) {

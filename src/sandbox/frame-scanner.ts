@@ -41,11 +41,6 @@ export class FrameScanner {
     this.keep = Math.max(this.start.length, endMarkerMaxLength(nonce));
   }
 
-  /** True once the start marker was seen: the frame's work before the command is done. */
-  get started(): boolean {
-    return this.seenStart;
-  }
-
   feed(text: string): ScanEvent[] {
     const events: ScanEvent[] = [];
     let buffer = this.carry + text;

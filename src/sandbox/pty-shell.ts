@@ -18,7 +18,7 @@ import type { StopReport, StopRequest } from "./command-stop.js";
 import { CommandRun, delay } from "./command-run.js";
 import { RS, startMarker } from "./frame-scanner.js";
 import type { StreamName } from "./output-capture.js";
-import { framed, restoreState, shellInit, type RestoreOutcome } from "./shell-frame.js";
+import { framed, nextStateTag, restoreState, shellInit, type RestoreOutcome } from "./shell-frame.js";
 import { afterRestartNote, stoppedNote } from "./shell-notes.js";
 import type { StderrTerminal } from "./stderr-terminal.js";
 
@@ -77,8 +77,6 @@ const STDERR_IDLE_MS = 2_000;
 /** After a stop: how long the flush markers may take to arrive. */
 const FLUSH_MS = 3_000;
 const RESTORE_TIMEOUT_MS = 10_000;
-/** Before a stop: how long a frame that has not started yet gets to start. */
-const START_WAIT_MS = 1_000;
 
 const randomHex = () => randomBytes(8).toString("hex");
 
@@ -86,6 +84,8 @@ export class PtyShell {
   private term: pty.IPty | undefined;
   private shellPid = 0;
   private ttyPath = "";
+  /** Names the state the shell saved last (after its last command, or at its start). */
+  private stateTag: string | undefined;
   private stderr: StderrTerminal | undefined;
   private pending: CommandRun | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -161,7 +161,9 @@ export class PtyShell {
       }
     }
     const nonce = randomHex();
-    const token = randomHex();
+    // The token names the state the frame saves after the command: the other slot than the state
+    // from before it, which must survive the command whatever it does.
+    const token = nextStateTag(this.stateTag, randomHex());
     const stderrPath = this.stderr?.path;
     const pending = new CommandRun(
       nonce,
@@ -177,6 +179,8 @@ export class PtyShell {
     let exitCode: number | null = null;
     if (outcome.kind === "end") {
       exitCode = outcome.exitCode;
+      // The frame saves the state after the end marker: the next command's "before".
+      this.stateTag = token;
       if (!(await pending.stderrSettled(this.stderr, STDERR_IDLE_MS))) {
         notes.push(
           `the end of stderr did not arrive (its terminal closed, or it stayed silent ${STDERR_IDLE_MS / 1000} s after stdout ended): stderr may be incomplete`,
@@ -185,7 +189,7 @@ export class PtyShell {
     } else if (outcome.kind === "exit") {
       exitCode = outcome.exitCode;
       restarted = true;
-      const restored = await this.respawn("the shell exited", token);
+      const restored = await this.respawn("the shell exited", this.stateTag);
       notes.push(
         `the shell exited${exitCode === null ? "" : ` with status ${exitCode}`} during this command (exit, exec, a signal, or a failure under set -e); ${afterRestartNote(restored)}`,
       );
@@ -196,7 +200,7 @@ export class PtyShell {
           : "was cancelled";
       const stopped = await this.stop(pending, token);
       restarted = true;
-      const restored = await this.respawn(`the command ${what}`, token);
+      const restored = await this.respawn(`the command ${what}`, this.stateTag);
       notes.push(`${stoppedNote(what, stopped, this.graceMs)}. ${capitalised(afterRestartNote(restored))}`);
     }
     if (this.pending === pending) this.pending = undefined;
@@ -222,8 +226,6 @@ export class PtyShell {
    * the output holds everything the command wrote before it was stopped.
    */
   private async stop(pending: CommandRun, token: string): Promise<StopReport | Error> {
-    // A command cancelled as it was sent: let the frame save the state first (it is quick).
-    for (let waited = 0; !pending.started && waited < START_WAIT_MS; waited += 20) await delay(20);
     const terminals = [this.ttyPath, this.stderr?.alive ? this.stderr.path : ""].filter(Boolean);
     let report: StopReport | Error;
     try {
@@ -252,19 +254,22 @@ export class PtyShell {
    * A new shell in place of the current one; with a token, it is given the state saved before
    * that command. Says what state the new shell has.
    */
-  private async respawn(why: string, restoreToken?: string): Promise<RestoreOutcome | "fresh"> {
+  private async respawn(why: string, restoreTag?: string): Promise<RestoreOutcome | "fresh"> {
     log.info(`${this.options.containerId.slice(0, 12)}: starting a new shell (${why})`);
     // What the new shell prints is not the command's output (its stderr may still arrive).
     if (this.pending) this.pending.outOpen = false;
     this.kill();
     if (this.disposed) throw new DrydockError("shell_closed", "the shell of this session is closed");
     this.restarts++;
-    await this.spawn();
-    if (restoreToken === undefined || this.options.stateFile === undefined) return "fresh";
+    const restore = this.options.stateFile !== undefined && restoreTag !== undefined;
+    // A shell that is to be given the saved state must not save its own over it first.
+    await this.spawn(!restore);
+    if (!restore) return "fresh";
     const marker = `${RS}DDR${randomHex()}`;
-    this.term!.write(restoreState(this.options.stateFile, restoreToken, this.options.workdir, marker));
+    this.term!.write(restoreState(this.options.stateFile!, restoreTag, this.options.workdir, marker));
+    let outcome: RestoreOutcome;
     try {
-      return (await watchFor(
+      outcome = (await watchFor(
         this.term!,
         marker,
         RESTORE_TIMEOUT_MS,
@@ -275,9 +280,15 @@ export class PtyShell {
         `${this.options.containerId.slice(0, 12)}: ${(error as Error).message}; starting a fresh shell`,
       );
       this.kill();
-      await this.spawn();
+      await this.spawn(true);
       return "no-state";
     }
+    if (outcome === "no-state") {
+      // A fresh shell after all: its state is the one to come back to.
+      this.stateTag = nextStateTag(undefined, randomHex());
+      this.term!.write(`__drydock_t=${this.stateTag}; builtin eval "$__drydock_save"\n`);
+    }
+    return outcome;
   }
 
   private kill(): void {
@@ -302,7 +313,8 @@ export class PtyShell {
     });
   }
 
-  private async spawn(): Promise<void> {
+  /** Starts a shell; with saveState, its first state is saved (and named) as it starts. */
+  private async spawn(saveState = true): Promise<void> {
     const o = this.options;
     const envArgs = Object.entries({ TERM: "dumb", PS1: "", PS2: "", ...o.env }).flatMap(([k, v]) => [
       "-e",
@@ -328,8 +340,10 @@ export class PtyShell {
       this.term = undefined;
       this.pending?.exited.resolve(exitCode);
     });
-    term.write(shellInit(ready, o.stateFile));
+    const tag = saveState && o.stateFile !== undefined ? nextStateTag(undefined, randomHex()) : undefined;
+    term.write(shellInit(ready, o.stateFile, tag));
     const answer = await started;
+    if (tag !== undefined) this.stateTag = tag;
     const at = answer.indexOf(":");
     this.shellPid = Number(answer.slice(0, at));
     this.ttyPath = answer.slice(at + 1);

@@ -21,6 +21,7 @@ export interface FrameOptions {
 export const COMMAND_TOKEN_VARIABLE = "DRYDOCK_COMMAND";
 const STATE_HEADER = "#drydock-state";
 const FUNCTIONS_HEADER = "#drydock-functions";
+const STATE_TRAILER = "#drydock-end";
 
 /** A word bash reads as exactly `text` (single quotes; the text must hold no NUL). */
 export function shellQuote(text: string): string {
@@ -32,18 +33,20 @@ function octalRs(text: string): string {
 }
 
 /**
- * The frame's code, given to each new shell once as two read-only variables, so a command cannot
+ * The frame's code, given to each new shell once as read-only variables, so a command cannot
  * change or unset it and it costs nothing to type: bash reads a script from a terminal one byte
  * per system call, so every byte typed per command is time.
  *
- * `__drydock_run` saves the shell's state (variables, functions, aliases; options and the
- * working directory are among the variables), reads the command from its stdin (the
- * here-document the frame typed), exports the token, prints the start marker on stdout (named by
- * the public token: forging a start gains nothing) and evaluates the command with stdin from
- * /dev/null and stderr on the second terminal. `__drydock_end` prints the end markers, named by
- * the nonce (set only after the command, so the command never sees it) with the exit status,
- * after setting the terminal raw again in case the command changed it. Both run at the top
- * level (eval, not a function): the command's declarations stay global.
+ * `__drydock_run` reads the command from its stdin (the here-document the frame typed), exports
+ * the token, prints the start marker on stdout (named by the public token: forging a start gains
+ * nothing) and evaluates the command with stdin from /dev/null and stderr on the second
+ * terminal. `__drydock_end` prints the end markers, named by the nonce (set only after the
+ * command, so the command never sees it) with the exit status, after setting the terminal raw
+ * again in case the command changed it; then `__drydock_save` saves the shell's state (variables,
+ * functions, aliases; options and the working directory are among the variables) between a header
+ * and a trailer naming the command, for the next command to be stopped or to end the shell. The
+ * state is saved after the end marker, while the caller reads the answer, so it costs the round
+ * trip nothing. All run at the top level (eval, not a function): declarations stay global.
  *
  * Under `set -e` a failing command ends the shell, as bash does; the frame's own steps do not
  * (`|| builtin :`). Builtins are called through `builtin` (stty through `command`), so a function
@@ -55,10 +58,10 @@ export function frameCode(stateFile?: string): string {
   const end = octalRs(`${RS}DDE%s:%d${RS}`);
   const save = stateFile
     ? `{ builtin printf '%s\\n' "${STATE_HEADER} $__drydock_t"; builtin declare -p; ` +
-      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; } >| ${shellQuote(stateFile)} 2>/dev/null || builtin :; `
-    : "";
+      `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; ` +
+      `builtin printf '%s\\n' "${STATE_TRAILER} $__drydock_t"; } >| ${shellQuote(stateFile)}-"\${__drydock_t: -1}" 2>/dev/null || builtin :`
+    : "builtin :";
   const run =
-    save +
     `IFS= builtin read -r -d '' __drydock_cmd || builtin :; ` +
     `builtin export ${COMMAND_TOKEN_VARIABLE}=$__drydock_t; builtin printf '${start}' "$__drydock_t"; ` +
     `if [[ -n $__drydock_e ]]; then builtin eval "$__drydock_cmd" </dev/null 2>>"$__drydock_e"; ` +
@@ -66,8 +69,9 @@ export function frameCode(stateFile?: string): string {
   const end_ =
     `builtin unset __drydock_cmd; ` +
     `if [[ -n $__drydock_e ]]; then builtin printf '${end}' "$__drydock_n" "$__drydock_rc" 2>/dev/null >>"$__drydock_e" || builtin :; fi; ` +
-    `command stty raw -echo 2>/dev/null || builtin :; builtin printf '${end}' "$__drydock_n" "$__drydock_rc"; builtin unset __drydock_n`;
-  return `builtin readonly __drydock_run=${shellQuote(run)} __drydock_end=${shellQuote(end_)}`;
+    `command stty raw -echo 2>/dev/null || builtin :; builtin printf '${end}' "$__drydock_n" "$__drydock_rc"; ` +
+    `builtin unset __drydock_n; builtin eval "$__drydock_save"`;
+  return `builtin readonly __drydock_run=${shellQuote(run)} __drydock_end=${shellQuote(end_)} __drydock_save=${shellQuote(save)}`;
 }
 
 /**
@@ -89,14 +93,16 @@ export function framed(command: string, o: FrameOptions): string {
  * The first line a new shell is given: a raw, silent terminal (bytes typed reach bash verbatim:
  * no line-length limit, no signal keys, no echo), SIGINT trapped rather than ignored (so the
  * commands bash runs keep the default action), the state directory made, the frame's code
- * given, then the ready marker with the shell's pid and its terminal. Typed while the terminal is
- * still cooked: it stays one line under the terminal's 4096-byte line limit.
+ * given and, with a `stateTag`, the shell's first state saved under it, then the ready marker with the
+ * shell's pid and its terminal. Typed while the terminal is still cooked: it stays one line
+ * under the terminal's 4096-byte line limit.
  */
-export function shellInit(readyMarker: string, stateFile?: string): string {
+export function shellInit(readyMarker: string, stateFile?: string, stateTag?: string): string {
   const dir = stateFile ? stateFile.replace(/\/[^/]*$/, "") || "/" : undefined;
+  const save = stateFile && stateTag ? `__drydock_t=${stateTag}; builtin eval "$__drydock_save"; ` : "";
   return (
     `stty raw -echo 2>/dev/null; trap ':' INT; ${dir ? `mkdir -p -m 700 ${shellQuote(dir)} 2>/dev/null; ` : ""}` +
-    `${frameCode(stateFile)}; printf '${octalRs(readyMarker)}%s:%s\\036' $$ "$(tty)"\n`
+    `${frameCode(stateFile)}; ${save}printf '${octalRs(readyMarker)}%s:%s\\036' $$ "$(tty)"\n`
   );
 }
 
@@ -145,23 +151,39 @@ const SHELL_OWN_VARIABLES = [
   "_",
 ];
 
+/**
+ * The file a state named `tag` is saved in: one of two, chosen by the tag's last character, which
+ * the caller alternates between 0 and 1. So a command's frame never overwrites the state from
+ * before it, even when the command ended unseen (its shell silenced) and is then stopped.
+ */
+export function stateSlotFile(stateFile: string, tag: string): string {
+  return `${stateFile}-${tag.slice(-1)}`;
+}
+
+/** A name for a state, in the other slot than `previous` (slot 0 when there is none). */
+export function nextStateTag(previous: string | undefined, random: string): string {
+  return `${random}${previous?.endsWith("0") ? "1" : "0"}`;
+}
+
 /** What restoreState reports after its marker: restored, or why not. */
 export type RestoreOutcome = "restored" | "no-state" | "no-directory";
 
 /**
- * Gives the shell it runs in the state saved by the frame of the command named `token`:
- * variables (set, changed and unset, with their attributes), functions, aliases, `set -o` and
- * `shopt` options, and the working directory. Nothing happens when the saved state is not that
- * command's (the file is missing, or a later frame or the agent overwrote it). Ends with
+ * Gives the shell it runs the state saved under `token` (after the command it names, or as a shell
+ * started): variables (set, changed and unset, with their attributes), functions, aliases, `set -o`
+ * and `shopt` options, and the working directory. Nothing happens when the saved state is not that
+ * one, or not whole (the file is missing, cut short, or overwritten since). Ends with
  * `marker` followed by the outcome and RS. Runs at the top level of the shell, so declarations
  * are global; options come last, so errexit or nounset cannot cut the restore short.
  */
 export function restoreState(stateFile: string, token: string, workdir: string, marker: string): string {
-  const file = shellQuote(stateFile);
+  const file = shellQuote(stateSlotFile(stateFile, token));
   const own = SHELL_OWN_VARIABLES.join("|");
   return [
     `__drydock_r=no-state`,
-    `if { IFS= builtin read -r __drydock_l; } < ${file} 2>/dev/null && [[ $__drydock_l == '${STATE_HEADER} ${token}' ]]; then`,
+    `IFS= builtin read -r -d '' __drydock_all < ${file} 2>/dev/null`,
+    // A state cut short (its shell stopped while saving it) has no trailer: it is not used.
+    `if [[ $__drydock_all == '${STATE_HEADER} ${token}'$'\\n'* && $__drydock_all == *$'\\n''${STATE_TRAILER} ${token}'$'\\n' ]]; then`,
     `  __drydock_vars=() __drydock_names=() __drydock_so= __drydock_bo= __drydock_fns=`,
     `  { IFS= builtin read -r __drydock_l`,
     `    while IFS= builtin read -r __drydock_l && [[ $__drydock_l != '${FUNCTIONS_HEADER}' ]]; do`,
@@ -174,7 +196,7 @@ export function restoreState(stateFile: string, token: string, workdir: string, 
     `      esac`,
     `    done`,
     `    IFS= builtin read -r -d '' __drydock_fns`,
-    `  } < ${file}`,
+    `  } <<< "$__drydock_all"`,
     // Options and unsets are worked out now, while IFS is still this shell's own.
     `  __drydock_so=":\${__drydock_so//\\"/}:" __drydock_bo=":\${__drydock_bo//\\"/}:" __drydock_opts= __drydock_last=`,
     `  for __drydock_l in \${SHELLOPTS//:/ }; do [[ $__drydock_so == *":$__drydock_l:"* ]] || __drydock_opts+="set +o $__drydock_l; "; done`,
@@ -196,7 +218,7 @@ export function restoreState(stateFile: string, token: string, workdir: string, 
     `  builtin eval "$__drydock_opts $__drydock_last" 2>/dev/null`,
     `fi`,
     `builtin printf '${octalRs(marker)}%s\\036' "$__drydock_r"`,
-    `builtin unset __drydock_r __drydock_l __drydock_vars __drydock_names __drydock_so __drydock_bo __drydock_fns __drydock_opts __drydock_last __drydock_kept BASH_REMATCH`,
+    `builtin unset __drydock_all __drydock_r __drydock_l __drydock_vars __drydock_names __drydock_so __drydock_bo __drydock_fns __drydock_opts __drydock_last __drydock_kept BASH_REMATCH`,
     "",
   ].join("\n");
 }

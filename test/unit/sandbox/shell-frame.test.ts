@@ -8,7 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FrameScanner, RS } from "../../../src/sandbox/frame-scanner.js";
-import { frameCode, framed, restoreState, shellQuote } from "../../../src/sandbox/shell-frame.js";
+import {
+  frameCode,
+  framed,
+  restoreState,
+  shellInit,
+  shellQuote,
+  stateSlotFile,
+} from "../../../src/sandbox/shell-frame.js";
 
 let dir: string;
 beforeEach(() => {
@@ -107,10 +114,15 @@ describe("restoreState", () => {
     "declare -p | grep -c __drydock_ || true",
   ].join("\n");
 
+  /**
+   * A shell that ran the setup, then a command named `token` (whose state is saved after it),
+   * then one that made `changes` and ended the shell before its frame could save anything.
+   */
   function saved(token: string, changes: string): void {
-    writeFileSync(join(dir, "marker"), "");
     spawnSync("mkdir", ["-p", join(dir, "sub")]);
-    bash(`${setup}\n${frame(changes, "aaaabbbbccccdddd", token)}`);
+    bash(
+      `${setup}\n${frame("true", "aaaabbbbccccdddd", token)}${frame(`${changes}\nexit 5`, "eeeeffff00001111", "next")}`,
+    );
   }
 
   it("gives a new shell the variables, functions, aliases, options and directory from before the command", () => {
@@ -131,6 +143,32 @@ describe("restoreState", () => {
     );
     expect(r.stdout.startsWith(`${RS}Rno-state${RS}pwd=${dir}\n`)).toBe(true);
     expect(r.stdout).toMatch(/greet: not found/);
+  });
+
+  it("uses no state that was cut short, and none a shell saved at its start under another name", () => {
+    saved("tok1", "true");
+    const file = stateSlotFile(join(dir, "state"), "tok1");
+    const whole = readFileSync(file, "utf8");
+    writeFileSync(file, whole.slice(0, whole.length - 20));
+    expect(bash(restoreState(join(dir, "state"), "tok1", "/", `${RS}R`)).stdout).toBe(`${RS}Rno-state${RS}`);
+    bash(shellInit(`${RS}READY`, join(dir, "state"), "first"));
+    expect(readFileSync(stateSlotFile(join(dir, "state"), "first"), "utf8")).toMatch(
+      /^#drydock-state first\n[^]*\n#drydock-end first\n$/,
+    );
+    expect(bash(`${restoreState(join(dir, "state"), "first", "/", `${RS}R`)}`).stdout).toBe(
+      `${RS}Rrestored${RS}`,
+    );
+  });
+
+  it("keeps the state from before a command that finished, saving its own in the other slot", () => {
+    spawnSync("mkdir", ["-p", join(dir, "sub")]);
+    bash(
+      `${setup}\n${frame("true", "aaaabbbbccccdddd", "before0")}${frame("cd /; X=after", "eeeeffff00001111", "after1")}`,
+    );
+    const r = bash(`${restoreState(join(dir, "state"), "before0", "/", `${RS}R`)}\npwd; echo "\${X-unset}"`);
+    expect(r.stdout).toBe(`${RS}Rrestored${RS}${join(dir, "sub")}\nunset\n`);
+    const after = bash(`${restoreState(join(dir, "state"), "after1", "/", `${RS}R`)}\npwd; echo "$X"`);
+    expect(after.stdout).toBe(`${RS}Rrestored${RS}/\nafter\n`);
   });
 
   it("says when the directory is gone and starts in the work directory", () => {
