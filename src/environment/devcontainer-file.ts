@@ -9,7 +9,7 @@
 import { getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 import { posix } from "node:path";
 import {
-  DEFAULT_KEY_FILES,
+  emptyDefinition,
   ENV_NAME,
   EnvironmentDefinitionError,
   type EnvironmentDefinition,
@@ -82,16 +82,7 @@ export function parseDevcontainer(text: string, file: string): EnvironmentDefini
     if (key && value) props.set(String(key.value), value);
   }
   const dir = posix.dirname(file);
-  const definition: EnvironmentDefinition = {
-    kind: "devcontainer",
-    file,
-    base: { kind: "sandbox" },
-    packages: [],
-    env: {},
-    setup: [],
-    keyFiles: [...DEFAULT_KEY_FILES],
-    warnings: [],
-  };
+  const definition = emptyDefinition("devcontainer", file);
 
   if (props.has("dockerComposeFile")) {
     throw new EnvironmentDefinitionError(

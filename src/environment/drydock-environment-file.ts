@@ -14,7 +14,7 @@
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Node } from "yaml";
 import {
   DEBIAN_PACKAGE,
-  DEFAULT_KEY_FILES,
+  emptyDefinition,
   DRYDOCK_ENVIRONMENT_FILE,
   ENV_NAME,
   EnvironmentDefinitionError,
@@ -45,16 +45,7 @@ export function parseDrydockEnvironment(
       "fix the syntax",
     );
   }
-  const definition: EnvironmentDefinition = {
-    kind: "drydock",
-    file,
-    base: { kind: "sandbox" },
-    packages: [],
-    env: {},
-    setup: [],
-    keyFiles: [...DEFAULT_KEY_FILES],
-    warnings: [],
-  };
+  const definition = emptyDefinition("drydock", file);
   const root = doc.contents;
   if (root === null || (isScalar(root) && root.value === null)) return definition;
   if (!isMap(root)) {

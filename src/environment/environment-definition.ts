@@ -92,16 +92,22 @@ export class EnvironmentDefinitionError extends DrydockError {
   override name = "EnvironmentDefinitionError";
 }
 
-export function defaultDefinition(): EnvironmentDefinition {
+/** A definition that asks for nothing yet: the sandbox image, the default key files. */
+export function emptyDefinition(kind: EnvironmentDefinition["kind"], file?: string): EnvironmentDefinition {
   return {
-    kind: "default",
+    kind,
+    file,
     base: { kind: "sandbox" },
     packages: [],
     env: {},
     setup: [],
-    keyFiles: [],
+    keyFiles: kind === "default" ? [] : [...DEFAULT_KEY_FILES],
     warnings: [],
   };
+}
+
+export function defaultDefinition(): EnvironmentDefinition {
+  return emptyDefinition("default");
 }
 
 /** Debian package names (with an optional `=version`), as apt takes them. */
