@@ -3,7 +3,7 @@
  * markers found, stdout, stderr and both merged captured, and the first of its end, the shell's
  * exit, its time limit and its cancel told apart.
  */
-import { FrameScanner } from "./frame-scanner.js";
+import { FrameScanner, readyMarker } from "./frame-scanner.js";
 import { CommandOutput, type StreamName } from "./output-capture.js";
 
 /** A promise settled from outside, once; `settled` says whether it was. */
@@ -35,6 +35,10 @@ export class CommandRun {
   outOpen = true;
   readonly outEnd = new Deferred<number>();
   readonly errEnd = new Deferred<void>();
+  /** The shell is idle again after the command: terminal raw, state saved. */
+  readonly ready = new Deferred<void>();
+  private afterEnd = "";
+  private readonly readyText: string;
   /** The shell exited, with the status its exec reported (null: unknown or closed). */
   readonly exited = new Deferred<number | null>();
   private lastErrAt = 0;
@@ -50,6 +54,7 @@ export class CommandRun {
     private readonly onOutput?: (text: string, stream: StreamName) => void,
   ) {
     this.output = new CommandOutput(maxOutputBytes);
+    this.readyText = readyMarker(nonce);
     this.out = new FrameScanner(nonce, token);
     this.err = stderrApart ? new FrameScanner(nonce, null) : undefined;
   }
@@ -59,11 +64,23 @@ export class CommandRun {
   }
 
   feedStdout(data: string): void {
-    if (!this.outOpen || this.outEnd.settled) return;
+    if (!this.outOpen) return;
+    if (this.outEnd.settled) return this.feedAfterEnd(data);
     for (const event of this.out.feed(data)) {
       if (event.kind === "output") this.emit("stdout", event.text);
-      else this.outEnd.resolve(event.exitCode);
+      else {
+        this.outEnd.resolve(event.exitCode);
+        this.feedAfterEnd(event.rest);
+      }
     }
+  }
+
+  /** After the end only the ready marker matters; what else comes (background jobs) is dropped. */
+  private feedAfterEnd(text: string): void {
+    if (this.ready.settled) return;
+    const seen = this.afterEnd + text;
+    if (seen.includes(this.readyText)) this.ready.resolve();
+    else this.afterEnd = seen.slice(-this.readyText.length);
   }
 
   feedStderr(data: string): void {

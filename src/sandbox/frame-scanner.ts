@@ -8,6 +8,11 @@ export function startMarker(nonce: string): string {
   return `${RS}DDS${nonce}${RS}`;
 }
 
+/** Printed once the shell is idle again after a command: terminal reset, state saved. */
+export function readyMarker(nonce: string): string {
+  return `${RS}DDK${nonce}${RS}`;
+}
+
 export function endMarkerPattern(nonce: string): RegExp {
   return new RegExp(`${RS}DDE${nonce}:(\\d+)${RS}`);
 }
@@ -17,7 +22,8 @@ export function endMarkerMaxLength(nonce: string): number {
   return `${RS}DDE${nonce}:255${RS}`.length;
 }
 
-export type ScanEvent = { kind: "output"; text: string } | { kind: "end"; exitCode: number };
+/** `rest`: what followed the end marker in the text fed (the frame's own work after the command). */
+export type ScanEvent = { kind: "output"; text: string } | { kind: "end"; exitCode: number; rest: string };
 
 /**
  * Feeds terminal text in, gets output and the end out. Text before the start marker (echo of what
@@ -57,7 +63,11 @@ export class FrameScanner {
     const match = this.end.exec(buffer);
     if (match) {
       if (match.index > 0) events.push({ kind: "output", text: buffer.slice(0, match.index) });
-      events.push({ kind: "end", exitCode: Number(match[1]) });
+      events.push({
+        kind: "end",
+        exitCode: Number(match[1]),
+        rest: buffer.slice(match.index + match[0].length),
+      });
       return events;
     }
     // Hold back a tail that could be the beginning of a split end marker.

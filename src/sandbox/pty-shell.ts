@@ -77,6 +77,8 @@ const STDERR_IDLE_MS = 2_000;
 /** After a stop: how long the flush markers may take to arrive. */
 const FLUSH_MS = 3_000;
 const RESTORE_TIMEOUT_MS = 10_000;
+/** Before a command: how long the previous frame's work after its answer may take. */
+const READY_WAIT_MS = 5_000;
 
 const randomHex = () => randomBytes(8).toString("hex");
 
@@ -87,6 +89,7 @@ export class PtyShell {
   /** Names the state the shell saved last (after its last command, or at its start). */
   private stateTag: string | undefined;
   private stderr: StderrTerminal | undefined;
+  /** The last command: running, or answered and finishing its frame's work. */
   private pending: CommandRun | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
@@ -150,6 +153,12 @@ export class PtyShell {
         "the shell had exited since the last command (something it left running ended it); a new shell was started (working directory and environment were reset)",
       );
     }
+    // The previous command's frame finishes after its answer (terminal reset, state saved): the
+    // next one is typed once it has, so never into a terminal that is not raw yet.
+    const previous = this.pending;
+    if (previous && !previous.ready.settled) {
+      await Promise.race([previous.ready.promise, delay(READY_WAIT_MS)]);
+    }
     if (this.options.openStderrTerminal && !this.stderr?.alive) {
       try {
         await this.openStderr();
@@ -203,7 +212,6 @@ export class PtyShell {
       const restored = await this.respawn(`the command ${what}`, this.stateTag);
       notes.push(`${stoppedNote(what, stopped, this.graceMs)}. ${capitalised(afterRestartNote(restored))}`);
     }
-    if (this.pending === pending) this.pending = undefined;
     const { output } = pending;
     return {
       output: output.merged.text(),
@@ -256,8 +264,12 @@ export class PtyShell {
    */
   private async respawn(why: string, restoreTag?: string): Promise<RestoreOutcome | "fresh"> {
     log.info(`${this.options.containerId.slice(0, 12)}: starting a new shell (${why})`);
-    // What the new shell prints is not the command's output (its stderr may still arrive).
-    if (this.pending) this.pending.outOpen = false;
+    // What the new shell prints is not the command's output (its stderr may still arrive), and
+    // the new shell is idle once started.
+    if (this.pending) {
+      this.pending.outOpen = false;
+      this.pending.ready.resolve();
+    }
     this.kill();
     if (this.disposed) throw new DrydockError("shell_closed", "the shell of this session is closed");
     this.restarts++;

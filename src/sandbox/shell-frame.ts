@@ -3,7 +3,7 @@
  * that gives a new shell the state an ended one had before its last command. Pure text, so the
  * bash it relies on can be tested on its own.
  */
-import { RS } from "./frame-scanner.js";
+import { RS, readyMarker } from "./frame-scanner.js";
 
 export interface FrameOptions {
   /** Marks the frame's end; never shown to the command (it cannot fake its own end). */
@@ -41,12 +41,13 @@ function octalRs(text: string): string {
  * the token, prints the start marker on stdout (named by the public token: forging a start gains
  * nothing) and evaluates the command with stdin from /dev/null and stderr on the second
  * terminal. `__drydock_end` prints the end markers, named by the nonce (set only after the
- * command, so the command never sees it) with the exit status, after setting the terminal raw
- * again in case the command changed it; then `__drydock_save` saves the shell's state (variables,
+ * command, so the command never sees it) with the exit status; then sets the terminal raw again
+ * in case the command changed it, has `__drydock_save` save the shell's state (variables,
  * functions, aliases; options and the working directory are among the variables) between a header
- * and a trailer naming the command, for the next command to be stopped or to end the shell. The
- * state is saved after the end marker, while the caller reads the answer, so it costs the round
- * trip nothing. All run at the top level (eval, not a function): declarations stay global.
+ * and a trailer naming the command, for the next command to be stopped or to end the shell, and
+ * prints the ready marker. Both happen while the caller reads the answer, so they cost the round
+ * trip nothing; the next command is typed only after the ready marker, so never into a terminal
+ * that is not raw yet. All run at the top level (eval, not a function): declarations stay global.
  *
  * Under `set -e` a failing command ends the shell, as bash does; the frame's own steps do not
  * (`|| builtin :`). Builtins are called through `builtin` (stty through `command`), so a function
@@ -56,6 +57,7 @@ function octalRs(text: string): string {
 export function frameCode(stateFile?: string): string {
   const start = octalRs(`${RS}DDS%s${RS}`);
   const end = octalRs(`${RS}DDE%s:%d${RS}`);
+  const ready = octalRs(readyMarker("%s"));
   const save = stateFile
     ? `{ builtin printf '%s\\n' "${STATE_HEADER} $__drydock_t"; builtin declare -p; ` +
       `builtin printf '%s\\n' '${FUNCTIONS_HEADER}'; builtin declare -f; builtin alias -p; ` +
@@ -67,10 +69,10 @@ export function frameCode(stateFile?: string): string {
     `if [[ -n $__drydock_e ]]; then builtin eval "$__drydock_cmd" </dev/null 2>>"$__drydock_e"; ` +
     `else builtin eval "$__drydock_cmd" </dev/null; fi`;
   const end_ =
-    `builtin unset __drydock_cmd; ` +
+    `builtin unset __drydock_cmd; builtin printf '${end}' "$__drydock_n" "$__drydock_rc"; ` +
     `if [[ -n $__drydock_e ]]; then builtin printf '${end}' "$__drydock_n" "$__drydock_rc" 2>/dev/null >>"$__drydock_e" || builtin :; fi; ` +
-    `command stty raw -echo 2>/dev/null || builtin :; builtin printf '${end}' "$__drydock_n" "$__drydock_rc"; ` +
-    `builtin unset __drydock_n; builtin eval "$__drydock_save"`;
+    `command stty raw -echo 2>/dev/null || builtin :; ` +
+    `builtin eval "$__drydock_save"; builtin printf '${ready}' "$__drydock_n"; builtin unset __drydock_n`;
   return `builtin readonly __drydock_run=${shellQuote(run)} __drydock_end=${shellQuote(end_)} __drydock_save=${shellQuote(save)}`;
 }
 
