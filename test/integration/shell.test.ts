@@ -153,6 +153,17 @@ describe("PtyShell in a real box", () => {
     await expect(session.bash("echo x")).rejects.toThrow(/shell of this session is closed/);
   });
 
+  it("never types a command into a terminal the last one left cooked", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    for (let i = 0; i < 10; i++) {
+      await session.bash("stty sane < /dev/tty");
+      // In a cooked terminal ^U would erase the line typed so far and ^C interrupt the shell.
+      const r = await session.bash("printf '%s|' 'a\x15b' 'c\x03d'; echo", { timeoutMs: 5_000 });
+      expect(r, `round ${i}`).toMatchObject({ output: "ab|cd|\n", exitCode: 0, timedOut: false });
+    }
+  });
+
   it("caps a 100 MB output, keeps head and tail, and the shell still works", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
