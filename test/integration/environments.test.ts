@@ -144,10 +144,11 @@ describe("project environments", () => {
       ".drydock/environment.yaml": `env: {NONCE: "${nonce}"}\nsetup: [echo prepared > made.txt]\n`,
     });
     const envs = await environments();
-    const lines: string[][] = [[], []];
-    const [a, b] = await Promise.all(
-      lines.map((into) => envs.imageFor({ repo: repo.path, onLine: (l) => into.push(l) })),
-    );
+    const lines: [string[], string[]] = [[], []];
+    const [a, b] = await Promise.all([
+      envs.imageFor({ repo: repo.path, onLine: (l) => lines[0].push(l) }),
+      envs.imageFor({ repo: repo.path, onLine: (l) => lines[1].push(l) }),
+    ]);
     expect(a.image).toBe(b.image);
     const builds = lines.flat().filter((l) => l.startsWith("building environment"));
     expect(builds).toHaveLength(1);
