@@ -90,8 +90,17 @@ export class DrydockServer {
         : new EnvironmentImages(engine, { baseImage: image, caCert: config.caCert });
     // The pool holds boxes of the served repository's environment image: started now when that
     // image exists (or the repository has none), else once a background build has made it.
-    const served = environments ? await environments.status(repo.root) : undefined;
-    const poolReady = !served || served.present;
+    // A definition that cannot be read does not stop the server: each session that needs it says
+    // why (file, line, fix), and no pool is kept for an image that cannot be made.
+    let unreadable = false;
+    const served = environments
+      ? await environments.status(repo.root).catch((error: unknown) => {
+          unreadable = true;
+          log.warn(`the environment of ${repo.root} cannot be used: ${describeError(error)}`);
+          return undefined;
+        })
+      : undefined;
+    const poolReady = !unreadable && (!served || served.present);
     const poolOptions = (poolImage: string) =>
       config.pool && { ...config.pool, profile: poolProfile(poolImage, config.sessionOptions) };
     const manager = await SessionManager.start(engine, {

@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { ok, inMemoryDrydock } from "../helpers/mcp-client.js";
+import { failure, ok, inMemoryDrydock } from "../helpers/mcp-client.js";
 import { tempRepo } from "../helpers/repos.js";
 import { sandboxImage } from "../helpers/sessions.js";
 
@@ -57,6 +57,25 @@ describe("environments in the MCP server", () => {
     );
     expect(second.image).toBe(created.image);
     expect(again.filter((m) => m.startsWith("building environment"))).toEqual([]);
+  });
+
+  it("a broken definition does not stop the server: session_create says which file, line and fix", async () => {
+    using repo = tempRepo({
+      ".devcontainer/devcontainer.json": '{\n  "dockerComposeFile": "compose.yml"\n}\n',
+    });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 1 } });
+    expect(drydock.server.manager.pool).toBeUndefined();
+    const message = failure(await drydock.client.callTool({ name: "session_create", arguments: {} }));
+    expect(message).toMatch(
+      /^\.devcontainer\/devcontainer\.json:2: dockerComposeFile is not supported \(a box is one container\); give a build\.dockerfile/,
+    );
+    // Task stacks and other tools without a box still work.
+    ok(
+      await drydock.client.callTool({
+        name: "create_new_task",
+        arguments: { title: "still here", body: "" },
+      }),
+    );
   });
 
   it("--no-env gives every box the sandbox image as it is", async () => {
