@@ -7,12 +7,12 @@ import { registerTasksCommand } from "../../../src/cli/tasks-command.js";
 import { TaskStackStore } from "../../../src/tasks/task-stack-store.js";
 import { scenarioSteps } from "./scenario-steps.js";
 
-/** The lines of the README's fenced block that starts with `firstLine`. */
-async function readmeBlock(firstLine: string): Promise<string[]> {
-  const readme = await readFile(join(process.cwd(), "README.md"), "utf8");
+/** The lines of the fenced block of `file` (README.md or a docs file) that starts with `firstLine`. */
+async function readmeBlock(file: string, firstLine: string): Promise<string[]> {
+  const readme = await readFile(join(process.cwd(), file), "utf8");
   const lines = readme.split("\n");
   const start = lines.findIndex((line, i) => line === firstLine && lines[i - 1]?.startsWith("```"));
-  expect(start, `README has a line ${JSON.stringify(firstLine)}`).toBeGreaterThan(0);
+  expect(start, `${file} has a line ${JSON.stringify(firstLine)}`).toBeGreaterThan(0);
   const end = lines.findIndex((line, i) => i > start && line.startsWith("```"));
   return lines.slice(start, end);
 }
@@ -39,14 +39,16 @@ describe("the README's task stack examples", () => {
       registerTasksCommand(program);
       await program.parseAsync(["node", "drydock", "tasks", "show", "default", "--dir", dir]);
       const shown = ["$ drydock tasks show default", ...out.trimEnd().split("\n")];
-      expect(timeless(shown)).toEqual(timeless(await readmeBlock("$ drydock tasks show default")));
+      expect(timeless(shown)).toEqual(
+        timeless(await readmeBlock("README.md", "$ drydock tasks show default")),
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   });
 
   it("the Task stack section's outline is the big picture after step 8", async () => {
-    const block = await readmeBlock("[t1] Design new feature (pending)");
+    const block = await readmeBlock("docs/task-stack.md", "[t1] Design new feature (pending)");
     expect(block).toEqual(scenarioSteps[7]!.outline);
   });
 });

@@ -86,7 +86,7 @@ export const scenarioSteps: readonly ScenarioStep[] = [
     ],
   },
   {
-    // A step of the top-level task goes under it (README, decision 2), not beside it at the top.
+    // A step of the top-level task goes under it (docs/task-stack.md, decision 2), not beside it at the top.
     says: 'Extend with: "Create specification" (adds to right, becomes current)',
     tool: "extend_current_task",
     title: "Create specification",
