@@ -1,5 +1,5 @@
 /**
- * The README's examples, run as written: each block is taken from README.md itself, so an example
+ * The README's examples, run as written: each block is taken from README.md (or the docs file holding it), so an example
  * that stops working fails here. `drydock` is the built CLI on PATH; paths under /tmp are moved
  * into a directory of the test's own.
  */
@@ -10,7 +10,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { git, tempRepo } from "../helpers/repos.js";
 
-const readme = readFileSync(join(process.cwd(), "README.md"), "utf8");
 let scratch: string;
 
 beforeAll(() => {
@@ -25,12 +24,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** The fenced shell block of the README that contains `marker`, its /tmp paths moved under the test's directory. */
-function block(marker: string): string {
+/** The fenced shell block of `file` (README.md or a docs file) that contains `marker`, its /tmp paths moved under the test's directory. */
+function block(marker: string, file = "README.md"): string {
+  const readme = readFileSync(join(process.cwd(), file), "utf8");
   const found = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
     .map((m) => m[1]!)
     .filter((b) => b.includes(marker));
-  expect(found, `exactly one README block holds ${marker}`).toHaveLength(1);
+  expect(found, `exactly one block of ${file} holds ${marker}`).toHaveLength(1);
   return found[0]!.replaceAll("/tmp/", `${scratch}/tmp/`);
 }
 
@@ -83,7 +83,7 @@ describe("README examples", () => {
   });
 
   it("eval with an environment: the task's tests import a PyPI package in a box with no network", async () => {
-    const ran = await sh(block("mkdir -p /tmp/evalenv"), scratch);
+    const ran = await sh(block("mkdir -p /tmp/evalenv", "docs/eval.md"), scratch);
     expect(ran.out).toMatch(/resolved 1\/1/);
     expect(ran.code).toBe(0);
   });
