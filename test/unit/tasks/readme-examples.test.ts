@@ -40,7 +40,7 @@ describe("the README's task stack examples", () => {
       await program.parseAsync(["node", "drydock", "tasks", "show", "default", "--dir", dir]);
       const shown = ["$ drydock tasks show default", ...out.trimEnd().split("\n")];
       expect(timeless(shown)).toEqual(
-        timeless(await readmeBlock("README.md", "$ drydock tasks show default")),
+        timeless(await readmeBlock("docs/cli.md", "$ drydock tasks show default")),
       );
     } finally {
       await rm(dir, { recursive: true, force: true });
