@@ -83,7 +83,11 @@ export async function branchFlag(repoRoot: string, branch: string): Promise<void
 /** An offline model script: it must exist and parse. Returns its absolute path. */
 export async function offlineScriptFlag(path: string | undefined, flag: string): Promise<string | undefined> {
   if (path === undefined) return undefined;
-  const absolute = await existingFile(path, flag, "an offline model script (see README, The offline model)");
+  const absolute = await existingFile(
+    path,
+    flag,
+    "an offline model script (see docs/aider.md, The offline model)",
+  );
   try {
     loadOfflineScript(absolute);
   } catch (error) {

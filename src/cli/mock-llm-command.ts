@@ -18,7 +18,7 @@ export function registerMockLlmCommand(program: Command): void {
     )
     .option("--port <n>", "port to listen on (0: any free port)", "0")
     .option("--host <address>", "address to listen on", "127.0.0.1")
-    .option("--script <file>", "rules file (see the README, The offline model)", DEFAULT_SCRIPT_PATH)
+    .option("--script <file>", "rules file (see docs/aider.md, The offline model)", DEFAULT_SCRIPT_PATH)
     .action((options: MockLlmOptions) => runMockLlm(options, untilSignalled()));
 }
 

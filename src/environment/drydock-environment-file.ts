@@ -24,7 +24,7 @@ import {
 
 export const DRYDOCK_ENVIRONMENT_KEYS = ["packages", "env", "setup", "key_files"] as const;
 
-const FIX_DOC = "see `drydock env --help` or the README's Project environments section";
+const FIX_DOC = "see `drydock env --help` or docs/environments.md";
 
 export function parseDrydockEnvironment(
   text: string,

@@ -8,7 +8,7 @@ import { estimatePromptTokens, estimateTokens } from "./token-estimate.js";
 /** The model name the offline model goes by (aider and litellm call it `openai/drydock-offline`). */
 export const OFFLINE_MODEL = "drydock-offline";
 
-/** The script used when none is given: edits examples/sample-repo (see the offline model section of the README). */
+/** The script used when none is given: edits examples/sample-repo (see docs/aider.md, The offline model). */
 export const DEFAULT_SCRIPT_PATH = fileURLToPath(
   new URL("../../src/gateway/offline/default-script.json", import.meta.url),
 );

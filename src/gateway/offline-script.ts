@@ -118,7 +118,7 @@ export function noRuleReply(script: OfflineScript): string {
   return [
     `drydock offline model: no rule in the script ${script.source} matches this request, so it proposes no edit.`,
     patterns.length > 0
-      ? `Its rules match on: ${patterns.join(", ")}. Put one of these in the prompt, or add a rule to the script (see the offline model section of the README).`
-      : "The script has no rules; add some (see the offline model section of the README).",
+      ? `Its rules match on: ${patterns.join(", ")}. Put one of these in the prompt, or add a rule to the script (see docs/aider.md, The offline model).`
+      : "The script has no rules; add some (see docs/aider.md, The offline model).",
   ].join("\n");
 }
