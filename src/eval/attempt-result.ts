@@ -4,6 +4,7 @@
  * RESULT_SCHEMA_VERSION when a field changes meaning.
  */
 import type { Grade } from "./grade.js";
+import type { Integrity } from "./test-integrity.js";
 
 export const RESULT_SCHEMA_VERSION = 1;
 
@@ -60,6 +61,8 @@ export interface AttemptResult {
     timed_out: boolean;
     grade?: Grade;
   };
+  /** What the agent did to the test patch's files and outside editable_files (set once tests run). */
+  integrity?: Integrity;
 }
 
 /** Statuses that are the agent's own outcome; the others are the run's or the box's trouble. */

@@ -17,6 +17,7 @@ import {
 } from "./attempt-result.js";
 import { applyPatchInBox } from "./box-patch.js";
 import { diffSince, recordTree } from "./box-tree.js";
+import { integrityOf, restorePaths, touchedPaths, type Integrity } from "./test-integrity.js";
 import { remainingMs, type AgentOutcome, type EvalAgent } from "./eval-agent.js";
 import type { EvalTask } from "./eval-task.js";
 import { gradeTests } from "./grade.js";
@@ -78,6 +79,7 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
   let session: Session | undefined;
   let outcome: AgentOutcome | undefined;
   let tests: AttemptResult["tests"];
+  let integrity: Integrity | undefined;
   let status: AttemptStatus = "error";
   let error: string | undefined;
   const timedOut = (what: string) => {
@@ -159,7 +161,13 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
     }
 
     enter("tests");
+    integrity = integrityOf(texts.diff, task.test_patch, task.editable_files);
     if (task.test_patch !== undefined) {
+      // The tests graded are the task's, whatever the agent did to them.
+      await restorePaths(session.box, tree, touchedPaths(task.test_patch), env.signal);
+      if (integrity.test_files_restored.length > 0) {
+        texts.testOutput += `$ (the agent changed test files; restored before test_patch: ${integrity.test_files_restored.join(", ")})\n`;
+      }
       const applied = await applyPatchInBox(session.box, task.test_patch, "test", env.signal);
       texts.testOutput += `$ (applying test_patch)\n${applied.log}\n`;
       if (!applied.applied) {
@@ -233,6 +241,7 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
           }
         : {}),
       ...(tests ? { tests } : {}),
+      ...(integrity ? { integrity } : {}),
     };
     return { result, texts };
   }

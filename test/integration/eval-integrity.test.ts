@@ -1,0 +1,104 @@
+/**
+ * Grading cannot be gamed by editing the tests: an agent whose patch only monkeypatches the
+ * function inside the test file is graded on the task's own tests (the test patch's files are put
+ * back first), and the result says which test files it changed and what it changed outside
+ * editable_files.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
+
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+const TEST_FILE =
+  "import unittest\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n    def test_true(self):\n        self.assertTrue(True)\n";
+
+let work: string;
+let repo: TempRepo;
+let cheat: string;
+let gold: string;
+let testPatch: string;
+
+/** A diff of one edit in the repository, the repository left as it was. */
+function diffOf(edit: () => void): string {
+  edit();
+  const diff = git(repo.path, "diff");
+  git(repo.path, "checkout", "-q", ".");
+  return diff;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "drydock-eval-integrity-"));
+  repo = tempRepo({ "calc.py": "def add(a, b):\n    return a - b\n", "test_calc.py": TEST_FILE });
+  // The cheat: the function is replaced inside the test file, before the test imports it.
+  cheat = diffOf(() =>
+    writeFileSync(
+      join(repo.path, "test_calc.py"),
+      `import calc\ncalc.add = lambda a, b: a + b\n${TEST_FILE}`,
+    ),
+  );
+  gold = diffOf(() => writeFileSync(join(repo.path, "calc.py"), "def add(a, b):\n    return a + b\n"));
+  testPatch = diffOf(() =>
+    writeFileSync(
+      join(repo.path, "test_calc.py"),
+      `${TEST_FILE}\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n`,
+    ),
+  );
+});
+afterAll(() => {
+  repo[Symbol.dispose]();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function evalRun(patch: string, name: string): Promise<Record<string, unknown>> {
+  const tasks = join(work, `${name}.jsonl`);
+  const task = {
+    id: name,
+    repo: repo.path,
+    prompt: "Fix add()",
+    editable_files: ["calc.py"],
+    test_cmd: "python3 -m unittest -v",
+    fail_to_pass: ["test_calc.T.test_add"],
+    patch,
+    test_patch: testPatch,
+    environment: "none",
+  };
+  writeFileSync(tasks, `${JSON.stringify(task)}\n`);
+  const out = join(work, `${name}-out`);
+  const child = spawn(
+    process.execPath,
+    [cli, "eval", tasks, "--agent", "patch", "--out", out, "--image", inject("sandboxImage")],
+    { env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) =>
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`eval exited ${code}: ${stderr}`));
+      const result = JSON.parse(readFileSync(join(out, "tasks", name, "result.json"), "utf8")) as Record<
+        string,
+        unknown
+      >;
+      resolve(result);
+    }),
+  );
+}
+
+describe("eval grading integrity", () => {
+  it("a patch that only monkeypatches the function in the test file is not resolved, and says so", async () => {
+    const result = await evalRun(cheat, "cheat");
+    expect(result.status).toBe("unresolved");
+    expect(result.integrity).toEqual({
+      test_files_restored: ["test_calc.py"],
+      outside_editable_files: ["test_calc.py"],
+    });
+  });
+
+  it("the real fix is resolved, with nothing to report", async () => {
+    const result = await evalRun(gold, "gold");
+    expect(result.status).toBe("resolved");
+    expect(result.integrity).toEqual({ test_files_restored: [], outside_editable_files: [] });
+  });
+});
