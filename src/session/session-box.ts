@@ -46,8 +46,13 @@ export async function createSessionBox(
 export const SHELL_STATE_FILE = "/home/agent/.drydock/shell-state";
 
 /** Starts the persistent shell of a session's box, as the box user in /workspace. */
-export function startSessionShell(box: Box, env: Record<string, string> = {}): Promise<PtyShell> {
+export function startSessionShell(
+  box: Box,
+  env: Record<string, string> = {},
+  options: { interruptGraceMs?: number } = {},
+): Promise<PtyShell> {
   return PtyShell.start({
+    interruptGraceMs: options.interruptGraceMs,
     dockerPath: findDockerCli(),
     containerId: box.id,
     user: BOX_USER,

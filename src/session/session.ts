@@ -41,6 +41,8 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   env?: Record<string, string>;
   /** With `egress`: the host CA bundle the box trusts (default: SSL_CERT_FILE, else the system's). */
   egressCaFile?: string;
+  /** How long a stopped command's processes get after SIGINT before SIGKILL (default 1,000 ms). */
+  interruptGraceMs?: number;
 }
 
 export interface SessionInfo {
@@ -88,7 +90,7 @@ export class Session {
     try {
       const [copied, shell] = await Promise.all([
         copyIn(box, options.repo, { ref: options.ref, receiver: SnapshotReceiver.open(box) }),
-        startSessionShell(box, options.env),
+        startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs }),
       ]);
       return await Session.ready(id, box, shell, gatewayDir, copied, options, started, false);
     } catch (error) {

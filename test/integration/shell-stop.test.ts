@@ -50,7 +50,8 @@ describe("a command past its limit", () => {
 
   it("reports SIGINT alone when the program ends on it, with its output", async () => {
     using repo = tempRepo();
-    await using session = await testSession(repo.path);
+    // A grace long enough that python's exit on a loaded machine still falls within it.
+    await using session = await testSession(repo.path, { interruptGraceMs: 8_000 });
     const r = await session.bash(
       'python3 -c \'import time\ntry:\n  print("working", flush=True); time.sleep(60)\nexcept KeyboardInterrupt:\n  print("interrupted, cleaning up", flush=True)\n\'',
       { timeoutMs: 2_000 },
