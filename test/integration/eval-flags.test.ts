@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
 import { LABEL_STATE } from "../../src/engine/labels.js";
 import type { ResultsFile } from "../../src/eval/results-summary.js";
+import { writeZebraScript } from "../helpers/offline-script.js";
 import { tempRepo } from "../helpers/repos.js";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
@@ -70,18 +71,7 @@ beforeAll(() => {
   };
   writeFileSync(join(work, "tasks.jsonl"), JSON.stringify(task) + "\n");
   writeFileSync(join(work, "a-file"), "not a directory\n");
-  const reply = [
-    "README.md",
-    "```",
-    "<<<<<<< SEARCH",
-    "hello",
-    "=======",
-    "hello from the zebra script",
-    ">>>>>>> REPLACE",
-    "```",
-    "",
-  ];
-  writeFileSync(join(work, "script.json"), JSON.stringify([{ name: "zebra", match: "zebra", reply }]));
+  writeZebraScript(join(work, "script.json"));
 });
 
 afterAll(async () => {

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
 import { LABEL_OWNER } from "../../src/engine/labels.js";
 import { ok } from "../helpers/mcp-client.js";
+import { writeZebraScript } from "../helpers/offline-script.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
@@ -156,19 +157,7 @@ describe("drydock serve's flags", () => {
 
 describe("drydock serve --offline-script", () => {
   it("gives the offline model the script, for a client that starts the server with a clean environment", async () => {
-    const script = join(work, "script.json");
-    const reply = [
-      "README.md",
-      "```",
-      "<<<<<<< SEARCH",
-      "hello",
-      "=======",
-      "hello from the zebra script",
-      ">>>>>>> REPLACE",
-      "```",
-      "",
-    ];
-    writeFileSync(script, JSON.stringify([{ name: "zebra", match: "zebra", reply }]));
+    const script = writeZebraScript(join(work, "script.json"));
     const client = new Client({ name: "clean-env", version: "1" });
     await client.connect(
       new StdioClientTransport({
