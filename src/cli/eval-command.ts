@@ -70,6 +70,22 @@ export function registerEvalCommand(program: Command): void {
       "--ca-cert <path>",
       "CA bundle environment builds trust (default: SSL_CERT_FILE / the system bundle)",
     )
+    .option(
+      "--agent-timeout <seconds>",
+      "the agent's own time limit, from when it starts, unless the task sets agent_timeout_s",
+    )
+    .option(
+      "--test-timeout <seconds>",
+      "the tests' own time limit, from when they start (a slow agent cannot eat it), unless the task sets test_timeout_s",
+    )
+    .option(
+      "--run-id <id>",
+      "names the run in every report (default: kept from --out, else made from the time)",
+    )
+    .option(
+      "--agent-version <v>",
+      "the agent's version, shown in every report (default: aider's in drydock's image)",
+    )
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option(
@@ -138,6 +154,10 @@ export function registerEvalCommand(program: Command): void {
           memoryMB: checked.memoryMB,
           cpus: checked.cpus,
           timeoutS: checked.timeoutS,
+          agentTimeoutS: checked.agentTimeoutS,
+          testTimeoutS: checked.testTimeoutS,
+          runId: checked.runId,
+          agentVersion: flags.agentVersion,
           signal: controller.signal,
           onProgress: (counts) => progress.update(counts),
           onNote: (message) => progress.note(`[eval] ${message}`),

@@ -8,7 +8,8 @@ import { Engine } from "../engine/engine.js";
 import { AGENTS, type AgentName } from "../eval/eval-run.js";
 import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-options.js";
 import { FlagError } from "../util/errors.js";
-import { asFlagError, existingDir, imageFlag, llmFlag, offlineScriptFlag } from "./flag-checks.js";
+import { loadPredictions, type Predictions } from "../eval/predictions.js";
+import { asFlagError, imageFlag, llmFlag, offlineScriptFlag } from "./flag-checks.js";
 import { cpus, decimal, memoryMB, seconds, wholeNumber } from "./flag-values.js";
 import { keysFileFlag } from "./keys-file-flag.js";
 
@@ -20,6 +21,10 @@ export interface EvalFlags {
   attempts: string;
   out: string;
   timeout: string;
+  agentTimeout?: string;
+  testTimeout?: string;
+  runId?: string;
+  agentVersion?: string;
   image?: string;
   memoryMb?: string;
   cpus?: string;
@@ -34,10 +39,13 @@ export interface EvalFlags {
 
 export interface CheckedEvalFlags {
   agent: AgentName;
-  patches?: string;
+  patches?: Predictions;
   concurrency?: number;
   attempts: number;
   timeoutS: number;
+  agentTimeoutS?: number;
+  testTimeoutS?: number;
+  runId?: string;
   memoryMB?: number;
   cpus?: number;
   keysFile?: string;
@@ -45,6 +53,18 @@ export interface CheckedEvalFlags {
   aiderOptions?: AiderOptions;
   maxLlmRequests?: number;
   maxLlmCostUsd?: number;
+}
+
+/** Run ids name report files (SWE-bench's `<model>.<run_id>.json`): safe file-name characters. */
+function runIdFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(value)) {
+    throw new FlagError(
+      "--run-id",
+      `${JSON.stringify(value)} is not a run id; use 1-100 letters, digits, '.', '_' or '-', e.g. --run-id nightly-2026-11-23`,
+    );
+  }
+  return value;
 }
 
 export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<CheckedEvalFlags> {
@@ -62,13 +82,19 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
     );
   }
   if (flags.patches !== undefined && agent !== "patch") {
-    throw new FlagError("--patches", "is a folder for the patch agent; add --agent patch, or leave it out");
+    throw new FlagError(
+      "--patches",
+      "gives the patch agent its answers (a folder of <task id>.diff files or a predictions file); add --agent patch, or leave it out",
+    );
   }
   const checked = {
     agent,
     concurrency: wholeNumber(flags.concurrency, "--concurrency", { min: 1 }),
     attempts: wholeNumber(flags.attempts, "--attempts", { min: 1 })!,
     timeoutS: seconds(flags.timeout, "--timeout")!,
+    agentTimeoutS: seconds(flags.agentTimeout, "--agent-timeout"),
+    testTimeoutS: seconds(flags.testTimeout, "--test-timeout"),
+    runId: runIdFlag(flags.runId),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     aiderOptions:
@@ -88,9 +114,7 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
     throw new FlagError("--out", `${resolve(flags.out)} is a file; give a directory for the results`);
   }
   const patches =
-    flags.patches === undefined
-      ? undefined
-      : await existingDir(flags.patches, "--patches", "a folder of <task id>.diff files");
+    flags.patches === undefined ? undefined : await asFlagError(() => loadPredictions(flags.patches!));
   const keysFile = await keysFileFlag(flags.keysFile, flags.envFile);
   const offlineScript = await offlineScriptFlag(flags.offlineScript, "--offline-script");
   await llmFlag(flags.llm);

@@ -45,6 +45,10 @@ export interface AttemptResult {
   agent: string;
   model?: string;
   task_hash: string;
+  /** A key of what the agent was given beyond the task (a prediction's content); see EvalAgent.inputKey. */
+  agent_input?: string;
+  /** Agents that grade given answers: whether the task's answer was given, empty or missing. */
+  prediction?: "given" | "empty" | "missing";
   session_id?: string;
   started_at: string;
   finished_at: string;

@@ -46,7 +46,7 @@ export async function applyPatchInBox(
   signal?: AbortSignal,
 ): Promise<PatchApplied> {
   if (patch.trim() === "")
-    return { applied: true, method: "none (empty patch)", log: "empty patch: nothing to apply\n" };
+    return { applied: true, method: "nothing (empty patch)", log: "empty patch: nothing to apply\n" };
   const path = `${EVAL_DIR_IN_BOX}/${name}.patch`;
   const text = patch.endsWith("\n") ? patch : `${patch}\n`;
   const write = await box.sh('mkdir -p "$(dirname "$1")" && cat > "$1"', [path], { stdin: text, signal });

@@ -9,7 +9,7 @@ import type { EvalTask } from "./eval-task.js";
 export interface AgentContext {
   task: EvalTask;
   session: Session;
-  /** Epoch ms by which the agent must be done (the task's time limit, tests not counted apart). */
+  /** Epoch ms by which the agent must be done: its own limit (agent_timeout_s), else the task's. */
   deadline: number;
   /** Aborted when the run is stopped (Ctrl-C). */
   signal: AbortSignal;
@@ -25,6 +25,8 @@ export interface AgentOutcome {
   exitCode?: number;
   /** One line about how it went. */
   message?: string;
+  /** The agent's answer was empty (an empty prediction). */
+  empty?: boolean;
   model?: string;
 }
 
@@ -32,8 +34,15 @@ export interface EvalAgent {
   readonly name: string;
   /** The model named in results, when the agent has one. */
   readonly model?: string;
+  /** True for agents that grade answers given in advance (predictions): results say which were empty or missing. */
+  readonly gradesAnswers?: boolean;
   /** Why this agent cannot run the task (checked before any box starts), or undefined. */
-  check(task: EvalTask): string | undefined;
+  check(task: EvalTask): string | undefined | Promise<string | undefined>;
+  /**
+   * A short key of what the agent is given for the task beyond the task itself (a prediction's
+   * content, a command): a finished result with another key is run again on resume.
+   */
+  inputKey?(task: EvalTask): Promise<string | undefined>;
   run(ctx: AgentContext): Promise<AgentOutcome>;
 }
 

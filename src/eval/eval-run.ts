@@ -2,11 +2,12 @@
  * `drydock eval TASKS`: load the tasks, make the agent, run every attempt, write the reports.
  * The command line parses flags and handles signals; everything else is here.
  */
+import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 import { Engine } from "../engine/engine.js";
 import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
-import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { defaultSandboxImage, sandboxAiderVersion } from "../sandbox/sandbox-image.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import type { AttemptEnv } from "./run-attempt.js";
 import { stringify } from "yaml";
@@ -15,6 +16,7 @@ import { aiderServiceFromOptions } from "../tools/aider/aider-config.js";
 import type { AiderOptions } from "../tools/aider/aider-options.js";
 import { ImageMissingError, InvalidArgumentError } from "../util/errors.js";
 import { addLogRedactor } from "../util/log.js";
+import { drydockVersion } from "../util/project-root.js";
 import { AiderAgent } from "./aider-agent.js";
 import { RESULT_SCHEMA_VERSION } from "./attempt-result.js";
 import { CommandAgent } from "./command-agent.js";
@@ -24,6 +26,7 @@ import { writeReports } from "./eval-report.js";
 import { runEval, type EvalRunOutcome } from "./eval-runner.js";
 import { MeteredAiderService } from "./metered-aider-service.js";
 import { PatchAgent } from "./patch-agent.js";
+import type { Predictions } from "./predictions.js";
 import type { ProgressCounts } from "./progress-line.js";
 import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
 import type { ResultsFile } from "./results-summary.js";
@@ -35,13 +38,23 @@ export const AGENTS = ["aider", "patch", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
 export const DEFAULT_TIMEOUT_S = 1800;
 
+/** A run id from the time: 20261123-221500-3f9a (sorts by time, unique enough per machine). */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${randomBytes(2).toString("hex")}`;
+}
+
 export interface EvalOptions {
   tasksPath: string;
   agent: AgentName;
   /** command agent: the program, run with `sh -c`. */
   agentCommand?: string;
-  /** patch agent: a folder of `<id>.diff` files instead of the tasks' patches. */
-  patches?: string;
+  /** Names the run in its reports; default: the previous run's id in --out, else made from the time. */
+  runId?: string;
+  /** The agent's version, for reports (default: the aider drydock's own image installs). */
+  agentVersion?: string;
+  /** patch agent: predictions (a folder of `<id>.diff` files or a predictions file) instead of the tasks' patches. */
+  patches?: Predictions;
   model?: string;
   llm?: string;
   envFile?: string;
@@ -62,6 +75,9 @@ export interface EvalOptions {
   memoryMB?: number;
   cpus?: number;
   timeoutS?: number;
+  /** The agent's and the tests' own limits for tasks that set none (see the task fields). */
+  agentTimeoutS?: number;
+  testTimeoutS?: number;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   onNote?: (message: string) => void;
@@ -119,8 +135,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   let endpoint: TaskMcpEndpoint | undefined;
   let agent: EvalAgent;
   if (options.agent === "aider") agent = new AiderAgent(aider!);
-  else if (options.agent === "patch")
-    agent = new PatchAgent(options.patches ? resolve(options.patches) : undefined);
+  else if (options.agent === "patch") agent = new PatchAgent(options.patches);
   else {
     endpoint = await TaskMcpEndpoint.start({
       aider,
@@ -131,17 +146,35 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
 
   const memoryMB = options.memoryMB ?? DEFAULT_LIMITS.memoryMB;
   const concurrency = options.concurrency ?? defaultConcurrency(memoryMB);
+  const agentVersion =
+    options.agentVersion ??
+    (options.agent === "aider" && !options.image && !process.env.DRYDOCK_IMAGE
+      ? sandboxAiderVersion()
+      : undefined);
   const run: RunInfo = {
     schema_version: RESULT_SCHEMA_VERSION,
-    drydock_version: "0.1.0",
+    run_id: options.runId ?? (!options.force ? previous?.run_id : undefined) ?? newRunId(),
+    drydock_version: drydockVersion(),
     agent: options.agent,
+    ...(agentVersion ? { agent_version: agentVersion } : {}),
     ...(agent.model ? { model: agent.model } : {}),
     ...(options.llm ? { llm: options.llm } : {}),
     ...(options.agentCommand ? { command: options.agentCommand } : {}),
+    ...(options.patches
+      ? {
+          patches: {
+            path: options.patches.path,
+            kind: options.patches.kind,
+            predictions: options.patches.count,
+          },
+        }
+      : {}),
     tasks_file: resolve(options.tasksPath),
     concurrency,
     attempts: options.attempts,
     default_timeout_s: options.timeoutS ?? DEFAULT_TIMEOUT_S,
+    ...(options.agentTimeoutS ? { default_agent_timeout_s: options.agentTimeoutS } : {}),
+    ...(options.testTimeoutS ? { default_test_timeout_s: options.testTimeoutS } : {}),
     image,
     started_at: new Date().toISOString(),
     tasks: loaded.tasks.map((t) => ({ id: t.id, source: t.source })),
@@ -165,6 +198,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       memoryMB: options.memoryMB,
       cpus: options.cpus,
       defaultTimeoutS: run.default_timeout_s,
+      defaultAgentTimeoutS: options.agentTimeoutS,
+      defaultTestTimeoutS: options.testTimeoutS,
       signal: options.signal,
       onProgress: options.onProgress,
       onNote: note,

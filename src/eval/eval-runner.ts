@@ -36,6 +36,8 @@ export interface EvalRunOptions {
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
+  defaultAgentTimeoutS?: number;
+  defaultTestTimeoutS?: number;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   /** Things worth a line of their own (a task run again because it changed, a failure). */
@@ -54,14 +56,21 @@ interface Item {
 }
 
 /** Whether a finished attempt still counts for this task and run. */
-function stillCounts(previous: AttemptResult, task: EvalTask, agent: string, retryErrors: boolean): boolean {
+function stillCounts(
+  previous: AttemptResult,
+  task: EvalTask,
+  agent: string,
+  input: string | undefined,
+  retryErrors: boolean,
+): boolean {
   if (previous.task_hash !== task.hash || previous.agent !== agent) return false;
+  if (previous.agent_input !== input) return false;
   if (retryErrors && (previous.status === "box_error" || previous.status === "error")) return false;
   return true;
 }
 
 /** An attempt the agent refuses before any box starts (a task it cannot run). */
-function refused(task: EvalTask, attempt: number, agent: string, problem: string): AttemptResult {
+function refused(task: EvalTask, attempt: number, agent: EvalAgent, problem: string): AttemptResult {
   const now = new Date().toISOString();
   return {
     schema_version: RESULT_SCHEMA_VERSION,
@@ -71,8 +80,9 @@ function refused(task: EvalTask, attempt: number, agent: string, problem: string
     resolved: false,
     error: problem,
     phase: "start",
-    agent,
+    agent: agent.name,
     task_hash: task.hash,
+    ...(agent.gradesAnswers ? { prediction: "missing" as const } : {}),
     started_at: now,
     finished_at: now,
     duration_ms: 0,
@@ -90,6 +100,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
   const previous = new Map((await readAttempts(out)).map((a) => [`${a.task_id}#${a.attempt}`, a]));
   const counts: ProgressCounts = { total: 0, done: 0, passed: 0, failed: 0, running: 0 };
   const queue: Item[] = [];
+  const inputs = new Map<string, string | undefined>();
   let skipped = 0;
   const count = (result: AttemptResult) => {
     counts.done++;
@@ -97,25 +108,31 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     else counts.failed++;
   };
   for (const task of options.tasks) {
-    const problem = agent.check(task);
+    const problem = await agent.check(task);
+    const input = await agent.inputKey?.(task);
     for (let attempt = 1; attempt <= options.attempts; attempt++) {
       counts.total++;
       const before = previous.get(`${task.id}#${attempt}`);
-      if (before && stillCounts(before, task, agent.name, options.retryErrors ?? false)) {
+      if (before && stillCounts(before, task, agent.name, input, options.retryErrors ?? false)) {
         skipped++;
         count(before);
         continue;
       }
       if (before && before.task_hash !== task.hash) {
         options.onNote?.(`${task.id}: the task changed since its last result; running it again`);
+      } else if (before && before.agent_input !== input && attempt === 1) {
+        options.onNote?.(
+          `${task.id}: the agent's input (its prediction) changed since its last result; running it again`,
+        );
       }
       if (problem) {
-        const result = refused(task, attempt, agent.name, problem);
+        const result = refused(task, attempt, agent, problem);
         await writeAttempt(out, result, { diff: "", agentLog: `${problem}\n`, testOutput: "" });
         count(result);
         if (attempt === 1) options.onNote?.(`${task.id}: ${problem}`);
         continue;
       }
+      inputs.set(task.id, input);
       queue.push({ task, attempt });
     }
   }
@@ -133,6 +150,8 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     memoryMB: options.memoryMB,
     cpus: options.cpus,
     defaultTimeoutS: options.defaultTimeoutS,
+    defaultAgentTimeoutS: options.defaultAgentTimeoutS,
+    defaultTestTimeoutS: options.defaultTestTimeoutS,
     signal,
   };
   let ran = 0;
@@ -144,7 +163,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
       counts.running++;
       options.onProgress?.({ ...counts });
       try {
-        const outcome = await runAttempt(env, item.task, item.attempt);
+        const outcome = await runAttempt(env, item.task, item.attempt, inputs.get(item.task.id));
         if (outcome === "cancelled") {
           cancelled++;
           continue;

@@ -38,6 +38,10 @@ export const evalTaskSchema = z.object({
   fail_to_pass: testNames.optional(),
   pass_to_pass: testNames.optional(),
   timeout_s: z.number().int().min(1).max(86_400).optional(),
+  /** The agent's own limit, from when it starts (else it shares timeout_s with setup and tests). */
+  agent_timeout_s: z.number().int().min(1).max(86_400).optional(),
+  /** The tests' own limit, from when they start, so a slow agent cannot eat the tests' time. */
+  test_timeout_s: z.number().int().min(1).max(86_400).optional(),
   image: z.string().min(1).optional(),
   /**
    * The box's environment: "repo" (default: the repository's own definition at the task's ref),

@@ -1,7 +1,9 @@
 /**
- * junit.xml: one testcase per task, as CI systems read it. Unresolved tasks are failures; tasks
- * that broke (agent, box, setup, time limit) are errors; tasks not run yet are skipped. Pure.
+ * junit.xml, as CI systems read it. Failed tests (and unresolved tasks graded by exit code) are
+ * failures; tasks that broke (agent, box, setup, time limit) are errors; tasks not run yet are
+ * skipped. Pure.
  */
+import type { AttemptResult } from "./attempt-result.js";
 import type { ResultsFile, TaskSummary } from "./results-summary.js";
 
 /** Characters XML 1.0 cannot hold at all, even escaped. */
@@ -28,38 +30,119 @@ function attemptLines(task: TaskSummary): string {
     .join("\n");
 }
 
-function testcase(task: TaskSummary, agent: string, output: string | undefined): string {
-  const open = `    <testcase classname="${xmlEscape(`drydock.eval.${agent}`)}" name="${xmlEscape(task.id)}" time="${seconds(task.duration_ms)}">`;
-  const lines = [open];
-  const detail = xmlEscape(attemptLines(task));
-  const first = task.attempts[task.attempts.length - 1];
-  const message = xmlEscape(
-    `${task.status}${first?.error ? `: ${first.error}` : first?.tests?.grade ? `: ${first.tests.grade.reason}` : ""}`.slice(
-      0,
-      500,
-    ),
-  );
-  if (task.status === "not_run") lines.push(`      <skipped message="not run (the run was stopped first)"/>`);
-  else if (task.status === "unresolved") {
-    lines.push(`      <failure message="${message}" type="unresolved">${detail}</failure>`);
-  } else if (task.status !== "resolved") {
-    lines.push(`      <error message="${message}" type="${task.status}">${detail}</error>`);
+/** The attempt a task's suite shows: the one that resolved it, else the last. */
+function shownAttempt(task: TaskSummary): AttemptResult | undefined {
+  return task.attempts.find((a) => a.resolved) ?? task.attempts[task.attempts.length - 1];
+}
+
+interface Case {
+  name: string;
+  time: number;
+  failure?: { type: string; message: string; detail: string };
+  error?: { type: string; message: string; detail: string };
+  skipped?: string;
+  output?: string;
+}
+
+/** One testcase per graded test; one for the whole task when it graded by exit code or never ran its tests. */
+function casesOf(task: TaskSummary, output: string | undefined): Case[] {
+  const shown = shownAttempt(task);
+  const detail = attemptLines(task);
+  const grade = shown?.tests?.grade;
+  if (task.status === "not_run")
+    return [{ name: task.id, time: 0, skipped: "not run (the run was stopped first)" }];
+  if (grade?.by === "test_names" && (task.status === "resolved" || task.status === "unresolved")) {
+    const cases: Case[] = [];
+    for (const [list, names] of [
+      ["FAIL_TO_PASS", grade.fail_to_pass],
+      ["PASS_TO_PASS", grade.pass_to_pass],
+    ] as const) {
+      if (!names) continue;
+      for (const name of names.passed) cases.push({ name, time: 0 });
+      for (const name of names.failed) {
+        cases.push({
+          name,
+          time: 0,
+          failure: { type: list, message: `${list}: the test did not pass`, detail },
+        });
+      }
+      for (const name of names.missing) {
+        cases.push({
+          name,
+          time: 0,
+          failure: { type: list, message: `${list}: the test output does not report this test`, detail },
+        });
+      }
+    }
+    const last = cases[cases.length - 1];
+    if (last) {
+      // The task's time and output go with its last test, so suite totals stay right.
+      last.time = task.duration_ms;
+      last.output = output;
+    }
+    return cases;
   }
-  if (output) lines.push(`      <system-out>${xmlEscape(output)}</system-out>`);
-  lines.push("    </testcase>");
+  const message =
+    `${task.status}${shown?.error ? `: ${shown.error}` : grade ? `: ${grade.reason}` : ""}`.slice(0, 500);
+  const one: Case = { name: task.id, time: task.duration_ms, output };
+  if (task.status === "unresolved") one.failure = { type: "unresolved", message, detail };
+  else if (task.status !== "resolved") one.error = { type: task.status, message, detail };
+  return [one];
+}
+
+function testcaseXml(classname: string, c: Case): string {
+  const lines = [
+    `      <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(c.name)}" time="${seconds(c.time)}">`,
+  ];
+  if (c.skipped) lines.push(`        <skipped message="${xmlEscape(c.skipped)}"/>`);
+  for (const [tag, f] of [
+    ["failure", c.failure],
+    ["error", c.error],
+  ] as const) {
+    if (f) {
+      lines.push(
+        `        <${tag} message="${xmlEscape(f.message)}" type="${xmlEscape(f.type)}">${xmlEscape(f.detail)}</${tag}>`,
+      );
+    }
+  }
+  if (c.output) lines.push(`        <system-out>${xmlEscape(c.output)}</system-out>`);
+  lines.push("      </testcase>");
   return lines.join("\n");
 }
 
-/** @param outputs test output per task id (the last attempt's; kept short by the caller). */
+interface Counts {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+  time: number;
+}
+
+const countsAttr = (c: Counts) =>
+  `tests="${c.tests}" failures="${c.failures}" errors="${c.errors}" skipped="${c.skipped}" time="${seconds(c.time)}"`;
+
+function countCases(cases: Case[]): Counts {
+  return {
+    tests: cases.length,
+    failures: cases.filter((c) => c.failure).length,
+    errors: cases.filter((c) => c.error).length,
+    skipped: cases.filter((c) => c.skipped).length,
+    time: cases.reduce((sum, c) => sum + c.time, 0),
+  };
+}
+
+/**
+ * A suite per task, named by its id, with a testcase per graded test (FAIL_TO_PASS and
+ * PASS_TO_PASS names), so CI shows which test failed; a task graded by exit code, or stopped
+ * before its tests, is one testcase. Every suite carries the run's identity as properties.
+ * @param outputs test output per task id (the last attempt's; kept short by the caller).
+ */
 export function junitXml(results: ResultsFile, outputs: ReadonlyMap<string, string> = new Map()): string {
   const { run, summary, tasks } = results;
-  const failures = tasks.filter((t) => t.status === "unresolved").length;
-  const skipped = tasks.filter((t) => t.status === "not_run").length;
-  const errors = tasks.length - summary.resolved - failures - skipped;
-  const time = seconds(summary.duration_ms);
-  const counts = `tests="${tasks.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time}"`;
   const props: Array<[string, string | number | undefined]> = [
+    ["run_id", run.run_id],
     ["agent", run.agent],
+    ["agent_version", run.agent_version],
     ["model", run.model],
     ["llm", run.llm],
     ["attempts", run.attempts],
@@ -69,18 +152,31 @@ export function junitXml(results: ResultsFile, outputs: ReadonlyMap<string, stri
     ["tokens_output", summary.tokens.output],
     ["cost_usd", summary.cost_usd],
   ];
-  const suiteName = xmlEscape(`drydock eval (${run.agent})`);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="drydock eval" ${counts}>`,
-    `  <testsuite name="${suiteName}" ${counts} timestamp="${xmlEscape(run.started_at)}">`,
-    "    <properties>",
+  const propLines = [
+    "      <properties>",
     ...props
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `      <property name="${k}" value="${xmlEscape(String(v))}"/>`),
-    "    </properties>",
-    ...tasks.map((t) => testcase(t, run.agent, outputs.get(t.id))),
-    "  </testsuite>",
+      .map(([k, v]) => `        <property name="${k}" value="${xmlEscape(String(v))}"/>`),
+    "      </properties>",
+  ];
+  const total: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 };
+  const suites: string[] = [];
+  for (const task of tasks) {
+    const cases = casesOf(task, outputs.get(task.id));
+    const counts = countCases(cases);
+    for (const k of Object.keys(total) as Array<keyof Counts>) total[k] += counts[k];
+    suites.push(
+      `  <testsuite name="${xmlEscape(task.id)}" ${countsAttr(counts)} timestamp="${xmlEscape(task.attempts[0]?.started_at ?? run.started_at)}">`,
+      ...propLines,
+      ...cases.map((c) => testcaseXml(task.id, c)),
+      "  </testsuite>",
+    );
+  }
+  const name = xmlEscape(`drydock eval ${run.run_id} (${run.agent}${run.model ? `, ${run.model}` : ""})`);
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${name}" ${countsAttr(total)}>`,
+    ...suites,
     "</testsuites>",
     "",
   ].join("\n");

@@ -24,15 +24,24 @@ export const ATTEMPT_FILES = {
 
 export interface RunInfo {
   schema_version: number;
+  /** Names the run in every report (`--run-id`; default: made from the start time); kept on resume. */
+  run_id: string;
   drydock_version: string;
   agent: string;
+  /** `--agent-version`, else what drydock knows (the aider its own image installs). */
+  agent_version?: string;
   model?: string;
   llm?: string;
   command?: string;
+  /** Where the patch agent's answers came from (`--patches`): a folder or a predictions file. */
+  patches?: { path: string; kind: "dir" | "file"; predictions: number };
   tasks_file: string;
   concurrency: number;
   attempts: number;
   default_timeout_s: number;
+  /** `--agent-timeout` / `--test-timeout`: limits of their own for tasks that set none. */
+  default_agent_timeout_s?: number;
+  default_test_timeout_s?: number;
   image: string;
   started_at: string;
   finished_at?: string;
@@ -143,7 +152,10 @@ export async function readAttemptTexts(
 
 export async function readRunInfo(out: string): Promise<RunInfo | undefined> {
   try {
-    return JSON.parse(await readFile(join(out, "run.json"), "utf8")) as RunInfo;
+    const info = JSON.parse(await readFile(join(out, "run.json"), "utf8")) as RunInfo;
+    // Runs written before run ids existed are named by their start time.
+    info.run_id ??= `${info.started_at ?? "unknown"}`.replace(/[^0-9A-Za-z]/g, "").slice(0, 15);
+    return info;
   } catch {
     return undefined;
   }

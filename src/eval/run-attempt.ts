@@ -45,6 +45,9 @@ export interface AttemptEnv {
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
+  /** The agent's and the tests' own limits for tasks that set none. */
+  defaultAgentTimeoutS?: number;
+  defaultTestTimeoutS?: number;
   /** Aborted when the run is stopped. */
   signal: AbortSignal;
 }
@@ -63,9 +66,16 @@ async function boxTrouble(session: Session): Promise<string | undefined> {
   }
 }
 
-export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: number): Promise<AttemptOutcome> {
+export async function runAttempt(
+  env: AttemptEnv,
+  task: EvalTask,
+  attempt: number,
+  agentInput?: string,
+): Promise<AttemptOutcome> {
   const startedAt = new Date();
   const timeoutS = task.timeout_s ?? env.defaultTimeoutS;
+  const agentTimeoutS = task.agent_timeout_s ?? env.defaultAgentTimeoutS;
+  const testTimeoutS = task.test_timeout_s ?? env.defaultTestTimeoutS;
   let deadline = startedAt.getTime() + timeoutS * 1000;
   const timings = { start: 0, setup: 0, agent: 0, tests: 0 };
   const texts: AttemptTexts = { diff: "", agentLog: "", testOutput: "" };
@@ -82,10 +92,12 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
   let integrity: Integrity | undefined;
   let status: AttemptStatus = "error";
   let error: string | undefined;
-  const timedOut = (what: string) => {
+  const timedOut = (what: string, limit = `the task's ${timeoutS} s (timeout_s)`) => {
     status = "timeout";
-    error = `${what} did not finish within the task's ${timeoutS} s (timeout_s)`;
+    error = `${what} did not finish within ${limit}`;
   };
+  const agentLimit = agentTimeoutS ? `the agent's ${agentTimeoutS} s (agent_timeout_s)` : undefined;
+  const testLimit = testTimeoutS ? `the tests' ${testTimeoutS} s (test_timeout_s)` : undefined;
 
   try {
     const repo = await env.repos.resolve(task.repo);
@@ -110,7 +122,7 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
         image,
         memoryMB: env.memoryMB,
         cpus: env.cpus,
-        commandTimeoutMs: timeoutS * 1000,
+        commandTimeoutMs: Math.max(timeoutS, agentTimeoutS ?? 0, testTimeoutS ?? 0) * 1000,
         maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
         labels: { [LABEL_EVAL_TASK]: task.id },
       });
@@ -140,17 +152,18 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
 
     enter("agent");
     const activeSession = session;
+    const agentDeadline = agentTimeoutS ? Date.now() + agentTimeoutS * 1000 : deadline;
     outcome = await env.agent.run({
       task,
       session: activeSession,
-      deadline,
+      deadline: agentDeadline,
       signal: env.signal,
       log: (text) => void (texts.agentLog += text),
     });
     if (env.signal.aborted) return "cancelled";
     texts.diff = await diffSince(session.box, tree, env.signal);
     if (outcome.timedOut) {
-      timedOut("the agent");
+      timedOut("the agent", agentLimit);
       return finish();
     }
     if (outcome.error) {
@@ -161,6 +174,7 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
     }
 
     enter("tests");
+    const testDeadline = testTimeoutS ? Date.now() + testTimeoutS * 1000 : deadline;
     integrity = integrityOf(texts.diff, task.test_patch, task.editable_files);
     if (task.test_patch !== undefined) {
       // The tests graded are the task's, whatever the agent did to them.
@@ -177,12 +191,12 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
       }
     }
     texts.testOutput += `$ ${task.test_cmd}\n`;
-    const r = await session.bash(task.test_cmd, { timeoutMs: remainingMs(deadline), signal: env.signal });
+    const r = await session.bash(task.test_cmd, { timeoutMs: remainingMs(testDeadline), signal: env.signal });
     texts.testOutput += r.output;
     if (env.signal.aborted) return "cancelled";
     tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut };
     if (r.timedOut) {
-      timedOut("the tests");
+      timedOut("the tests", testLimit);
       return finish();
     }
     const trouble = r.exitCode === null ? await boxTrouble(session) : undefined;
@@ -223,6 +237,10 @@ export async function runAttempt(env: AttemptEnv, task: EvalTask, attempt: numbe
       agent: env.agent.name,
       ...((outcome?.model ?? usage?.model) ? { model: outcome?.model ?? usage?.model } : {}),
       task_hash: task.hash,
+      ...(agentInput !== undefined ? { agent_input: agentInput } : {}),
+      ...(env.agent.gradesAnswers
+        ? { prediction: outcome?.empty ? ("empty" as const) : ("given" as const) }
+        : {}),
       ...(session ? { session_id: session.id } : {}),
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),

@@ -36,6 +36,12 @@ function hashFiles(paths: string[], extra: string[] = []): string {
   return hash.digest("hex").slice(0, 12);
 }
 
+/** The aider version Dockerfile.sandbox installs (what boxes of drydock's own image run). */
+export function sandboxAiderVersion(): string | undefined {
+  const text = readFileSync(join(projectRoot(), "Dockerfile.sandbox"), "utf8");
+  return /^ARG AIDER_VERSION=(\S+)$/m.exec(text)?.[1];
+}
+
 /** The tag of the debootstrap base this checkout would build. */
 export function localBaseTag(): string {
   return `drydock-base:bookworm-${hashFiles([join(projectRoot(), "images", "base", "build.sh")])}`;

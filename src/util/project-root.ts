@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -12,4 +12,10 @@ export function projectRoot(): string {
     dir = up;
   }
   return dir;
+}
+
+/** drydock's version, from its package.json. */
+export function drydockVersion(): string {
+  const text = readFileSync(join(projectRoot(), "package.json"), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
 }

@@ -29,6 +29,7 @@ export function attempt(
 export function runInfo(ids: string[], extra: Partial<RunInfo> = {}): RunInfo {
   return {
     schema_version: 1,
+    run_id: "20260101-000000-ab12",
     drydock_version: "0.1.0",
     agent: "patch",
     tasks_file: "/w/tasks.jsonl",
