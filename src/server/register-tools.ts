@@ -12,6 +12,7 @@ import type { AnyToolDefinition, ToolContext, ToolServices } from "../tools/tool
 import { describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { withProgress } from "../util/progress-scope.js";
+import { ToolCallAudit } from "./tool-audit.js";
 
 const log = logger("server");
 
@@ -42,10 +43,12 @@ export function registerTools(
     }
     const token = extra._meta?.progressToken;
     let step = 0;
+    // Every call that reaches a session leaves a line in that session's audit log.
+    const audit = new ToolCallAudit(tool.name, clientId, services, request.params.arguments);
     const ctx: ToolContext = {
       clientId,
       signal: extra.signal,
-      services,
+      services: audit.services,
       progress: (message, progress, total) => {
         if (token === undefined) return;
         step++;
@@ -73,10 +76,12 @@ export function registerTools(
         );
       }
       log.debug(`${tool.name} ok in ${Date.now() - started} ms`);
+      audit.finish({ reply: structuredContent });
       return { content: [{ type: "text" as const, text }], structuredContent };
     } catch (error) {
       const message = redact(describeError(error));
       log.debug(`${tool.name} failed in ${Date.now() - started} ms: ${message}`);
+      audit.finish({ error: message });
       if (tool.errorReply === undefined) return errorResult(message);
       return errorResult(JSON.stringify(tool.errorReply(message)));
     }

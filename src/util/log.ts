@@ -37,6 +37,13 @@ export function addLogRedactor(redact: (text: string) => string): () => void {
   };
 }
 
+/** Text as every log sees it: each redactor applied (the audit log uses it for its lines too). */
+export function redactLogText(text: string): string {
+  let out = text;
+  for (const redact of redactors) out = redact(out);
+  return out;
+}
+
 /**
  * A log line that cannot be written (stderr is a pipe whose reader died) is dropped: an
  * unhandled EPIPE would crash the process before it removes its boxes.
@@ -52,8 +59,7 @@ function writeStderr(line: string): void {
 
 function emit(level: LogLevel, scope: string, message: string): void {
   if (order[level] < order[threshold]) return;
-  let text = message;
-  for (const redact of redactors) text = redact(text);
+  const text = redactLogText(message);
   const record: LogRecord = { level, scope, message: text, time: new Date() };
   writeStderr(`[drydock ${scope}] ${level === "info" ? "" : level + ": "}${text}\n`);
   for (const sink of sinks) {

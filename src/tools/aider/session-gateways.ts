@@ -13,6 +13,8 @@ import {
   type ProviderKeys,
   type UpstreamProvider,
 } from "../../gateway/index.js";
+import { gatewayEntry } from "../../session/audit-entry.js";
+import { appendAuditEntry } from "../../session/audit-log.js";
 import type { Session } from "../../session/session.js";
 import { logger } from "../../util/log.js";
 import { ensureRelay, GATEWAY_SOCKET_NAME } from "./box-relay.js";
@@ -64,8 +66,11 @@ export class SessionGateways {
       ...(this.config.offlineModel ? { offlineModel: this.config.offlineModel } : {}),
     };
     const gateway = await LlmGateway.start(options);
+    // Each model request (refusals too) goes into the session's audit log as it ends.
+    const stopAudit = gateway.onExchange((event) => appendAuditEntry(gatewayEntry(session.id, event)));
     session.cleanups.push(async () => {
       this.gateways.delete(session.id);
+      stopAudit();
       await gateway.close();
     });
     log.debug(`session ${session.id}: gateway started`);

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { RUNNING_LINE_AFTER_MS } from "../../../src/server/tool-audit.js";
+import { auditLogPath, readAuditLog } from "../../../src/session/audit-log.js";
+import type { Session } from "../../../src/session/session.js";
+import type { SessionAccess } from "../../../src/tools/session-access.js";
+import { defineTool, type ToolServices } from "../../../src/tools/tool.js";
+import { SessionNotFoundError } from "../../../src/util/errors.js";
+import { errorText, toolClient } from "../server/registered-tools.js";
+
+const MINE = "aaaaaaaaaaaa";
+const THEIRS = "bbbbbbbbbbbb";
+
+/** Sessions as the server scopes them: client "c" owns MINE only. */
+const sessions: SessionAccess = {
+  resolve: async (clientId, sessionId) => {
+    const id = sessionId ?? MINE;
+    if (clientId !== "c" || id !== MINE) throw new SessionNotFoundError(id);
+    return { id } as Session;
+  },
+  create: async () => ({ id: MINE }) as Session,
+  list: () => [{ id: MINE } as Session],
+  destroy: async () => undefined,
+};
+
+const probe = defineTool({
+  name: "probe",
+  title: "probe",
+  description: "runs a pretend command in a session",
+  inputSchema: {
+    command: z.string(),
+    session_id: z.string().optional(),
+    fail: z.boolean().optional(),
+    wait_ms: z.number().optional(),
+  },
+  outputSchema: { exit_code: z.number(), stdout: z.string(), stderr: z.string() },
+  async run(args, ctx) {
+    await ctx.services.sessions.resolve(ctx.clientId, args.session_id);
+    if (args.wait_ms) await new Promise((r) => setTimeout(r, args.wait_ms));
+    if (args.fail) throw new Error("the box said no");
+    return { exit_code: 3, stdout: "four", stderr: "ab" };
+  },
+});
+
+describe("the tool wrapper's audit lines", () => {
+  let state: string;
+  const before = process.env.DRYDOCK_STATE_DIR;
+  beforeEach(() => {
+    state = mkdtempSync(join(tmpdir(), "drydock-audit-"));
+    process.env.DRYDOCK_STATE_DIR = state;
+  });
+  afterEach(() => {
+    if (before === undefined) delete process.env.DRYDOCK_STATE_DIR;
+    else process.env.DRYDOCK_STATE_DIR = before;
+    rmSync(state, { recursive: true, force: true });
+  });
+  const entries = async (id: string) => (await readAuditLog(auditLogPath(id, state)!)).entries;
+
+  it("logs each call in the session it reached: tool, args, exit code, duration, output bytes, client", async () => {
+    await using client = await toolClient([probe], { sessions } as Partial<ToolServices>);
+    await client.callTool({ name: "probe", arguments: { command: "make test" } });
+    const [entry, ...rest] = await entries(MINE);
+    expect(rest).toEqual([]);
+    expect(entry).toMatchObject({
+      session: MINE,
+      actor: "agent",
+      tool: "probe",
+      args: { command: "make test" },
+      outcome: { ok: false, exit_code: 3 },
+      output_bytes: 6,
+      client: "c",
+    });
+    expect(entry!.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(entry!.ts)).not.toBeNaN();
+  });
+
+  it("logs a failed call with its error", async () => {
+    await using client = await toolClient([probe], { sessions } as Partial<ToolServices>);
+    errorText(await client.callTool({ name: "probe", arguments: { command: "x", fail: true } }));
+    expect((await entries(MINE))[0]?.outcome).toEqual({ ok: false, error: "Error: the box said no" });
+  });
+
+  it("writes nothing into another client's session when a caller names it", async () => {
+    await using client = await toolClient([probe], { sessions } as Partial<ToolServices>);
+    errorText(await client.callTool({ name: "probe", arguments: { command: "x", session_id: THEIRS } }));
+    expect(await entries(THEIRS)).toEqual([]);
+    expect(await entries(MINE)).toEqual([]);
+  });
+
+  it("says a call is running once it has run a while, then logs how it ended", async () => {
+    await using client = await toolClient([probe], { sessions } as Partial<ToolServices>);
+    await client.callTool({
+      name: "probe",
+      arguments: { command: "sleep", wait_ms: RUNNING_LINE_AFTER_MS + 500 },
+    });
+    const [running, done] = await entries(MINE);
+    expect(running).toMatchObject({
+      tool: "probe",
+      outcome: { ok: false, running: true },
+      duration_ms: null,
+    });
+    expect(done).toMatchObject({ tool: "probe", outcome: { ok: false, exit_code: 3 } });
+    expect(done!.ts).toBe(running!.ts);
+  });
+});
