@@ -10,7 +10,6 @@ const MB_COMMAND = "yes 'drydock benchmark output: a line of text, seventy bytes
 export async function shellRoundTrip(ctx) {
   const { Session } = await import("../dist/session/session.js");
   const { PtyShell } = await import("../dist/sandbox/pty-shell.js");
-  const { findDockerCli } = await import("../dist/util/docker-cli.js");
   const s = await Session.create(ctx.engine, { repo: ctx.repo(10), image: ctx.image, maxOutputBytes: 2_000_000 });
   try {
     const id = s.box.id;
@@ -61,7 +60,7 @@ export async function shellRoundTrip(ctx) {
     // the machine falls on both alike.
     const other = await Session.create(ctx.engine, { repo: ctx.repo(10), image: ctx.image });
     const plain = await PtyShell.start({
-      dockerPath: findDockerCli(),
+      engine: ctx.engine,
       containerId: other.box.id,
       user: "1000",
       workdir: "/workspace",

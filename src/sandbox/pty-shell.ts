@@ -1,5 +1,6 @@
 /**
- * A persistent bash in a box, driven through a real terminal: node-pty runs `docker exec -it`.
+ * A persistent bash in a box, driven through a real terminal: an exec with a TTY attached through
+ * the engine API (no docker CLI process, no host-side terminal: one socket per shell).
  * Commands are framed with per-command nonces so their end and exit code are known exactly;
  * each command's stdin is /dev/null so a program waiting for input cannot swallow the next
  * command, and its stderr goes to a second terminal in the box, so stdout and stderr come apart
@@ -11,7 +12,8 @@
  * before the command. A command that ends the shell itself (exit, exec, kill $$) gets the same.
  */
 import { randomBytes } from "node:crypto";
-import * as pty from "node-pty";
+import type { Engine } from "../engine/engine.js";
+import { openTerminalExec } from "../engine/exec-terminal.js";
 import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import type { StopReport, StopRequest } from "./command-stop.js";
@@ -20,13 +22,14 @@ import { RS, startMarker } from "./frame-scanner.js";
 import type { StreamName } from "./output-capture.js";
 import { framed, nextStateTag, restoreState, shellInit, type RestoreOutcome } from "./shell-frame.js";
 import { afterRestartNote, stoppedNote } from "./shell-notes.js";
+import { ShellTerminal } from "./shell-terminal.js";
 import type { StderrTerminal } from "./stderr-terminal.js";
 
 const log = logger("shell");
 
 export interface ShellOptions {
-  /** The docker CLI (or a compatible one) that runs `exec -it`. */
-  dockerPath: string;
+  /** The engine the shell's exec is attached through. */
+  engine: Engine;
   containerId: string;
   user: string;
   workdir: string;
@@ -83,7 +86,7 @@ const READY_WAIT_MS = 5_000;
 const randomHex = () => randomBytes(8).toString("hex");
 
 export class PtyShell {
-  private term: pty.IPty | undefined;
+  private term: ShellTerminal | undefined;
   private shellPid = 0;
   private ttyPath = "";
   /** Names the state the shell saved last (after its last command, or at its start). */
@@ -281,8 +284,7 @@ export class PtyShell {
     this.term!.write(restoreState(this.options.stateFile!, restoreTag, this.options.workdir, marker));
     let outcome: RestoreOutcome;
     try {
-      outcome = (await watchFor(
-        this.term!,
+      outcome = (await this.term!.watchFor(
         marker,
         RESTORE_TIMEOUT_MS,
         "restoring the shell's state",
@@ -306,13 +308,9 @@ export class PtyShell {
   private kill(): void {
     const term = this.term;
     this.term = undefined;
-    if (term) {
-      try {
-        term.kill("SIGKILL");
-      } catch {
-        // Already gone.
-      }
-    }
+    // An idle shell exits when told (restart); one a stop ended needs nothing, and one that is
+    // stuck ends with its box.
+    term?.close("builtin exit 0\n");
   }
 
   private async openStderr(): Promise<void> {
@@ -328,26 +326,30 @@ export class PtyShell {
   /** Starts a shell; with saveState, its first state is saved (and named) as it starts. */
   private async spawn(saveState = true): Promise<void> {
     const o = this.options;
-    const envArgs = Object.entries({ TERM: "dumb", PS1: "", PS2: "", ...o.env }).flatMap(([k, v]) => [
-      "-e",
-      `${k}=${v}`,
-    ]);
     // A script argument (/dev/stdin) keeps bash non-interactive: no prompt, no job-control chatter.
-    const args = ["exec", "-it", "-u", o.user, "-w", o.workdir, ...envArgs, o.containerId];
-    args.push("bash", "--noprofile", "--norc", "/dev/stdin");
-    const term = pty.spawn(o.dockerPath, args, {
-      name: "dumb",
-      cols: 500,
-      rows: 50,
-      env: process.env as Record<string, string>,
-    });
+    const exec = await openTerminalExec(
+      o.engine,
+      o.containerId,
+      ["bash", "--noprofile", "--norc", "/dev/stdin"],
+      {
+        user: o.user,
+        workdir: o.workdir,
+        env: { TERM: "dumb", PS1: "", PS2: "", ...o.env },
+        input: true,
+      },
+    );
+    const term = new ShellTerminal(exec);
+    if (this.disposed) {
+      term.close();
+      throw new DrydockError("shell_closed", "the shell of this session is closed");
+    }
     this.term = term;
     const ready = startMarker(randomHex());
-    const started = watchFor(term, ready, o.startTimeoutMs ?? 20_000, "the shell did not start");
+    const started = term.watchFor(ready, o.startTimeoutMs ?? 20_000, "the shell did not start");
     term.onData((data) => {
       if (this.term === term) this.pending?.feedStdout(data);
     });
-    term.onExit(({ exitCode }) => {
+    term.onExit((exitCode) => {
       if (this.term !== term) return;
       this.term = undefined;
       this.pending?.exited.resolve(exitCode);
@@ -360,37 +362,6 @@ export class PtyShell {
     this.shellPid = Number(answer.slice(0, at));
     this.ttyPath = answer.slice(at + 1);
   }
-}
-
-/**
- * What the terminal shows after `marker` and before the next RS, once it arrives; fails when the
- * shell exits first or after timeoutMs.
- */
-function watchFor(term: pty.IPty, marker: string, timeoutMs: number, what: string): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    let seen = "";
-    const finish = (settle: () => void) => {
-      clearTimeout(timer);
-      data.dispose();
-      exit.dispose();
-      settle();
-    };
-    const fail = (why: string) =>
-      finish(() => reject(new DrydockError("shell_start_failed", `${what}: ${why}: ${seen.slice(-500)}`)));
-    const timer = setTimeout(() => fail(`no answer within ${timeoutMs / 1000} s`), timeoutMs);
-    const data = term.onData((text) => {
-      seen += text;
-      const at = seen.indexOf(marker);
-      if (at < 0) {
-        if (seen.length > 100_000) seen = seen.slice(-10_000);
-        return;
-      }
-      const rest = seen.slice(at + marker.length);
-      const end = rest.indexOf(RS);
-      if (end >= 0) finish(() => resolve(rest.slice(0, end)));
-    });
-    const exit = term.onExit(({ exitCode }) => fail(`the shell exited (${exitCode})`));
-  });
 }
 
 function capitalised(text: string): string {

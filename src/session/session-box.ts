@@ -18,7 +18,6 @@ import {
 } from "../sandbox/command-stop.js";
 import { PtyShell } from "../sandbox/pty-shell.js";
 import { STDERR_HOLDER, StderrTerminal } from "../sandbox/stderr-terminal.js";
-import { findDockerCli } from "../util/docker-cli.js";
 import { stateDir } from "../util/paths.js";
 
 /** The host directory bind-mounted read-only at /run/drydock in a session's box (the gateway socket's). */
@@ -53,7 +52,7 @@ export function startSessionShell(
 ): Promise<PtyShell> {
   return PtyShell.start({
     interruptGraceMs: options.interruptGraceMs,
-    dockerPath: findDockerCli(),
+    engine: box.engine,
     containerId: box.id,
     user: BOX_USER,
     workdir: WORKSPACE,

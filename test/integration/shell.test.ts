@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { tempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
@@ -179,6 +180,24 @@ describe("PtyShell in a real box", () => {
     expect((await session.bash("echo fine")).output).toBe("fine\n");
   });
 
+  it("holds no process on the host: its terminals are execs attached through the engine API", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    expect((await session.bash("echo out; echo err >&2")).stderr).toBe("err\n");
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it("leaves no old shell behind when asked for a fresh one", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    await session.bash("export GONE=1");
+    await session.shell.restart();
+    await session.shell.restart();
+    const shells = "ps -e -o args= | grep -c '^bash --noprofile --norc /dev/stdin$'";
+    await expect.poll(async () => (await session.bash(shells)).output, { timeout: 5_000 }).toBe("1\n");
+    expect((await session.bash('echo "${GONE-unset}"')).output).toBe("unset\n");
+  });
+
   it("strips ANSI control sequences and survives stty raw and a long command line", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
@@ -189,3 +208,21 @@ describe("PtyShell in a real box", () => {
     expect((await session.bash(`echo ${long} | wc -c`)).output).toBe("20001\n");
   });
 });
+
+/** The command lines of this process's children (the shell once ran `docker exec -it` here). */
+function childProcesses(): string[] {
+  const children: string[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (parent === process.pid) {
+        children.push(readFileSync(`/proc/${name}/cmdline`, "utf8").replace(/\0/g, " ").trim());
+      }
+    } catch {
+      // Gone while read.
+    }
+  }
+  return children;
+}
