@@ -11,8 +11,7 @@ command -v node >/dev/null || die "Node.js >= 20 is required: install it from ht
 command -v git >/dev/null || die "git is required: install it (Debian: apt-get install git)."
 
 # 1. Dependencies and build.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ] \
-   || ! node -e "require('node-pty')" >/dev/null 2>&1; then
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund
 fi

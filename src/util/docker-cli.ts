@@ -2,7 +2,10 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { DrydockError } from "./errors.js";
 
-/** The docker CLI the persistent shell runs `exec -it` with: DRYDOCK_DOCKER_CLI, else docker or podman on PATH. */
+/**
+ * The docker CLI that building the base image without a registry runs (`docker import`):
+ * DRYDOCK_DOCKER_CLI, else docker or podman on PATH.
+ */
 export function findDockerCli(): string {
   if (process.env.DRYDOCK_DOCKER_CLI) return process.env.DRYDOCK_DOCKER_CLI;
   for (const name of ["docker", "podman"]) {
@@ -18,6 +21,6 @@ export function findDockerCli(): string {
   }
   throw new DrydockError(
     "docker_cli_missing",
-    "the docker CLI was not found on PATH (the shell runs `docker exec -it`); install it (Debian: apt-get install docker.io) or set DRYDOCK_DOCKER_CLI",
+    "the docker CLI was not found on PATH (building the base image runs `docker import`); install it (Debian: apt-get install docker.io) or set DRYDOCK_DOCKER_CLI",
   );
 }
