@@ -1,10 +1,12 @@
 /**
- * File access for tools, inside a box and confined to /workspace. Each operation is one exec of a
+ * File access for tools, inside a box and confined to /workspace. Each operation is one run of a
  * small bash script (`box-file-scripts`) that takes the path as a positional argument: it resolves
  * symlinks in the box (`realpath -m`), refuses anything whose real path leaves /workspace, checks
- * the kind of file and then reads or writes, so a check and its use are one round trip.
+ * the kind of file and then reads or writes, so a check and its use are one round trip. Scripts
+ * ride the box's channel (`box-channel`): no exec through the engine per operation.
  */
 import type { Box } from "../sandbox/box.js";
+import { boxSh } from "../sandbox/box-channel.js";
 import {
   EXIT,
   LINES_SCRIPT,
@@ -158,7 +160,7 @@ export async function readFiles(
   const absolute = paths.map((p) => resolveWorkspacePath(p, options.field ?? "path"));
   const files = new Map<string, Buffer>();
   if (absolute.length === 0) return files;
-  const result = await box.sh(READ_MANY_SCRIPT, [String(maxBytes), ...absolute], {
+  const result = await boxSh(box, READ_MANY_SCRIPT, [String(maxBytes), ...absolute], {
     timeoutMs: FILE_OP_TIMEOUT_MS,
     maxOutputBytes: absolute.length * (maxBytes + 8192),
     signal: options.signal,
@@ -242,7 +244,7 @@ async function exec(
 ): Promise<{ stdout: Buffer; truncated: boolean }> {
   const field = options.field ?? "path";
   const absolute = resolveWorkspacePath(path, field);
-  const result = await box.sh(script, [absolute, ...args], {
+  const result = await boxSh(box, script, [absolute, ...args], {
     stdin,
     timeoutMs: FILE_OP_TIMEOUT_MS,
     maxOutputBytes,

@@ -3,6 +3,7 @@
  * given commit. A private index is used, so the agent's own index and staging stay as they are.
  */
 import { z } from "zod";
+import { boxSh } from "../sandbox/box-channel.js";
 import { resolveWorkspacePath } from "../sandbox/workspace-path.js";
 import { CommandExitError, InvalidArgumentError, PathOutsideWorkspaceError } from "../util/errors.js";
 import { EXIT, RESOLVE } from "./box-file-scripts.js";
@@ -89,7 +90,7 @@ export const gitDiffTool = defineTool({
     }
     const path = resolveWorkspacePath(args.path ?? "/workspace", "path");
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
-    const result = await session.box.sh(DIFF_SCRIPT, [path, base, String(GIT_DIFF_MAX_BYTES)], {
+    const result = await boxSh(session.box, DIFF_SCRIPT, [path, base, String(GIT_DIFF_MAX_BYTES)], {
       timeoutMs: session.commandTimeoutMs,
       maxOutputBytes: GIT_DIFF_MAX_BYTES + 8192,
       signal: ctx.signal,

@@ -1,0 +1,104 @@
+/**
+ * The program at the box end of a `BoxChannel`: a small Python server that runs each request's
+ * argv as a child of its own (a process group, so a kill takes its children too), feeds it the
+ * request's stdin, caps what it keeps of stdout and stderr, and answers with the exit code and the
+ * output. Requests are served in parallel, one thread each; answers are written whole under a lock.
+ *
+ * Host to box: `{"id":N,"argv":[…],"stdin":BYTES,"cap":BYTES}\n` then the stdin bytes, or
+ * `{"id":N,"kill":true}\n`. Box to host: `{"ready":true}\n` once, then for each request
+ * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
+ * bytes. End of input ends the program and everything it started.
+ */
+export const BOX_CHANNEL_PROGRAM = String.raw`
+import json, os, signal, subprocess, sys, threading
+inp, out = sys.stdin.buffer, sys.stdout.buffer
+lock = threading.Lock()
+procs, killed = {}, set()
+
+def send(head, *parts):
+    data = json.dumps(head).encode() + b"\n" + b"".join(parts)
+    with lock:
+        out.write(data)
+        out.flush()
+
+def drain(stream, cap, into):
+    kept, size, over = [], 0, False
+    while True:
+        chunk = stream.read1(65536)
+        if not chunk:
+            break
+        room = cap - size
+        if room > 0:
+            kept.append(chunk[:room])
+            size += min(room, len(chunk))
+        if len(chunk) > room:
+            over = True
+    into.append((b"".join(kept), over))
+
+def feed(proc, data):
+    try:
+        proc.stdin.write(data)
+    except OSError:
+        pass
+    try:
+        proc.stdin.close()
+    except OSError:
+        pass
+
+def kill(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+def serve(req, data):
+    rid, cap = req["id"], req.get("cap", 1 << 26)
+    try:
+        proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as error:
+        msg = str(error).encode()
+        send({"id": rid, "exit": 127, "out": 0, "err": len(msg), "truncated": False}, msg)
+        return
+    with lock:
+        procs[rid] = proc
+        if rid in killed:
+            kill(proc)
+    errs, outs = [], []
+    readers = [threading.Thread(target=drain, args=(proc.stderr, cap, errs)),
+               threading.Thread(target=feed, args=(proc, data))]
+    for t in readers:
+        t.start()
+    drain(proc.stdout, cap, outs)
+    for t in readers:
+        t.join()
+    code = proc.wait()
+    with lock:
+        procs.pop(rid, None)
+        killed.discard(rid)
+    if code < 0:
+        code = 128 - code
+    (o, o_over), (e, e_over) = outs[0], errs[0]
+    send({"id": rid, "exit": code, "out": len(o), "err": len(e), "truncated": o_over or e_over}, o, e)
+
+send({"ready": True})
+while True:
+    line = inp.readline()
+    if not line:
+        break
+    req = json.loads(line)
+    if req.get("kill"):
+        with lock:
+            proc = procs.get(req["id"])
+            if proc is None:
+                killed.add(req["id"])
+            else:
+                kill(proc)
+        continue
+    size = req.get("stdin", 0)
+    data = inp.read(size) if size else b""
+    threading.Thread(target=serve, args=(req, data), daemon=True).start()
+with lock:
+    for proc in procs.values():
+        kill(proc)
+`;

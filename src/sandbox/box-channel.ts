@@ -1,0 +1,252 @@
+/**
+ * A channel into a box for the short programs the tools run (file access, git diff): one
+ * long-lived program in the box (`box-channel-program`), started once per box, that runs each
+ * request as a child of its own. A request then costs a write and a read on a stream that is
+ * already open instead of an exec through the engine (create, start, inspect: tens of ms each
+ * time). Where the program cannot run (no python3 in the image) or has gone (the agent killed it),
+ * requests run as one exec each, as before, so a caller sees the same results either way.
+ */
+import { PassThrough } from "node:stream";
+import type { ExecOptions, ExecResult } from "../engine/exec.js";
+import { CommandTimeoutError } from "../util/errors.js";
+import { logger } from "../util/log.js";
+import { BOX_CHANNEL_PROGRAM } from "./box-channel-program.js";
+import type { Box } from "./box.js";
+
+const log = logger("box");
+
+/** What the program in the box is called in a process listing. */
+export const BOX_CHANNEL_NAME = "drydock-box-channel";
+/** The program's source arrives as the first line of its input, so the listing stays short. */
+const START = `exec -a ${BOX_CHANNEL_NAME} python3 -I -S -c "$1"`;
+const LOADER = "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))";
+const DEFAULT_CAP = 64 * 1024 * 1024;
+/** The longest header line the program writes; anything longer means the stream is not ours. */
+const MAX_HEADER = 4096;
+/** Starts after which a box's requests go by exec for good. */
+const MAX_STARTS = 3;
+
+interface Pending {
+  cap: number;
+  resolve: (result: ExecResult) => void;
+  /** The channel ended before the answer came: run the request another way. */
+  lost: () => void;
+}
+
+interface Answer {
+  id: number;
+  exit: number;
+  out: number;
+  err: number;
+  truncated: boolean;
+}
+
+export class BoxChannel {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private buffer: Buffer = Buffer.alloc(0);
+  private answer: Answer | undefined;
+  private answered = false;
+  private done = false;
+  private opened: (ok: boolean) => void = () => undefined;
+  /** Resolves true once the program answers, false if it ends first. */
+  readonly ready = new Promise<boolean>((resolve) => (this.opened = resolve));
+
+  private constructor(private readonly input: PassThrough) {
+    // A write after the stream ended must not become an uncaught error.
+    input.on("error", () => undefined);
+  }
+
+  /** Starts the program in the box; `ready` says whether it runs. */
+  static open(box: Box): BoxChannel {
+    const input = new PassThrough();
+    const channel = new BoxChannel(input);
+    const ended = box.exec(["bash", "-c", START, "drydock", LOADER], {
+      stdin: input,
+      // The stream lives as long as the box; it ends when the box is removed.
+      timeoutMs: 2_147_483_647,
+      maxOutputBytes: 0,
+      onStdout: (chunk) => channel.receive(chunk),
+      onStderr: (chunk) => log.debug(`box ${box.shortId} channel: ${chunk.toString("utf8").trim()}`),
+    });
+    ended.then(
+      (result) => channel.end(`the program ended with exit code ${result.exitCode}`),
+      (error: unknown) => channel.end(error instanceof Error ? error.message : String(error)),
+    );
+    input.write(`${JSON.stringify(BOX_CHANNEL_PROGRAM)}\n`);
+    return channel;
+  }
+
+  /** True while requests can be sent. */
+  get open(): boolean {
+    return this.answered && !this.done;
+  }
+
+  /** True once the program has ended (or the stream to it broke). */
+  get ended(): boolean {
+    return this.done;
+  }
+
+  /** True when the program ran and answered at least once before it ended. */
+  get everOpen(): boolean {
+    return this.answered;
+  }
+
+  /**
+   * Runs argv in the box through the channel; undefined when the channel ended before the answer
+   * came (the caller runs it another way). Honours stdin (bytes), timeoutMs, maxOutputBytes and
+   * signal as `runExec` does.
+   */
+  run(argv: string[], options: ExecOptions = {}): Promise<ExecResult | undefined> {
+    if (!this.open) return Promise.resolve(undefined);
+    if (options.signal?.aborted) return Promise.reject(new Error("cancelled"));
+    const id = this.nextId++;
+    const cap = options.maxOutputBytes ?? DEFAULT_CAP;
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const stdin =
+      options.stdin === undefined ? Buffer.alloc(0) : Buffer.from(options.stdin as Buffer | string);
+    return new Promise<ExecResult | undefined>((resolve, reject) => {
+      const finish = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        this.pending.delete(id);
+      };
+      const stop = (error: Error) => {
+        finish();
+        // The program kills the request's whole process group; its answer is then dropped.
+        if (!this.done) this.input.write(`${JSON.stringify({ id, kill: true })}\n`);
+        reject(error);
+      };
+      const onAbort = () => stop(new Error("cancelled"));
+      const timer = setTimeout(() => stop(new CommandTimeoutError(timeoutMs, "")), timeoutMs);
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(id, {
+        cap,
+        resolve: (result) => {
+          finish();
+          resolve(result);
+        },
+        lost: () => {
+          finish();
+          resolve(undefined);
+        },
+      });
+      const head = Buffer.from(`${JSON.stringify({ id, argv, stdin: stdin.length, cap })}\n`);
+      this.input.write(stdin.length > 0 ? Buffer.concat([head, stdin]) : head);
+    });
+  }
+
+  /** Ends the program in the box (and whatever it still runs). */
+  close(): void {
+    this.input.end();
+  }
+
+  private receive(chunk: Buffer): void {
+    if (this.done) return;
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    for (;;) {
+      if (this.answer === undefined) {
+        const newline = this.buffer.indexOf(10);
+        if (newline === -1) {
+          if (this.buffer.length > MAX_HEADER) this.broken("a header line without an end");
+          return;
+        }
+        const line = this.buffer.subarray(0, newline).toString("utf8");
+        this.buffer = this.buffer.subarray(newline + 1);
+        let head: unknown;
+        try {
+          head = JSON.parse(line);
+        } catch {
+          return this.broken(`a line that is not JSON: ${line.slice(0, 80)}`);
+        }
+        if ((head as { ready?: unknown } | null)?.ready === true) {
+          this.answered = true;
+          this.opened(true);
+          continue;
+        }
+        const answer = head as Answer;
+        const cap = this.pending.get(answer.id)?.cap ?? DEFAULT_CAP;
+        const fits = (n: unknown) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= cap;
+        if (!Number.isInteger(answer.exit) || !fits(answer.out) || !fits(answer.err)) {
+          return this.broken(`an answer that does not fit its request: ${line.slice(0, 80)}`);
+        }
+        this.answer = answer;
+      }
+      const { id, exit, out, err, truncated } = this.answer;
+      if (this.buffer.length < out + err) return;
+      const stdout = Buffer.from(this.buffer.subarray(0, out));
+      const stderr = Buffer.from(this.buffer.subarray(out, out + err));
+      this.buffer = this.buffer.subarray(out + err);
+      this.answer = undefined;
+      this.pending.get(id)?.resolve({ exitCode: exit, stdout, stderr, truncated: truncated === true });
+    }
+  }
+
+  private broken(why: string): void {
+    log.debug(`the box channel stopped: it sent ${why}`);
+    this.input.end();
+    this.end(why);
+  }
+
+  private end(why: string): void {
+    if (this.done) return;
+    this.done = true;
+    this.buffer = Buffer.alloc(0);
+    this.opened(false);
+    log.debug(`box channel ended: ${why}`);
+    for (const request of [...this.pending.values()]) request.lost();
+  }
+}
+
+interface ChannelEntry {
+  channel: BoxChannel;
+  starts: number;
+}
+
+const channels = new WeakMap<Box, ChannelEntry>();
+
+/**
+ * Starts the box's channel if it has none (or its last one ended), and resolves when it can take
+ * requests (false: requests run as execs). A program that never answers (no python3 in the
+ * image) is not started again for that box.
+ */
+export function openBoxChannel(box: Box): Promise<boolean> {
+  const known = channels.get(box);
+  if (known !== undefined && !known.channel.ended) return known.channel.ready;
+  if (known !== undefined && (known.starts >= MAX_STARTS || !known.channel.everOpen)) {
+    return Promise.resolve(false);
+  }
+  const channel = BoxChannel.open(box);
+  channels.set(box, { channel, starts: (known?.starts ?? 0) + 1 });
+  return channel.ready;
+}
+
+/** Ends the box's channel, if it has one (removing the box ends it too). */
+export function closeBoxChannel(box: Box): void {
+  channels.get(box)?.channel.close();
+}
+
+/**
+ * Runs a short bash script with positional arguments in the box as `Box.sh` does (same result,
+ * same errors), through the box's channel when it has one.
+ */
+export async function boxSh(
+  box: Box,
+  script: string,
+  args: string[] = [],
+  options: ExecOptions = {},
+): Promise<ExecResult> {
+  const plain =
+    options.user === undefined &&
+    options.workdir === undefined &&
+    options.env === undefined &&
+    options.onStdout === undefined &&
+    options.onStderr === undefined &&
+    (options.stdin === undefined || typeof options.stdin === "string" || Buffer.isBuffer(options.stdin));
+  if (plain && (await openBoxChannel(box))) {
+    const argv = ["bash", "-c", script, "drydock", ...args];
+    const result = await channels.get(box)?.channel.run(argv, options);
+    if (result !== undefined) return result;
+  }
+  return box.sh(script, args, options);
+}
