@@ -19,6 +19,28 @@ const ENV_EXCLUDE = "/opt/drydock/env/exclude";
 
 const READY = "drydock-receiver-ready";
 
+// The agent's index came from the host with the host's stat data, so every git command that reads
+// it (git_diff, the agent's own git diff) would hash every file again until something rewrites it.
+// The private index, just built, has this box's stat data: rebuilding the agent's index from its
+// own tree on a copy of it (read-tree -m keeps the stat data of every entry whose content is the
+// same) costs no hashing. The result is kept only when it lists the very same entries, stages and
+// flags; otherwise (a conflict, an intent-to-add or skip-worktree entry) git refreshes the index
+// itself, hashing what it must.
+const FRESHEN_AGENT_INDEX = `
+agent_index=$(unset GIT_INDEX_FILE; git rev-parse --git-path index)
+if [ "$detach" = - ] && [ -f "$agent_index" ]; then
+  listing() { GIT_INDEX_FILE=$1 git ls-files -v -s; }
+  if tree=$(GIT_INDEX_FILE=$agent_index git write-tree 2>/dev/null) &&
+    cp "$GIT_INDEX_FILE" "$agent_index.drydock" &&
+    GIT_INDEX_FILE=$agent_index.drydock git read-tree -m "$tree" &&
+    cmp -s <(listing "$agent_index") <(listing "$agent_index.drydock"); then
+    mv -f "$agent_index.drydock" "$agent_index"
+  else
+    rm -f "$agent_index.drydock"
+    GIT_INDEX_FILE=$agent_index git update-index -q --refresh >/dev/null 2>&1 || true
+  fi
+fi`;
+
 const RECEIVE = `
 set -e
 # An environment image carries what its setup prepared in the repository (node_modules, built
@@ -49,6 +71,7 @@ git update-ref ${BASE_REF} "$base"
 git update-index -q --refresh >/dev/null 2>&1 || true
 # On a ref the agent's index is the same tree with the same files: share the fresh stat data.
 if [ "$detach" != - ]; then cp "$GIT_INDEX_FILE" .git/index; fi
+${FRESHEN_AGENT_INDEX}
 printf '%s %s' "$base" "$dirty"
 `;
 
