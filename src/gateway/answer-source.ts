@@ -19,6 +19,8 @@ export interface AnswerCall {
   headers: IncomingHttpHeaders;
   body: string;
   signal: AbortSignal;
+  /** The `anthropic-beta` values the operator allows to be forwarded. */
+  anthropicBetas: ReadonlySet<string>;
 }
 
 /** Opens the answer a route plan names: the offline model, the replay file, or the upstream (headers arrived). */
@@ -47,7 +49,7 @@ export async function openAnswer(
     };
   }
   const bytes = Buffer.from(call.body, "utf8");
-  const headers = upstreamRequestHeaders(call.headers, plan.auth, bytes.length);
+  const headers = upstreamRequestHeaders(call.headers, plan.auth, bytes.length, call.anthropicBetas);
   const upstream = await sendUpstream(plan.url, call.method, headers, bytes, call.signal);
   return {
     status: upstream.statusCode ?? 502,

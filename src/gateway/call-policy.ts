@@ -6,6 +6,7 @@
  * execution, remote MCP servers) would give it the network it does not have. Pure.
  */
 import { isRecord } from "./chat-request.js";
+import { contentRefusal } from "./content-policy.js";
 import type { Provider } from "./providers.js";
 
 type Call = [method: string, path: RegExp];
@@ -27,8 +28,18 @@ const MODEL_CALLS: Record<Exclude<Provider, "offline">, Call[]> = {
   ],
 };
 
-/** Anthropic tools the provider runs itself (client tools, such as the text editor, run in the box). */
-const ANTHROPIC_SERVER_TOOL = /^(web_search|web_fetch|code_execution)/;
+/**
+ * Anthropic tool types the caller runs (in the box): custom tools and the versioned client tools.
+ * Every other type (web search, web fetch, code execution, tool search, MCP toolsets, and any the
+ * provider adds) is one the provider runs itself.
+ */
+const ANTHROPIC_CLIENT_TOOL = /^(custom|(bash|text_editor|computer|memory)_\d{8})$/;
+/**
+ * Models that search the web by themselves, with no tool declared: OpenAI's `*-search-preview`,
+ * `*-search-api` and `*-deep-research` models (no Anthropic or Gemini model does; they search
+ * through tools).
+ */
+const SEARCH_MODEL = /search|deep-research/i;
 /** Gemini tool entries that only declare functions for the caller to run. */
 const GEMINI_CLIENT_TOOL_KEYS = new Set(["functionDeclarations", "function_declarations"]);
 
@@ -52,29 +63,49 @@ export function callRefusal(
       .map(([m, re]) => `${m} ${re.source.replace(/^\^|\$$/g, "").replace(/\\/g, "")}`)
       .join(", ")}) to ${provider}, never the account's other APIs`;
   }
+  const model = isRecord(body) && typeof body.model === "string" ? body.model : geminiModel(bare);
+  if (method === "POST" && model !== undefined && SEARCH_MODEL.test(model)) {
+    return `model: ${model} searches the web by itself, so the provider would reach the network for the box; the box has no network, and the gateway does not give it one. Use a model that does not search`;
+  }
   if (!isRecord(body)) return undefined;
-  const tools = Array.isArray(body.tools) ? body.tools.filter(isRecord) : [];
+  const tools = Array.isArray(body.tools) ? [...body.tools.entries()] : [];
   if (provider === "openai") {
-    if (body.web_search_options !== undefined) return serverTool("web_search_options");
-    const other = tools.find((t) => t.type !== undefined && t.type !== "function" && t.type !== "custom");
-    if (other) return serverTool(String(other.type));
+    if (body.web_search_options !== undefined) {
+      return serverTool("web_search_options", "web_search_options");
+    }
+    for (const [i, tool] of tools) {
+      if (!isRecord(tool) || tool.type === undefined) continue;
+      if (tool.type !== "function" && tool.type !== "custom")
+        return serverTool(`tools[${i}].type`, tool.type);
+    }
   }
   if (provider === "anthropic") {
     if (body.mcp_servers !== undefined) {
-      return "the request names remote MCP servers (mcp_servers), which the provider would connect to; the box has no network, and the gateway does not give it one";
+      return "mcp_servers: the request names remote MCP servers, which the provider would connect to; the box has no network, and the gateway does not give it one";
     }
-    const server = tools.find((t) => typeof t.type === "string" && ANTHROPIC_SERVER_TOOL.test(t.type));
-    if (server) return serverTool(String(server.type));
+    if (body.container !== undefined) {
+      return "container: the provider's code containers are refused; they run code with the network and hold files in the account";
+    }
+    for (const [i, tool] of tools) {
+      if (!isRecord(tool) || tool.type === undefined) continue;
+      if (!ANTHROPIC_CLIENT_TOOL.test(String(tool.type))) return serverTool(`tools[${i}].type`, tool.type);
+    }
   }
   if (provider === "gemini") {
-    for (const tool of tools) {
+    for (const [i, tool] of tools) {
+      if (!isRecord(tool)) continue;
       const key = Object.keys(tool).find((k) => !GEMINI_CLIENT_TOOL_KEYS.has(k));
-      if (key) return serverTool(key);
+      if (key) return serverTool(`tools[${i}].${key}`, key);
     }
   }
-  return undefined;
+  return contentRefusal(provider, body);
 }
 
-function serverTool(name: string): string {
-  return `the request asks for the provider's server-side tool ${name}, which would reach the network for the box; the box has no network, and the gateway does not give it one. Use function tools`;
+/** The model a Gemini path names (`/v1beta/models/M:generateContent`). */
+function geminiModel(path: string): string | undefined {
+  return /^\/v1(?:beta)?\/models\/([^/:]+)/.exec(path)?.[1];
+}
+
+function serverTool(field: string, name: unknown): string {
+  return `${field}: the request asks for the provider's server-side tool ${String(name)}, which would reach the network for the box; the box has no network, and the gateway does not give it one. Use function tools`;
 }

@@ -46,6 +46,8 @@ export interface ExchangeContext {
   readonly offline: OfflineModel;
   readonly replay: ReplayBook | undefined;
   readonly recorder: ExchangeRecorder | undefined;
+  /** The `anthropic-beta` values the operator allows to be forwarded; others are dropped. */
+  readonly anthropicBetas: ReadonlySet<string>;
   /** The real key values, kept out of what the box sees. */
   secrets(): string[];
   /** Tells the gateway's listeners what the call did. */
@@ -105,6 +107,17 @@ export async function handleExchange(
   } catch {
     parsed = undefined;
   }
+  if (provider !== "offline" && text !== "") {
+    if (!isRecord(parsed)) {
+      return refuse(
+        "bad_request",
+        "the request body is not a JSON object; a model call sends one JSON object, read as JSON.parse reads it (no NaN, Infinity, comments or compression)",
+      );
+    }
+    // The provider gets the body that was checked, not the bytes that came in, so a parser that
+    // reads repeated fields or lenient JSON otherwise cannot see a request the policy did not.
+    text = JSON.stringify(parsed);
+  }
   // OpenAI streams report usage only when asked; ask, so that streamed calls are counted too.
   if (
     (provider === "openai" || provider === "offline") &&
@@ -137,7 +150,14 @@ export async function handleExchange(
   try {
     answer = await openAnswer(
       plan,
-      { method, path, headers: request.headers, body: text, signal: abort.signal },
+      {
+        method,
+        path,
+        headers: request.headers,
+        body: text,
+        signal: abort.signal,
+        anthropicBetas: ctx.anthropicBetas,
+      },
       { offline: ctx.offline, replay: ctx.replay },
     );
   } catch (error) {

@@ -10,6 +10,7 @@ import { loadProviderKeys, secretValues, type ProviderKeys } from "./provider-ke
 import { DEFAULT_ALLOWED_HOSTS, type UpstreamProvider } from "./providers.js";
 import { ExchangeRecorder, ReplayBook } from "./record-replay.js";
 import { secretRedactor } from "./redact.js";
+import { ANTHROPIC_BETA_ENV, betaNames } from "./upstream.js";
 import { BOX_GID, BOX_UID, grantBoxAccess, prepareSocketPath } from "./socket-dir.js";
 import { UsageLedger, type LlmLimits, type UsageTotals } from "./usage-ledger.js";
 
@@ -40,6 +41,12 @@ export interface LlmGatewayOptions {
   boxGid?: number;
   /** Names the gateway in logs, e.g. the session id. */
   label?: string;
+  /**
+   * The `anthropic-beta` values a box may ask for; every other value, and every other provider's
+   * beta or account header, is dropped. Default: the comma-separated list in the host's
+   * `DRYDOCK_ANTHROPIC_BETA`, else none.
+   */
+  anthropicBetas?: readonly string[];
 }
 
 /**
@@ -82,6 +89,7 @@ export class LlmGateway implements AsyncDisposable {
       offline: this.offline,
       replay: this.replay,
       recorder: this.recorder,
+      anthropicBetas: new Set(options.anthropicBetas ?? betaNames(process.env[ANTHROPIC_BETA_ENV])),
       secrets: () => this.secrets,
       emit: (event) => this.emit(event),
     };

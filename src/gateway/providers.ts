@@ -29,9 +29,6 @@ export const KEY_ENV_NAMES: Readonly<Record<UpstreamProvider, readonly string[]>
   gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
 };
 
-/** Every header through which a client may send a credential; all are dropped before forwarding. */
-export const AUTH_HEADERS: readonly string[] = ["authorization", "x-api-key", "x-goog-api-key", "api-key"];
-
 /** The header carrying the real key upstream. */
 export function authHeader(provider: UpstreamProvider, key: string): [name: string, value: string] {
   switch (provider) {

@@ -35,6 +35,8 @@ const REFUSED: Array<[string, string, unknown]> = [
   ["/openai/v1/chat/completions", "GET", undefined],
   ["/openai/v1/chat/completions", "POST", { ...chat, web_search_options: {} }],
   ["/openai/v1/chat/completions", "POST", { ...chat, tools: [{ type: "web_search_preview" }] }],
+  ["/openai/v1/chat/completions", "POST", { ...chat, tools: [{ type: "file_search" }] }],
+  ["/openai/v1/chat/completions", "POST", { ...chat, tools: [{ type: "computer_use_preview" }] }],
   ["/anthropic/v1/files", "GET", undefined],
   ["/anthropic/v1/messages/batches", "POST", { requests: [] }],
   ["/anthropic/v1/organizations/api_keys", "GET", undefined],
@@ -58,6 +60,12 @@ const REFUSED: Array<[string, string, unknown]> = [
     "POST",
     { ...claude, mcp_servers: [{ type: "url", url: "https://evil.example/mcp" }] },
   ],
+  [
+    "/anthropic/v1/messages",
+    "POST",
+    { ...claude, tools: [{ type: "mcp_toolset", mcp_server_name: "evil" }] },
+  ],
+  ["/anthropic/v1/messages", "POST", { ...claude, container: "container_011abc" }],
   ["/gemini/v1beta/files", "GET", undefined],
   ["/gemini/v1beta/tunedModels", "POST", {}],
   ["/gemini/v1beta/cachedContents", "GET", undefined],
@@ -95,7 +103,15 @@ const ALLOWED: Array<[string, string, unknown]> = [
   [
     "/anthropic/v1/messages",
     "POST",
-    { ...claude, tools: [{ type: "text_editor_20250124", name: "str_replace_editor" }] },
+    {
+      ...claude,
+      tools: [
+        { type: "text_editor_20250124", name: "str_replace_editor" },
+        { type: "bash_20250124", name: "bash" },
+        { type: "memory_20250818", name: "memory" },
+        { type: "custom", name: "edit", input_schema: { type: "object" } },
+      ],
+    },
   ],
   ["/gemini/v1beta/models/gemini-2.5-pro:generateContent", "POST", gemini],
   [
@@ -117,7 +133,7 @@ describe("what the gateway carries", () => {
       );
       expect(reply.status, `${method} ${path}`).toBe(400);
       expect(reply.body, `${method} ${path}`).toMatch(
-        /drydock gateway: .*(only model calls|server-side tool|remote MCP)/,
+        /drydock gateway: .*(only model calls|server-side tool|remote MCP|code containers)/,
       );
     }
     expect(upstream.requests).toEqual([]);
