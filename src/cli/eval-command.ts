@@ -7,7 +7,8 @@ import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
 import { formatElapsed, ProgressLine } from "../eval/progress-line.js";
 import type { ResultsFile } from "../eval/results-summary.js";
 import { setLogLevel } from "../util/log.js";
-import { checkEvalFlags, type EvalFlags as CheckedFlags } from "./eval-flags.js";
+import { DEFAULT_SWEBENCH_TEST_CMD } from "../eval/swebench-rows.js";
+import { checkEvalFlags, collect, type EvalFlags as CheckedFlags } from "./eval-flags.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 
 interface EvalFlags extends CheckedFlags {
@@ -17,6 +18,7 @@ interface EvalFlags extends CheckedFlags {
   caCert?: string;
   model?: string;
   verbose?: boolean;
+  swebenchTestCmd?: string;
 }
 
 function summaryLine(results: ResultsFile, out: string): string {
@@ -77,6 +79,20 @@ export function registerEvalCommand(program: Command): void {
     .option(
       "--test-timeout <seconds>",
       "the tests' own time limit, from when they start (a slow agent cannot eat it), unless the task sets test_timeout_s",
+    )
+    .option(
+      "--repos <dir>",
+      "SWE-bench rows: the folder holding local clones, as DIR/owner__name or DIR/owner/name (repeatable)",
+      collect,
+    )
+    .option(
+      "--repo <owner/name=path>",
+      "SWE-bench rows: the local clone of one repository (repeatable)",
+      collect,
+    )
+    .option(
+      "--swebench-test-cmd <template>",
+      `SWE-bench rows: the test command, {test_files} / {test_modules} from test_patch (default: ${DEFAULT_SWEBENCH_TEST_CMD})`,
     )
     .option(
       "--run-id <id>",
@@ -157,6 +173,8 @@ export function registerEvalCommand(program: Command): void {
           agentTimeoutS: checked.agentTimeoutS,
           testTimeoutS: checked.testTimeoutS,
           runId: checked.runId,
+          clones: checked.clones,
+          swebenchTestCmd: flags.swebenchTestCmd,
           agentVersion: flags.agentVersion,
           signal: controller.signal,
           onProgress: (counts) => progress.update(counts),

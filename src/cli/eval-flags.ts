@@ -9,6 +9,7 @@ import { AGENTS, type AgentName } from "../eval/eval-run.js";
 import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-options.js";
 import { FlagError } from "../util/errors.js";
 import { loadPredictions, type Predictions } from "../eval/predictions.js";
+import type { CloneMap } from "../eval/swebench-rows.js";
 import { asFlagError, imageFlag, llmFlag, offlineScriptFlag } from "./flag-checks.js";
 import { cpus, decimal, memoryMB, seconds, wholeNumber } from "./flag-values.js";
 import { keysFileFlag } from "./keys-file-flag.js";
@@ -25,6 +26,8 @@ export interface EvalFlags {
   testTimeout?: string;
   runId?: string;
   agentVersion?: string;
+  repos?: string[];
+  repo?: string[];
   image?: string;
   memoryMb?: string;
   cpus?: string;
@@ -46,6 +49,7 @@ export interface CheckedEvalFlags {
   agentTimeoutS?: number;
   testTimeoutS?: number;
   runId?: string;
+  clones: CloneMap;
   memoryMB?: number;
   cpus?: number;
   keysFile?: string;
@@ -53,6 +57,42 @@ export interface CheckedEvalFlags {
   aiderOptions?: AiderOptions;
   maxLlmRequests?: number;
   maxLlmCostUsd?: number;
+}
+
+/** Repeatable flags: commander's collector. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `--repos DIR` and `--repo owner/name=PATH`: where SWE-bench rows' repositories are cloned. */
+async function cloneFlags(flags: EvalFlags): Promise<CloneMap> {
+  const dirs: string[] = [];
+  for (const dir of flags.repos ?? []) {
+    const info = await stat(resolve(dir)).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      throw new FlagError(
+        "--repos",
+        `${resolve(dir)} is not a directory; give the folder that holds the clones`,
+      );
+    }
+    dirs.push(resolve(dir));
+  }
+  const explicit = new Map<string, string>();
+  for (const pair of flags.repo ?? []) {
+    const m = /^([^/=\s]+\/[^/=\s]+)=(.+)$/.exec(pair);
+    if (!m) {
+      throw new FlagError(
+        "--repo",
+        `${JSON.stringify(pair)} is not OWNER/NAME=PATH; write e.g. --repo astropy/astropy=../clones/astropy`,
+      );
+    }
+    const path = resolve(m[2]!);
+    if (!(await stat(path).catch(() => undefined))?.isDirectory()) {
+      throw new FlagError("--repo", `${path} (for ${m[1]}) is not a directory; give a local clone`);
+    }
+    explicit.set(m[1]!, path);
+  }
+  return { dirs, explicit };
 }
 
 /** Run ids name report files (SWE-bench's `<model>.<run_id>.json`): safe file-name characters. */
@@ -95,6 +135,7 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
     agentTimeoutS: seconds(flags.agentTimeout, "--agent-timeout"),
     testTimeoutS: seconds(flags.testTimeout, "--test-timeout"),
     runId: runIdFlag(flags.runId),
+    clones: await cloneFlags(flags),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     aiderOptions:

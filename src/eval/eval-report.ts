@@ -3,12 +3,14 @@
  * and every attempt's result.json), so `eval report DIR` rebuilds exactly what the run wrote,
  * even after a run that was killed before it could.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError } from "../util/errors.js";
 import { htmlReport } from "./html-report.js";
 import { junitXml } from "./junit-report.js";
+import { swebenchInstanceReport, swebenchRunReport } from "./swebench-report.js";
 import {
+  attemptDir,
   readAttempts,
   readAttemptTexts,
   readRunInfo,
@@ -16,6 +18,9 @@ import {
   type AttemptTexts,
 } from "./results-dir.js";
 import { buildResults, type ResultsFile } from "./results-summary.js";
+
+/** SWE-bench's run report shape (its `<model>.<run_id>.json`), beside drydock's results.json. */
+export const SWEBENCH_REPORT = "swebench-report.json";
 
 /** Text kept per file in report.html; the whole files stay in the task folders. */
 const HTML_TEXT_CHARS = 200_000;
@@ -47,7 +52,10 @@ export async function loadResults(path: string): Promise<ResultsFile> {
   }
 }
 
-/** Writes the three reports; returns the results they were made from. */
+/**
+ * Writes results.json, junit.xml, report.html and SWE-bench's shapes (swebench-report.json, and
+ * report.json in each task's folder); returns the results they were made from.
+ */
 export async function writeReports(dir: string): Promise<ResultsFile> {
   const results = await collectResults(dir);
   const texts: Record<string, AttemptTexts> = {};
@@ -69,5 +77,14 @@ export async function writeReports(dir: string): Promise<ResultsFile> {
   await writeReportFile(dir, "results.json", JSON.stringify(results, null, 2) + "\n");
   await writeReportFile(dir, "junit.xml", junitXml(results, outputs));
   await writeReportFile(dir, "report.html", htmlReport(results, texts));
+  await writeReportFile(dir, SWEBENCH_REPORT, JSON.stringify(swebenchRunReport(results), null, 4) + "\n");
+  for (const task of results.tasks) {
+    const report = swebenchInstanceReport(task);
+    if (report)
+      await writeFile(
+        join(attemptDir(dir, task.id, 1), "report.json"),
+        JSON.stringify(report, null, 4) + "\n",
+      );
+  }
   return results;
 }

@@ -27,6 +27,7 @@ import { runEval, type EvalRunOutcome } from "./eval-runner.js";
 import { MeteredAiderService } from "./metered-aider-service.js";
 import { PatchAgent } from "./patch-agent.js";
 import type { Predictions } from "./predictions.js";
+import type { CloneMap } from "./swebench-rows.js";
 import type { ProgressCounts } from "./progress-line.js";
 import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
 import type { ResultsFile } from "./results-summary.js";
@@ -49,6 +50,10 @@ export interface EvalOptions {
   agent: AgentName;
   /** command agent: the program, run with `sh -c`. */
   agentCommand?: string;
+  /** Local clones for SWE-bench rows (`--repos`, `--repo`). */
+  clones?: CloneMap;
+  /** The test command of SWE-bench rows that carry none; `{test_files}` / `{test_modules}` are filled in. */
+  swebenchTestCmd?: string;
   /** Names the run in its reports; default: the previous run's id in --out, else made from the time. */
   runId?: string;
   /** The agent's version, for reports (default: the aider drydock's own image installs). */
@@ -99,7 +104,10 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       "the command agent needs the program to run, e.g. --agent-command './my-agent.sh'",
     );
   }
-  const loaded = await loadTasks(options.tasksPath);
+  const loaded = await loadTasks(options.tasksPath, {
+    clones: options.clones,
+    swebenchTestCmd: options.swebenchTestCmd,
+  });
   for (const w of loaded.warnings) note(`warning: ${formatProblem(w)}`);
   for (const p of loaded.problems) note(`invalid task: ${formatProblem(p)}`);
   if (loaded.tasks.length === 0 && loaded.problems.length === 0) {
@@ -228,6 +236,7 @@ function taskImages(engine: Engine, baseImage: string, caCert?: string): Attempt
       typeof choice === "object"
         ? { text: stringify(choice), file: `${task.source} environment` }
         : undefined;
-    return (await environments.imageFor({ repo, ref: task.ref, override, onLine })).image;
+    const ref = task.environment_ref ?? task.ref;
+    return (await environments.imageFor({ repo, ref, override, onLine })).image;
   };
 }

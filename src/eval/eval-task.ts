@@ -52,6 +52,11 @@ export const evalTaskSchema = z.object({
       error: 'must be "repo", "none", or an environment definition ({packages, env, setup, key_files})',
     })
     .optional(),
+  /**
+   * Where the environment definition is read (default: ref). SWE-bench's environment_setup_commit:
+   * tasks of one repository and version share one environment image.
+   */
+  environment_ref: z.string().min(1).optional(),
   /** The gold patch for the `patch` agent: inline unified diff, or a file beside the task file. */
   patch: z.string().optional(),
   patch_file: z.string().min(1).optional(),

@@ -7,11 +7,14 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { InvalidArgumentError } from "../util/errors.js";
 import { taskHash, type EvalTask } from "./eval-task.js";
+import { findClone, type CloneMap } from "./swebench-rows.js";
 import {
+  parseJsonListTasks,
   parseJsonlTasks,
   parseYamlTasks,
   rejectDuplicateIds,
   type ParsedTasks,
+  type ParseOptions,
   type TaskProblem,
 } from "./task-parse.js";
 import { isGitUrl } from "./repo-source.js";
@@ -24,8 +27,16 @@ export interface LoadedTasks {
 
 const YAML = /\.ya?ml$/i;
 
-/** Reads `path`: a .jsonl (or any non-YAML) file, a .yaml/.yml file, or a directory of YAML files. */
-export async function loadTasks(path: string): Promise<LoadedTasks> {
+export interface LoadOptions extends ParseOptions {
+  /** Local clones for SWE-bench rows' "owner/name" repos (`--repos`, `--repo`). */
+  clones?: CloneMap;
+}
+
+/**
+ * Reads `path`: a .jsonl (or any non-YAML) file, a .json list, a .yaml/.yml file, or a directory
+ * of YAML files. Tasks and SWE-bench rows may be mixed.
+ */
+export async function loadTasks(path: string, options: LoadOptions = {}): Promise<LoadedTasks> {
   const absolute = resolve(path);
   let info;
   try {
@@ -47,7 +58,11 @@ export async function loadTasks(path: string): Promise<LoadedTasks> {
       throw new InvalidArgumentError("TASKS", `${absolute} holds no .yaml or .yml file`);
     }
     for (const file of files) {
-      const one = parseYamlTasks(await readFile(join(absolute, file), "utf8"), show(join(absolute, file)));
+      const one = parseYamlTasks(
+        await readFile(join(absolute, file), "utf8"),
+        show(join(absolute, file)),
+        options,
+      );
       parsed.tasks.push(...one.tasks);
       parsed.problems.push(...one.problems);
       parsed.warnings.push(...one.warnings);
@@ -55,19 +70,32 @@ export async function loadTasks(path: string): Promise<LoadedTasks> {
   } else {
     const text = await readFile(absolute, "utf8");
     parsed = YAML.test(absolute)
-      ? parseYamlTasks(text, show(absolute))
-      : parseJsonlTasks(text, show(absolute));
+      ? parseYamlTasks(text, show(absolute), options)
+      : /\.json$/i.test(absolute) && text.trimStart().startsWith("[")
+        ? parseJsonListTasks(text, show(absolute), options)
+        : parseJsonlTasks(text, show(absolute), options);
   }
   parsed = rejectDuplicateIds(parsed);
   const base = info.isDirectory() ? absolute : dirname(absolute);
   const tasks: EvalTask[] = [];
   const problems = [...parsed.problems];
-  for (const { task, source, line } of parsed.tasks) {
+  for (const { task, source, line, swebench } of parsed.tasks) {
     const where = `${source}${line !== undefined ? `:${line}` : ""}`;
     const fail = (field: string, message: string) => problems.push({ source, line, field, message });
     const ready = { ...task };
-    if (!isGitUrl(task.repo)) ready.repo = isAbsolute(task.repo) ? task.repo : resolve(base, task.repo);
     let ok = true;
+    if (swebench) {
+      const clone = options.clones ? findClone(task.repo, options.clones) : undefined;
+      if (clone) ready.repo = clone;
+      else {
+        fail(
+          "repo",
+          `no local clone of ${task.repo} is given (nothing is fetched): pass --repos DIR holding DIR/${task.repo.replace("/", "__")} (or DIR/${task.repo}), or --repo ${task.repo}=PATH`,
+        );
+        ok = false;
+      }
+    } else if (!isGitUrl(task.repo))
+      ready.repo = isAbsolute(task.repo) ? task.repo : resolve(base, task.repo);
     for (const [fileField, textField] of [
       ["patch_file", "patch"],
       ["test_patch_file", "test_patch"],

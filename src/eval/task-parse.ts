@@ -5,6 +5,12 @@
 import { LineCounter, parseAllDocuments, isMap, isSeq, type Document, type Node } from "yaml";
 import type { z } from "zod";
 import { evalTaskSchema, KNOWN_TASK_FIELDS, type EvalTaskInput } from "./eval-task.js";
+import { isSwebenchRow, rowToTask } from "./swebench-rows.js";
+
+export interface ParseOptions {
+  /** The test command of SWE-bench rows that carry none (see swebench-rows.ts). */
+  swebenchTestCmd?: string;
+}
 
 export interface TaskProblem {
   /** The file (as the user named it). */
@@ -20,6 +26,8 @@ export interface ParsedTask {
   task: EvalTaskInput;
   source: string;
   line?: number;
+  /** A SWE-bench row: its repo is "owner/name", to be mapped to a local clone. */
+  swebench?: boolean;
 }
 
 export interface ParsedTasks {
@@ -55,7 +63,22 @@ function check(
   line: number | undefined,
   out: ParsedTasks,
   lineOf: (path: readonly PropertyKey[]) => number | undefined = () => line,
+  options: ParseOptions = {},
 ): void {
+  let swebench = false;
+  if (isSwebenchRow(value)) {
+    const converted = rowToTask(value, options.swebenchTestCmd);
+    if (converted.unknown.length > 0) {
+      out.warnings.push({
+        source,
+        line,
+        field: converted.unknown.join(", "),
+        message: "not a SWE-bench row field; ignored",
+      });
+    }
+    value = converted.task;
+    swebench = true;
+  }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     out.problems.push({
       source,
@@ -65,7 +88,7 @@ function check(
     });
     return;
   }
-  const unknown = Object.keys(value).filter((k) => !KNOWN_TASK_FIELDS.has(k));
+  const unknown = swebench ? [] : Object.keys(value).filter((k) => !KNOWN_TASK_FIELDS.has(k));
   if (unknown.length > 0) {
     out.warnings.push({ source, line, field: unknown.join(", "), message: "not a task field; ignored" });
   }
@@ -81,11 +104,11 @@ function check(
     }
     return;
   }
-  out.tasks.push({ task: parsed.data, source, line });
+  out.tasks.push({ task: parsed.data, source, line, ...(swebench ? { swebench } : {}) });
 }
 
 /** JSONL: one JSON object a line; blank lines and lines starting with `#` or `//` are skipped. */
-export function parseJsonlTasks(text: string, source: string): ParsedTasks {
+export function parseJsonlTasks(text: string, source: string, options: ParseOptions = {}): ParsedTasks {
   const out: ParsedTasks = { tasks: [], problems: [], warnings: [] };
   const lines = text.split(/\r?\n/);
   lines.forEach((raw, index) => {
@@ -104,13 +127,36 @@ export function parseJsonlTasks(text: string, source: string): ParsedTasks {
       });
       return;
     }
-    check(value, source, line, out);
+    check(value, source, line, out, undefined, options);
+  });
+  return out;
+}
+
+/** A .json file holding one list of tasks or SWE-bench rows (a dataset saved as JSON). */
+export function parseJsonListTasks(text: string, source: string, options: ParseOptions = {}): ParsedTasks {
+  const out: ParsedTasks = { tasks: [], problems: [], warnings: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    out.problems.push({ source, field: "(json)", message: `not valid JSON: ${(error as Error).message}` });
+    return out;
+  }
+  if (!Array.isArray(value)) {
+    out.problems.push({ source, field: "(json)", message: "a .json task file must hold a list of tasks" });
+    return out;
+  }
+  value.forEach((item, i) => {
+    const before = out.problems.length;
+    check(item, source, undefined, out, undefined, options);
+    // No lines in a one-line JSON document: name the item instead.
+    for (const p of out.problems.slice(before)) p.field = `[${i}].${p.field}`;
   });
   return out;
 }
 
 /** YAML: a file holds one task, a list of tasks, or several `---` documents. */
-export function parseYamlTasks(text: string, source: string): ParsedTasks {
+export function parseYamlTasks(text: string, source: string, options: ParseOptions = {}): ParsedTasks {
   const out: ParsedTasks = { tasks: [], problems: [], warnings: [] };
   const counter = new LineCounter();
   const docs = parseAllDocuments(text, { lineCounter: counter });
@@ -139,7 +185,7 @@ export function parseYamlTasks(text: string, source: string): ParsedTasks {
         const pair = node.items.find((p) => (p.key as { value?: unknown })?.value === path[0]);
         return lineAt((pair?.value as Node | undefined) ?? (pair?.key as Node | undefined)) ?? line;
       };
-      check(value, source, line, out, lineOf);
+      check(value, source, line, out, lineOf, options);
     }
   }
   return out;

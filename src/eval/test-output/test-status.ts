@@ -1,12 +1,27 @@
 /** What a test runner said about each test, by name. */
 export type TestStatus = "passed" | "failed" | "skipped";
 
-/** Test name → status. A name reported twice keeps "failed" over anything else. */
+/**
+ * Test name → status. A name reported twice keeps "failed" over anything else. A test known by
+ * several names (unittest's two styles) counts once in `size`: its other names are aliases.
+ */
 export class TestStatuses {
   readonly byName = new Map<string, TestStatus>();
+  /** Names that are another name's alias (not counted as tests of their own). */
+  private readonly aliases = new Set<string>();
 
-  set(name: string, status: TestStatus): void {
-    const key = normalizeTestName(name);
+  /** Records a test under `name` and, as aliases of it, `aliases`. */
+  set(name: string, status: TestStatus, aliases: string[] = []): void {
+    for (const alias of aliases) {
+      const key = normalizeTestName(alias);
+      if (key === "" || key === normalizeTestName(name)) continue;
+      if (!this.byName.has(key)) this.aliases.add(key);
+      this.put(key, status);
+    }
+    this.put(normalizeTestName(name), status);
+  }
+
+  private put(key: string, status: TestStatus): void {
     if (key === "") return;
     const before = this.byName.get(key);
     if (before === "failed") return;
@@ -16,7 +31,10 @@ export class TestStatuses {
 
   /** Adds every name of another result (its statuses merged by the same rule). */
   merge(other: TestStatuses): this {
-    for (const [name, status] of other.byName) this.set(name, status);
+    for (const [name, status] of other.byName) {
+      if (other.aliases.has(name) && !this.byName.has(name)) this.aliases.add(name);
+      this.put(name, status);
+    }
     return this;
   }
 
@@ -24,8 +42,9 @@ export class TestStatuses {
     return this.byName.get(normalizeTestName(name));
   }
 
+  /** How many tests (each counted once, whatever its names). */
   get size(): number {
-    return this.byName.size;
+    return this.byName.size - this.aliases.size;
   }
 }
 

@@ -15,10 +15,11 @@ function statusOf(word: string): TestStatus {
   return "failed";
 }
 
-function names(method: string, where: string): string[] {
+/** A test's dotted name, and its other name (Django's style) as an alias. */
+function names(method: string, where: string): [string, string[]] {
   // Python 3.11+ puts the method at the end of the parenthesised name; older versions do not.
   const cls = where.endsWith(`.${method}`) ? where.slice(0, -method.length - 1) : where;
-  return [`${cls}.${method}`, `${method} (${cls})`];
+  return [`${cls}.${method}`, [`${method} (${cls})`, `${method} (${cls}.${method})`]];
 }
 
 export function parseUnittestOutput(text: string): TestStatuses {
@@ -28,12 +29,16 @@ export function parseUnittestOutput(text: string): TestStatuses {
     const line = lines[i]!;
     const header = HEADER.exec(line);
     if (header) {
-      for (const name of names(header[2]!, header[3]!)) out.set(name, "failed");
+      const [name, aliases] = names(header[2]!, header[3]!);
+      out.set(name, "failed", aliases);
       continue;
     }
     // A test with a docstring prints it on the next line, before " ... ok".
     const joined = LINE.exec(line) ?? (i + 1 < lines.length ? LINE.exec(`${line}\n${lines[i + 1]}`) : null);
-    if (joined) for (const name of names(joined[1]!, joined[2]!)) out.set(name, statusOf(joined[3]!));
+    if (joined) {
+      const [name, aliases] = names(joined[1]!, joined[2]!);
+      out.set(name, statusOf(joined[3]!), aliases);
+    }
   }
   return out;
 }

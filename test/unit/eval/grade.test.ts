@@ -49,3 +49,26 @@ describe("gradeTests", () => {
     expect(grade.reason).toMatch(/no test results recognised/);
   });
 });
+
+describe("gradeTests with unittest's output", () => {
+  it("counts each test once, though a test is known by two names (Python 3.11's format)", () => {
+    const output = [
+      "test_a (pkg.test_m.T.test_a) ... ok",
+      "test_b (pkg.test_m.T.test_b) ... FAIL",
+      "",
+      "======================================================================",
+      "FAIL: test_b (pkg.test_m.T.test_b)",
+      "----------------------------------------------------------------------",
+      "Ran 2 tests in 0.001s",
+      "",
+      "FAILED (failures=1)",
+    ].join("\n");
+    const grade = gradeTests(
+      { fail_to_pass: ["test_b (pkg.test_m.T)"], pass_to_pass: ["pkg.test_m.T.test_a"] },
+      { exitCode: 1, output },
+    );
+    expect(grade.tests_found).toBe(2);
+    expect(grade.fail_to_pass?.failed).toEqual(["test_b (pkg.test_m.T)"]);
+    expect(grade.pass_to_pass?.passed).toEqual(["pkg.test_m.T.test_a"]);
+  });
+});
