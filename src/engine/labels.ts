@@ -36,16 +36,21 @@ export function parseOwner(value: string | undefined): Owner | undefined {
   return { host: parts[0]!, pid, startTicks: parts[2]! };
 }
 
-/** The process start time from /proc (clock ticks since boot), or "" where /proc is missing. */
-export function processStartTicks(pid: number): string {
+/** What /proc says of a process: its state letter and start time, or undefined where /proc has no entry. */
+function procStat(pid: number): { state: string; startTicks: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the command name (which may hold spaces) start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19] ?? "";
+    return { state: fields[0] ?? "", startTicks: fields[19] ?? "" };
   } catch {
-    return "";
+    return undefined;
   }
+}
+
+/** The process start time from /proc (clock ticks since boot), or "" where /proc is missing. */
+export function processStartTicks(pid: number): string {
+  return procStat(pid)?.startTicks ?? "";
 }
 
 export function currentOwner(): Owner {
@@ -54,7 +59,9 @@ export function currentOwner(): Owner {
 
 /**
  * Whether the owner is known to be gone. Owners on other hosts are never judged dead: their
- * boxes are left for `prune --all`.
+ * boxes are left for `prune --all`. A killed process whose parent has not collected it yet (a
+ * zombie: its parent never waits, or it was handed to an init that reaps late) still answers
+ * signal 0 with its own start time, so its state in /proc decides.
  */
 export function ownerIsDead(owner: Owner, here: string = hostname()): boolean {
   if (owner.host !== here) return false;
@@ -63,6 +70,8 @@ export function ownerIsDead(owner: Owner, here: string = hostname()): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
-  const ticks = processStartTicks(owner.pid);
-  return ticks !== "" && owner.startTicks !== "" && ticks !== owner.startTicks;
+  const stat = procStat(owner.pid);
+  if (!stat) return false;
+  if (/^[ZXx]$/.test(stat.state)) return true;
+  return stat.startTicks !== "" && owner.startTicks !== "" && stat.startTicks !== owner.startTicks;
 }

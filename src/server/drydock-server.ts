@@ -18,7 +18,7 @@ import { allTools } from "../tools/all-tools.js";
 import { pickTools } from "../tools/tool-sets.js";
 import type { AnyToolDefinition, ToolServices } from "../tools/tool.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
-import { ImageMissingError, describeError } from "../util/errors.js";
+import { ImageMissingError, InvalidArgumentError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { ClientSessions } from "./client-sessions.js";
@@ -55,6 +55,26 @@ export interface DrydockServerConfig {
   caCert?: string;
   /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
   pool?: { size: number; ttlMs?: number };
+  /**
+   * How often the running server removes boxes whose owner died (default: DRYDOCK_REAP_INTERVAL_S
+   * in seconds, else 60 s; 0: only at start).
+   */
+  reapIntervalMs?: number;
+}
+
+export const DEFAULT_REAP_INTERVAL_MS = 60_000;
+
+/** The reaping interval DRYDOCK_REAP_INTERVAL_S asks for (seconds, 0 for none), else the default. */
+export function reapIntervalFromEnv(value = process.env.DRYDOCK_REAP_INTERVAL_S): number {
+  if (value === undefined || value.trim() === "") return DEFAULT_REAP_INTERVAL_MS;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new InvalidArgumentError(
+      "DRYDOCK_REAP_INTERVAL_S",
+      `must be a number of seconds (0 turns periodic reaping off), not ${JSON.stringify(value)}; unset it for the default of ${DEFAULT_REAP_INTERVAL_MS / 1000}`,
+    );
+  }
+  return Math.round(seconds * 1000);
 }
 
 const mcpLevel: Record<LogLevel, "debug" | "info" | "warning" | "error"> = {
@@ -80,6 +100,7 @@ export class DrydockServer {
   /** Checks the repository (a clear error before any client connects), the engine and the image. */
   static async start(config: DrydockServerConfig): Promise<DrydockServer> {
     const tools = pickTools(allTools(config.extraTools), config.tools);
+    const reapEveryMs = config.reapIntervalMs ?? reapIntervalFromEnv();
     const repo = await openHostRepo(config.repo, "--repo");
     const engine = await Engine.connect();
     const image = config.image ?? (await defaultSandboxImage(engine));
@@ -105,6 +126,7 @@ export class DrydockServer {
       config.pool && { ...config.pool, profile: poolProfile(poolImage, config.sessionOptions) };
     const manager = await SessionManager.start(engine, {
       pool: poolReady ? poolOptions(served?.image ?? image) : undefined,
+      reapEveryMs,
     });
     if (environments && served && !poolReady && config.pool && config.pool.size > 0) {
       log.info(`building the environment of ${repo.root} (${served.definition.file}) for the warm pool`);

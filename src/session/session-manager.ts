@@ -1,6 +1,7 @@
 /**
  * The sessions one drydock process owns, by id. It removes boxes left by dead drydock processes
- * when it starts, and every box of its own when it closes. With a warm pool, a session whose
+ * when it starts (and, with `reapEveryMs`, again and again while it runs: an owner killed after
+ * this start, or one the system had not yet reaped at it), and every box of its own when it closes. With a warm pool, a session whose
  * options the pool serves starts on a pooled box; any other starts cold.
  */
 import type { Engine } from "../engine/engine.js";
@@ -12,7 +13,9 @@ import {
 } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { pruneOrphans } from "./orphans.js";
-import { removeSessionRecord, writeSessionRecord } from "./session-record.js";
+import { drydockEntry } from "./audit-entry.js";
+import { appendAuditEntry } from "./audit-log.js";
+import { removeSessionRecord, sessionRecordOf, writeSessionRecord } from "./session-record.js";
 import { Session, newSessionId, type SessionOptions } from "./session.js";
 import { WarmPool, type WarmPoolOptions } from "./warm-pool.js";
 
@@ -23,6 +26,8 @@ export class SessionManager {
   private readonly creating = new Set<Promise<unknown>>();
   private readonly removing = new Set<Promise<unknown>>();
   private closed = false;
+  private reaper: NodeJS.Timeout | undefined;
+  private reaping: Promise<unknown> | undefined;
 
   private constructor(
     readonly engine: Engine,
@@ -43,13 +48,34 @@ export class SessionManager {
     this.warmPool = WarmPool.start(this.engine, options);
   }
 
-  /** Prunes orphaned boxes, then (with `pool.size` > 0) starts filling a warm pool. */
-  static async start(engine: Engine, options: { pool?: WarmPoolOptions } = {}): Promise<SessionManager> {
-    await pruneOrphans(engine).catch((error) =>
-      log.warn(`could not prune orphans: ${(error as Error).message}`),
-    );
+  /**
+   * Prunes orphaned boxes, then (with `pool.size` > 0) starts filling a warm pool. With
+   * `reapEveryMs` > 0 it prunes again at that interval until it closes (the timer does not keep
+   * the process alive).
+   */
+  static async start(
+    engine: Engine,
+    options: { pool?: WarmPoolOptions; reapEveryMs?: number } = {},
+  ): Promise<SessionManager> {
+    await reapOnce(engine);
     const pool = options.pool && options.pool.size > 0 ? WarmPool.start(engine, options.pool) : undefined;
-    return new SessionManager(engine, pool);
+    const manager = new SessionManager(engine, pool);
+    if (options.reapEveryMs && options.reapEveryMs > 0) manager.startReaping(options.reapEveryMs);
+    return manager;
+  }
+
+  /** Prunes at an interval; a prune still under way when the next is due is not doubled. */
+  private startReaping(everyMs: number): void {
+    this.reaper = setInterval(() => {
+      if (this.reaping || this.closed) return;
+      this.reaping = reapOnce(this.engine).finally(() => (this.reaping = undefined));
+    }, everyMs);
+    this.reaper.unref();
+  }
+
+  private stopReaping(): void {
+    clearInterval(this.reaper);
+    this.reaper = undefined;
   }
 
   async create(options: SessionOptions): Promise<Session> {
@@ -58,7 +84,15 @@ export class SessionManager {
     try {
       const session = await creating;
       this.sessions.set(session.id, session);
-      await writeSessionRecord(session.id, { repo: session.repo.root }).catch((error: Error) =>
+      appendAuditEntry(
+        drydockEntry(session.id, "session_start", {
+          repo: session.repo.root,
+          image: session.box.image,
+          base_commit: session.baseCommit,
+          warm: session.warm,
+        }),
+      );
+      await writeSessionRecord(session.id, sessionRecordOf(session)).catch((error: Error) =>
         log.warn(
           `session ${session.id}: could not record its repository for \`drydock sessions list\`: ${error.message}`,
         ),
@@ -111,6 +145,7 @@ export class SessionManager {
   /** Removes every session (and waits for sessions still being created, then removes them too) and the pool; returns once every box is gone. */
   async closeAll(): Promise<void> {
     this.closed = true;
+    this.stopReaping();
     const closingPool = this.closePool();
     await Promise.allSettled([...this.creating]);
     const all = this.list();
@@ -123,11 +158,13 @@ export class SessionManager {
   private async remove(session: Session): Promise<void> {
     await session.destroy();
     await removeSessionRecord(session.id);
+    appendAuditEntry(drydockEntry(session.id, "session_end", { box: session.box.shortId }));
   }
 
   /** Removes the warm pool's idle boxes and stops refilling it. */
   async closePool(): Promise<void> {
     this.closed = true;
+    this.stopReaping();
     await this.pool?.close();
   }
 
@@ -135,6 +172,15 @@ export class SessionManager {
   detachAll(): Session[] {
     const all = this.list();
     this.sessions.clear();
+    for (const s of all) appendAuditEntry(drydockEntry(s.id, "session_kept", { box: s.box.shortId }));
     return all;
   }
+}
+
+/** One prune; a failure (the engine not answering for a moment) is logged, never thrown. */
+function reapOnce(engine: Engine): Promise<void> {
+  return pruneOrphans(engine).then(
+    () => undefined,
+    (error: unknown) => log.warn(`could not prune orphans: ${describeError(error)}`),
+  );
 }
