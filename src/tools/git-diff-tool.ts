@@ -19,10 +19,12 @@ const BAD_BASE = 81;
 // $1 path, $2 base ("" for HEAD), $3 cap. Starts from the nearest existing directory so a deleted
 // file can still be named; copies the real index so unchanged files are not hashed again, then
 // stages the whole working tree in the copy (a pathspec that matches nothing would be an error).
-const DIFF_SCRIPT = `${RESOLVE}if [ -d "$p" ]; then dir=$p; spec=.; else dir=$(dirname -- "$p"); spec=$(basename -- "$p"); fi
-while [ ! -d "$dir" ]; do spec="$(basename -- "$dir")/$spec"; dir=$(dirname -- "$dir"); done
+// One git diff writes the shortstat line, a blank line and the patch; the reply splits them.
+const DIFF_SCRIPT = `${RESOLVE}if [ -d "$p" ]; then dir=$p; spec=.; else dir=\${p%/*}; spec=\${p##*/}; fi
+while [ ! -d "$dir" ]; do spec="\${dir##*/}/$spec"; dir=\${dir%/*}; done
 cd -- "$dir" || exit 1
-git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { printf '%s' "$dir" >&2; exit ${NOT_A_REPO}; }
+{ read -r inside && read -r real_index; } < <(git rev-parse --is-inside-work-tree --git-path index 2>/dev/null)
+[ "$inside" = true ] || { printf '%s' "$dir" >&2; exit ${NOT_A_REPO}; }
 if ! base=$(git rev-parse --verify --quiet "\${2:-HEAD}^{commit}"); then
   # No commit yet: without a base_commit, everything is new against the empty tree.
   [ -z "$2" ] || { printf '%s' "$2" >&2; exit ${BAD_BASE}; }
@@ -30,15 +32,15 @@ if ! base=$(git rev-parse --verify --quiet "\${2:-HEAD}^{commit}"); then
 fi
 t=$(mktemp -d) || exit 1
 trap 'rm -rf -- "$t"' EXIT
-real_index=$(git rev-parse --git-path index)
 [ -f "$real_index" ] && cp -- "$real_index" "$t/index"
 export GIT_INDEX_FILE=$t/index
 [ -f "$t/index" ] || git read-tree "$base" || exit 1
 git add -A :/ >/dev/null || exit 1
-git -c core.quotepath=false diff --cached --no-color --no-ext-diff --no-textconv "$base" -- "$spec" > "$t/diff" || exit 1
-stat=$(git diff --cached --no-ext-diff --shortstat "$base" -- "$spec")
-printf '%s\\0%s\\0%s\\0' "$base" "$(stat -c %s "$t/diff")" "$stat"
-head -c "$3" "$t/diff"
+git -c core.quotepath=false diff --cached --no-color --no-ext-diff --no-textconv --shortstat -p "$base" -- "$spec" > "$t/out" || exit 1
+size=$(stat -c %s "$t/out"); stat=; skip=0
+if [ "$size" -gt 0 ]; then IFS= read -r stat < "$t/out"; skip=$((\${#stat} + 2)); fi
+printf '%s\\0%s\\0%s\\0' "$base" "$((size - skip))" "$stat"
+tail -c +$((skip + 1)) "$t/out" | head -c "$3"
 `;
 
 const gitDiffInput = {
