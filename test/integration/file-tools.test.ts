@@ -571,6 +571,25 @@ describe("git_diff", () => {
     expect(cut.total_bytes as number).toBeGreaterThan(GIT_DIFF_MAX_BYTES);
     expect(cut.diff).toMatch(/\[diff cut at 262144 of \d+ bytes; pass path/);
   });
+
+  it("follows edits, new files and deletions, and leaves the agent's index byte for byte", async () => {
+    await box.sh("rm -f huge.txt && git add -A && git -c user.name=t -c user.email=t@t commit -qm clean");
+    await box.sh(
+      "echo edited >> a.txt && echo fresh > fresh.txt && rm dir/b.txt && git status -s >/dev/null",
+    );
+    const index = () => box.sh("sha256sum .git/index && git ls-files -s -v --debug | sha256sum");
+    const before = await index();
+    const changed = await diff({});
+    expect(changed).toMatchObject({ files_changed: 3, insertions: 2, deletions: 1 });
+    expect(changed.diff).toContain("+edited");
+    expect(changed.diff).toContain("new file mode 100644");
+    expect(changed.diff).toContain("deleted file mode 100644");
+    expect(await index()).toBe(before);
+    await box.sh("git checkout -q -- a.txt dir/b.txt && rm fresh.txt && git status -s >/dev/null");
+    const restored = await index();
+    expect(await diff({})).toMatchObject({ diff: "", files_changed: 0 });
+    expect(await index()).toBe(restored);
+  });
 });
 
 describe("sequential_thinking", () => {
