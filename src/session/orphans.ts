@@ -6,7 +6,7 @@
  * whose box is gone.
  */
 import { readdir, rm, stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { BoxSummary, Engine } from "../engine/engine.js";
 import {
   LABEL_OWNER,
@@ -40,7 +40,9 @@ export async function pruneOrphans(engine: Engine, options: { all?: boolean } = 
     boxes.map(async (box) => {
       const owner = parseOwner(box.labels[LABEL_OWNER]);
       // Another drydock's boxes (another state directory) are its own to prune, unless --all.
-      const ours = !box.labels[LABEL_STATE] || box.labels[LABEL_STATE] === stateDir();
+      // Compared as absolute paths: `DRYDOCK_STATE_DIR=/x/` and `=/x` are one directory.
+      const label = box.labels[LABEL_STATE];
+      const ours = !label || resolve(label) === resolve(stateDir());
       const orphan = options.all || (ours && (!owner || ownerIsDead(owner)));
       if (!orphan) {
         kept++;

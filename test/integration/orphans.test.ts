@@ -29,7 +29,8 @@ describe("orphaned boxes", () => {
           "--",
           "sleep 600",
         ],
-        { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DRYDOCK_STATE_DIR: state } },
+        // The same directory spelled with a trailing slash: still this prune's own.
+        { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, DRYDOCK_STATE_DIR: `${state}/` } },
       );
       let err = "";
       child.stderr.on("data", (d: Buffer) => (err += d.toString()));
