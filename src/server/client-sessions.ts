@@ -3,12 +3,16 @@
  * another client's session id is answered exactly like an unknown one. A client's default
  * session is created on first use from the server's repository and defaults.
  */
+import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+import type { BoxMemory } from "../engine/box-memory.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
 import type { SessionAccess } from "../tools/session-access.js";
 import { InvalidArgumentError, LimitExceededError, SessionNotFoundError } from "../util/errors.js";
 import { reportProgress } from "../util/progress-scope.js";
+import { admissionFigure, refusal, type AdmissionFigure, type AdmissionInput } from "./admission-figure.js";
+import type { MemoryAdmission } from "./memory-admission.js";
 import { assertWithinGrants, servedRepoRoot } from "./session-request-policy.js";
 
 export interface ServerDefaults {
@@ -24,6 +28,8 @@ export interface ServerDefaults {
   allowedRepos?: string[];
   /** Sessions all clients may hold at once (`--max-sessions`); default unlimited. */
   maxSessions?: number;
+  /** Admits a session only when its box fits in memory beside the boxes there are; default: no check. */
+  admission?: MemoryAdmission;
 }
 
 export class ClientSessions implements SessionAccess, TaskStackAccess {
@@ -45,13 +51,12 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     assertWithinGrants(options, defaults.options);
     const served = [defaults.repo, ...(defaults.allowedRepos ?? [])];
     const repo = options.repo === undefined ? defaults.repo : await servedRepoRoot(options.repo, served);
-    const max = defaults.maxSessions ?? Infinity;
-    const held = this.owners.size + this.starting;
-    if (held >= max) {
-      throw new LimitExceededError(
-        `there are already ${held} sessions, the most this server runs at once (each box may use its whole memory limit); remove one you no longer need with session_destroy, or ask whoever runs the server to raise --max-sessions`,
-      );
-    }
+    const memoryMB = options.memoryMB ?? defaults.options.memoryMB;
+    const boxes = defaults.admission ? await defaults.admission.boxes() : undefined;
+    // From here to the count going up nothing waits, so sessions asked for at once are counted in turn.
+    const input = this.admissionInput(boxes, memoryMB);
+    const refused = refusal(admissionFigure(input), input);
+    if (refused) throw new LimitExceededError(refused);
     this.starting++;
     let session: Session;
     try {
@@ -70,6 +75,26 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     }
     this.owners.set(session.id, clientId);
     return session;
+  }
+
+  /** How many more sessions fit now and why (for sessions of the server's default memory limit). */
+  async admission(): Promise<AdmissionFigure> {
+    const boxes = this.serverDefaults.admission ? await this.serverDefaults.admission.boxes() : undefined;
+    return admissionFigure(this.admissionInput(boxes, this.serverDefaults.options.memoryMB));
+  }
+
+  private admissionInput(boxes: BoxMemory[] | undefined, memoryMB: number | undefined): AdmissionInput {
+    const { admission, maxSessions } = this.serverDefaults;
+    return {
+      // Without a memory check only --max-sessions bounds the figure.
+      hostMiB: admission?.hostMiB ?? Infinity,
+      reserveMiB: admission?.reserveMiB ?? 0,
+      boxes: boxes ?? [],
+      starting: this.starting,
+      newBoxLimitMiB: memoryMB ?? DEFAULT_LIMITS.memoryMB,
+      held: this.owners.size,
+      maxSessions,
+    };
   }
 
   async resolve(clientId: string, sessionId: string | undefined): Promise<Session> {

@@ -3,12 +3,10 @@
  * per process; one MCP server object per connected client, all sharing them but each seeing only
  * its own sessions.
  */
-import { totalmem } from "node:os";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Engine } from "../engine/engine.js";
 import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
-import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import type { SessionOptions } from "../session/session.js";
 import { poolProfile } from "../session/pool-fit.js";
@@ -21,7 +19,9 @@ import { EnvironmentImages } from "../environment/environment-images.js";
 import { ImageMissingError, InvalidArgumentError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
+import { defaultReserveMiB } from "./admission-figure.js";
 import { ClientSessions } from "./client-sessions.js";
+import { MemoryAdmission } from "./memory-admission.js";
 import { registerTools } from "./register-tools.js";
 
 const log = logger("server");
@@ -33,10 +33,15 @@ export interface DrydockServerConfig {
   /** Repositories clients may name in session_create besides `repo` (`--allow-repo`). */
   allowedRepos?: string[];
   /**
-   * Sessions clients may hold at once (`--max-sessions`). Default: as many as fit in the host's
-   * memory at the sessions' memory limit, so boxes together cannot push the host out of memory.
+   * Sessions clients may hold at once (`--max-sessions`). Default: no count; sessions are admitted
+   * while their boxes' memory use fits beside the reserve (`memoryReserveMB`).
    */
   maxSessions?: number;
+  /**
+   * Memory (MiB) sessions leave free on the engine's host, for the host and for boxes that grow
+   * (`--memory-reserve-mb`). Default: a quarter of the host's memory, at least 1024.
+   */
+  memoryReserveMB?: number;
   /** Leave boxes running at shutdown, for inspection. */
   keepSessions?: boolean;
   /** Where task stacks are kept (default: <state dir>/tasks). */
@@ -140,6 +145,8 @@ export class DrydockServer {
         );
     }
     const store = new TaskStackStore({ dir: config.tasksDir });
+    const hostMiB = (await engine.capacity()).memoryMB;
+    const reserveMiB = config.memoryReserveMB ?? defaultReserveMiB(hostMiB);
     const allowedRepos: string[] = [];
     for (const path of config.allowedRepos ?? []) {
       allowedRepos.push((await openHostRepo(path, "--allow-repo")).root);
@@ -153,11 +160,13 @@ export class DrydockServer {
         : undefined,
       options: config.sessionOptions ?? {},
       allowedRepos,
-      maxSessions: config.maxSessions ?? sessionsThatFit(config.sessionOptions?.memoryMB),
+      maxSessions: config.maxSessions,
+      admission: new MemoryAdmission(engine, { hostMiB, reserveMiB }),
     });
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);
     log.info(`serving ${repo.root} with image ${image}, ${tools.length} tools`);
+    log.info(`admission: ${(await access.admission()).why}`);
     return new DrydockServer({ ...config, repo: repo.root }, manager, access, redact, image, tools);
   }
 
@@ -237,9 +246,4 @@ export function instructionsFor(tools: readonly AnyToolDefinition[]): string {
     parts.push("Keep your plan in the task stack (create_new_task, get_current_task).");
   }
   return parts.join(" ");
-}
-
-/** How many boxes fit in the host's memory at a session's memory limit (at least one). */
-export function sessionsThatFit(memoryMB: number = DEFAULT_LIMITS.memoryMB): number {
-  return Math.max(1, Math.floor(totalmem() / (1024 * 1024) / memoryMB));
 }

@@ -140,16 +140,24 @@ describe("how many sessions clients may hold", () => {
     ok(await drydock.client.callTool({ name: "session_create", arguments: {} }));
   });
 
-  it("by default runs no more boxes than fit in the host's memory at their limit", async () => {
+  it("by default admits by the memory boxes use: refused past the reserve, admitted again once use drops", async () => {
     using repo = tempRepo();
+    const hostMiB = (await (await Engine.connect()).capacity()).memoryMB;
+    // Sessions may use 150 MiB in all: room for an idle box and one more, not beside 100 MB of files.
     await using drydock = await inMemoryDrydock({
       repo: repo.path,
-      sessionOptions: { memoryMB: 1_000_000 },
       maxSessions: undefined,
+      memoryReserveMB: hostMiB - 150,
     });
-    ok(await drydock.client.callTool({ name: "session_create", arguments: { memory_mb: 256 } }));
-    expect(
-      failure(await drydock.client.callTool({ name: "session_create", arguments: { memory_mb: 256 } })),
-    ).toMatch(/already 1 sessions/);
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      drydock.client.callTool({ name, arguments: args });
+    const first = ok(await call("session_create")).session_id as string;
+    ok(await call("bash", { session_id: first, command: "head -c 100000000 /dev/zero > /workspace/fill" }));
+    expect(failure(await call("session_create"))).toMatch(
+      /^no memory for another session: the boxes of this server \(1\) use \d+ MiB of the 150 MiB sessions may use .*session_destroy.*--memory-reserve-mb/,
+    );
+    ok(await call("bash", { session_id: first, command: "rm /workspace/fill" }));
+    const second = ok(await call("session_create")).session_id as string;
+    expect(second).not.toBe(first);
   });
 });
