@@ -8,6 +8,8 @@ import { formatElapsed, ProgressLine } from "../eval/progress-line.js";
 import type { ResultsFile } from "../eval/results-summary.js";
 import { setLogLevel } from "../util/log.js";
 import { DEFAULT_SWEBENCH_TEST_CMD } from "../eval/swebench-rows.js";
+import { validateTasks } from "../eval/validate-tasks.js";
+import { textTable } from "./text-table.js";
 import { checkEvalFlags, collect, type EvalFlags as CheckedFlags } from "./eval-flags.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 
@@ -40,6 +42,8 @@ function summaryLine(results: ResultsFile, out: string): string {
 export function registerEvalCommand(program: Command): void {
   const evalCommand = program
     .command("eval")
+    // `eval validate --out X`: options after a subcommand are the subcommand's, not eval's.
+    .enablePositionalOptions()
     .description(
       "run coding tasks against an agent, each in its own box, N at a time; write results.json, junit.xml and report.html",
     )
@@ -198,6 +202,90 @@ export function registerEvalCommand(program: Command): void {
         progress.stop();
         process.off("SIGINT", interrupt);
         process.off("SIGTERM", interrupt);
+      }
+    });
+
+  evalCommand
+    .command("validate")
+    .description(
+      "check each task grades something: FAIL_TO_PASS fail and PASS_TO_PASS pass without a fix, all pass with the gold patch",
+    )
+    .argument("<tasks>", "a task file (drydock tasks or SWE-bench rows) or a directory of .yaml files")
+    .option("--out <dir>", "where the two runs and validation.json go; rerunning resumes", "eval-validation")
+    .option("--force", "start over: forget the results already in --out")
+    .option("--concurrency <n>", "boxes at once (default: from cores and memory)")
+    .option("--timeout <seconds>", "time limit per task run unless the task sets timeout_s", "1800")
+    .option("--test-timeout <seconds>", "the tests' own time limit unless the task sets test_timeout_s")
+    .option("--repos <dir>", "SWE-bench rows: the folder holding local clones (repeatable)", collect)
+    .option(
+      "--repo <owner/name=path>",
+      "SWE-bench rows: the local clone of one repository (repeatable)",
+      collect,
+    )
+    .option("--swebench-test-cmd <template>", "SWE-bench rows: the test command (see drydock eval --help)")
+    .option("--image <image>", "sandbox image, and the base of the tasks' environments")
+    .option("--no-env", "ignore environment definitions")
+    .option("--ca-cert <path>", "CA bundle environment builds trust")
+    .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
+    .option("--cpus <n>", "CPU limit per box (default 1)")
+    .option("--json", "print the validation as JSON on stdout")
+    .action(async (tasks: string, flags: EvalFlags & { json?: boolean }) => {
+      const checked = await checkEvalFlags(tasks, { ...flags, agent: "patch", attempts: "1" });
+      if (!process.env.DRYDOCK_LOG_LEVEL) setLogLevel("warning");
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.on("SIGINT", stop);
+      const progress = new ProgressLine(process.stderr);
+      progress.start();
+      try {
+        const validation = await validateTasks({
+          tasksPath: tasks,
+          concurrency: checked.concurrency,
+          out: resolve(flags.out),
+          force: flags.force,
+          image: flags.image,
+          environment: flags.env,
+          caCert: flags.caCert,
+          memoryMB: checked.memoryMB,
+          cpus: checked.cpus,
+          timeoutS: checked.timeoutS,
+          testTimeoutS: checked.testTimeoutS,
+          clones: checked.clones,
+          swebenchTestCmd: flags.swebenchTestCmd,
+          signal: controller.signal,
+          onStage: (stage) =>
+            progress.note(
+              stage === "base"
+                ? "[validate] 1/2: each task without a fix (its tests must fail)"
+                : "[validate] 2/2: each task with its gold patch (its tests must pass)",
+            ),
+          onProgress: (counts) => progress.update(counts),
+          onNote: (message) => progress.note(`[validate] ${message}`),
+        });
+        progress.stop();
+        if (flags.json) process.stdout.write(JSON.stringify(validation, null, 2) + "\n");
+        else {
+          process.stdout.write(
+            textTable([
+              ["TASK", "VALID", "WITHOUT FIX", "WITH GOLD", "WHY NOT"],
+              ...validation.tasks.map((t) => [
+                t.id,
+                t.valid ? "yes" : "NO",
+                t.base_status ?? "-",
+                t.gold_status ?? "-",
+                t.problems.join("; "),
+              ]),
+            ]),
+          );
+        }
+        process.stderr.write(
+          `[validate] ${validation.valid} valid, ${validation.invalid} invalid; ${resolve(flags.out, "validation.json")}\n`,
+        );
+        if (validation.invalid > 0) process.exitCode = 1;
+        else if (validation.invalidTasks > 0) process.exitCode = 2;
+      } finally {
+        progress.stop();
+        process.off("SIGINT", stop);
       }
     });
 

@@ -16,6 +16,8 @@ const program = new Command()
   .description("hardened Docker boxes for coding agents, served over MCP")
   .version("0.1.0")
   .showHelpAfterError("(see --help)")
+  // Options after a subcommand belong to it (`eval validate --out X` is validate's --out).
+  .enablePositionalOptions()
   // A usage error (unknown flag, missing argument) exits 2, as does a flag drydock refuses.
   .exitOverride((error) => process.exit(error.exitCode === 1 ? 2 : error.exitCode));
 

@@ -1,0 +1,248 @@
+/**
+ * Grading on real projects' history (test/fixtures/swebench, made by scripts/make-eval-fixtures.sh
+ * from bug-fix commits of six, graded by pytest, and more-itertools, graded by unittest): gold
+ * predictions resolve; empty, wrong and test-cheating ones do not; the same tasks given as drydock
+ * task rows and as SWE-bench rows with predictions files give the same results; SWE-bench's report
+ * shapes are written; a missing prediction is not an empty one; a changed prediction is graded
+ * again on resume; `eval validate` flags a task whose FAIL_TO_PASS test already passes.
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { XMLParser } from "fast-xml-parser";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { git } from "../helpers/repos.js";
+
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+const fixtures = join(process.cwd(), "test", "fixtures", "swebench");
+const KINDS = ["gold", "empty", "wrong", "cheat"] as const;
+const SIX = "benjaminp__six-fixture";
+const MIT = "more-itertools__more-itertools-fixture";
+
+let work: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function drydock(...args: string[]): Promise<Run> {
+  const child = spawn(
+    process.execPath,
+    [cli, ...args, "--image", inject("sandboxImage"), "--concurrency", "2"],
+    {
+      cwd: work,
+      env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+const readJson = (...parts: string[]) => JSON.parse(readFileSync(join(work, ...parts), "utf8"));
+
+/** task id → status of its attempt. */
+function statuses(out: string): Record<string, string> {
+  const results = readJson(out, "results.json") as { tasks: Array<{ id: string; status: string }> };
+  return Object.fromEntries(results.tasks.map((t) => [t.id, t.status]));
+}
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "drydock-eval-swebench-"));
+  mkdirSync(join(work, "clones"));
+  git(work, "clone", "-q", join(fixtures, "six.bundle"), join("clones", "benjaminp__six"));
+  git(
+    work,
+    "clone",
+    "-q",
+    join(fixtures, "more-itertools.bundle"),
+    join("clones", "more-itertools__more-itertools"),
+  );
+  copyFileSync(join(fixtures, "tasks.jsonl"), join(work, "tasks.jsonl"));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench rows", () => {
+  it("drydock tasks: gold resolves; empty, wrong and the test-editing cheat do not", async () => {
+    const run = await drydock("eval", "tasks.jsonl", "--agent", "patch", "--out", "tasks-out");
+    expect(run.code, run.stderr).toBe(0);
+    expect(statuses("tasks-out")).toEqual({
+      "six-gold": "resolved",
+      "six-empty": "unresolved",
+      "six-wrong": "unresolved",
+      "six-cheat": "unresolved",
+      "more-itertools-gold": "resolved",
+      "more-itertools-empty": "unresolved",
+      "more-itertools-wrong": "unresolved",
+      "more-itertools-cheat": "unresolved",
+    });
+    const cheat = readJson("tasks-out", "tasks", "six-cheat", "result.json");
+    expect(cheat.integrity.test_files_restored).toEqual(["test_six.py"]);
+    // unittest (Python 3.11 names) counts each test once: 666 tests ran, not 1332.
+    const mit = readJson("tasks-out", "tasks", "more-itertools-gold", "result.json");
+    const ran = /Ran (\d+) tests/.exec(
+      readFileSync(join(work, "tasks-out", "tasks", "more-itertools-gold", "test_output.txt"), "utf8"),
+    );
+    expect(mit.tests.grade.tests_found).toBe(Number(ran![1]));
+  });
+
+  it("SWE-bench rows and predictions files give the same results, and SWE-bench's report", async () => {
+    const expected: Record<(typeof KINDS)[number], Record<string, string>> = {
+      gold: { [SIX]: "resolved", [MIT]: "resolved" },
+      empty: { [SIX]: "unresolved", [MIT]: "unresolved" },
+      wrong: { [SIX]: "unresolved", [MIT]: "unresolved" },
+      cheat: { [SIX]: "unresolved", [MIT]: "unresolved" },
+    };
+    for (const kind of KINDS) {
+      const out = `rows-${kind}`;
+      const run = await drydock(
+        "eval",
+        join(fixtures, "rows.jsonl"),
+        "--agent",
+        "patch",
+        "--patches",
+        join(fixtures, `predictions-${kind}.jsonl`),
+        "--repos",
+        "clones",
+        "--out",
+        out,
+        "--run-id",
+        `fixture-${kind}`,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(statuses(out), kind).toEqual(expected[kind]);
+      // Same verdicts as the drydock task rows of the same kind.
+      const asTasks = statuses("tasks-out");
+      expect(asTasks[`six-${kind}`]).toBe(expected[kind][SIX]);
+      expect(asTasks[`more-itertools-${kind}`]).toBe(expected[kind][MIT]);
+      const report = readJson(out, "swebench-report.json");
+      expect(report).toMatchObject({ schema_version: 2, total_instances: 2, run_id: `fixture-${kind}` });
+      expect(report.model_name_or_path).toBe(`fixture-${kind}`);
+      if (kind === "gold") expect(report.resolved_ids).toEqual([SIX, MIT]);
+      else if (kind === "empty") expect(report.empty_patch_ids).toEqual([SIX, MIT]);
+      else expect(report.unresolved_ids).toEqual([SIX, MIT]);
+      const runJson = readJson(out, "run.json");
+      expect(runJson.patches).toEqual({
+        path: join(fixtures, `predictions-${kind}.jsonl`),
+        kind: "file",
+        predictions: 2,
+      });
+    }
+    const instance = readJson("rows-gold", "tasks", SIX, "report.json");
+    expect(instance[SIX]).toMatchObject({
+      resolved: true,
+      patch_successfully_applied: true,
+      tests_status: { FAIL_TO_PASS: { success: ["test_six.py::test_assertNotRegex"], failure: [] } },
+    });
+  });
+
+  it("junit.xml names each graded test, so CI shows which one failed", () => {
+    const xml = readFileSync(join(work, "rows-wrong", "junit.xml"), "utf8");
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "" }).parse(xml);
+    const six = (
+      doc.testsuites.testsuite as Array<{ name: string; testcase: Array<Record<string, unknown>> }>
+    ).find((s) => s.name === SIX)!;
+    const failed = six.testcase.filter((c) => c.failure).map((c) => c.name);
+    expect(failed).toEqual(["test_six.py::test_assertNotRegex"]);
+    expect(six.testcase).toHaveLength(4);
+  });
+
+  it("a task the predictions do not answer is missing (incomplete), not an empty patch", async () => {
+    const partial = join(work, "partial.jsonl");
+    writeFileSync(
+      partial,
+      readFileSync(join(fixtures, "predictions-gold.jsonl"), "utf8").split("\n")[0] + "\n",
+    );
+    const run = await drydock(
+      "eval",
+      join(fixtures, "rows.jsonl"),
+      "--agent",
+      "patch",
+      "--patches",
+      partial,
+      "--repos",
+      "clones",
+      "--out",
+      "partial-out",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const missing = readJson("partial-out", "tasks", MIT, "result.json");
+    expect(missing).toMatchObject({ status: "error", prediction: "missing", phase: "start" });
+    expect(missing.error).toMatch(
+      /no prediction: .*partial\.jsonl has no instance_id more-itertools__more-itertools-fixture/,
+    );
+    const report = readJson("partial-out", "swebench-report.json");
+    expect(report).toMatchObject({
+      incomplete_ids: [MIT],
+      resolved_ids: [SIX],
+      empty_patch_ids: [],
+      submitted_instances: 1,
+    });
+  });
+
+  it("resuming with changed predictions grades them again instead of keeping the old results", async () => {
+    const out = "resume-out";
+    const args = (kind: string) => [
+      "eval",
+      join(fixtures, "rows.jsonl"),
+      "--agent",
+      "patch",
+      "--patches",
+      join(fixtures, `predictions-${kind}.jsonl`),
+      "--repos",
+      "clones",
+      "--out",
+      out,
+    ];
+    expect((await drydock(...args("gold"))).code).toBe(0);
+    expect(statuses(out)).toEqual({ [SIX]: "resolved", [MIT]: "resolved" });
+    const again = await drydock(...args("wrong"));
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/prediction\) changed since its last result; running it again/);
+    expect(statuses(out)).toEqual({ [SIX]: "unresolved", [MIT]: "unresolved" });
+    const same = await drydock(...args("wrong"));
+    expect(same.stderr).toMatch(/2 attempt\(s\) were already finished/);
+  });
+
+  it("eval validate passes the real tasks and flags one whose FAIL_TO_PASS test already passes", async () => {
+    const rows = readFileSync(join(fixtures, "rows.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const broken = {
+      ...rows[0],
+      instance_id: "six-already-passing",
+      FAIL_TO_PASS: JSON.stringify(["test_six.py::test_assertRegex"]),
+    };
+    const file = join(work, "validate.jsonl");
+    writeFileSync(file, [...rows, broken].map((r) => JSON.stringify(r)).join("\n") + "\n");
+    const run = await drydock(
+      "eval",
+      "validate",
+      file,
+      "--repos",
+      "clones",
+      "--out",
+      "validate-out",
+      "--json",
+    );
+    expect(run.code, run.stderr).toBe(1);
+    const validation = JSON.parse(run.stdout) as {
+      tasks: Array<{ id: string; valid: boolean; problems: string[] }>;
+    };
+    const byId = Object.fromEntries(validation.tasks.map((t) => [t.id, t]));
+    expect(byId[SIX]).toMatchObject({ valid: true, problems: [] });
+    expect(byId[MIT]).toMatchObject({ valid: true, problems: [] });
+    expect(byId["six-already-passing"]!.valid).toBe(false);
+    expect(byId["six-already-passing"]!.problems.join("\n")).toMatch(
+      /FAIL_TO_PASS already pass without a fix: test_six\.py::test_assertRegex/,
+    );
+    expect(readJson("validate-out", "validation.json").invalid).toBe(1);
+  });
+});
