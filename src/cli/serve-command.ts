@@ -64,7 +64,11 @@ export function registerServeCommand(program: Command): void {
     .option("--llm <mode>", "live | offline | record:FILE | replay:FILE")
     .option(
       "--max-sessions <n>",
-      "sessions clients may hold at once (default: as many as fit in the host's memory at --memory-mb)",
+      "sessions clients may hold at once (default: no count; sessions are admitted by the memory their boxes use)",
+    )
+    .option(
+      "--memory-reserve-mb <n>",
+      "memory sessions leave free on the engine's host, for the host and for boxes that grow (default: a quarter of it, at least 1024)",
     )
     .option("--max-llm-requests <n>", "per-session limit on model requests")
     .option("--max-llm-cost-usd <n>", "per-session limit on model cost in USD")
@@ -96,6 +100,7 @@ export function registerServeCommand(program: Command): void {
         repo: opts.repo,
         allowedRepos: opts.allowRepo,
         maxSessions: flags.maxSessions,
+        memoryReserveMB: flags.memoryReserveMB,
         image: opts.image,
         environment: opts.env,
         caCert: opts.caCert,

@@ -25,6 +25,7 @@ export interface ServeFlags {
   offlineScript?: string;
   llm?: string;
   maxSessions?: string;
+  memoryReserveMb?: string;
   maxLlmRequests?: string;
   maxLlmCostUsd?: string;
   pool: string;
@@ -39,6 +40,7 @@ export interface CheckedServeFlags {
   keysFile?: string;
   offlineScript?: string;
   maxSessions?: number;
+  memoryReserveMB?: number;
   maxLlmRequests?: number;
   maxLlmCostUsd?: number;
   pool: number;
@@ -51,6 +53,7 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
     port: port(flags.port, "--port"),
     commandTimeoutMs: secondsToMs(seconds(flags.timeout, "--timeout")),
     maxSessions: wholeNumber(flags.maxSessions, "--max-sessions", { min: 1 }),
+    memoryReserveMB: wholeNumber(flags.memoryReserveMb, "--memory-reserve-mb", { min: 0 }),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     poolTtlMs: secondsToMs(seconds(flags.poolTtl, "--pool-ttl"))!,

@@ -104,6 +104,7 @@ describe("drydock serve's flags", () => {
       [["--pool-ttl", "0"], /^--pool-ttl: "0" is not a number of seconds above 0/],
       [["--timeout", "soon"], /^--timeout: "soon" is not a number of seconds above 0/],
       [["--max-sessions", "0"], /^--max-sessions: "0" is not a whole number of 1 or more/],
+      [["--memory-reserve-mb", "lots"], /^--memory-reserve-mb: "lots" is not a whole number of 0 or more/],
       [["--max-llm-requests", "1.5"], /^--max-llm-requests: "1\.5" is not a whole number of 0 or more/],
       [["--max-llm-cost-usd", "-1"], /^--max-llm-cost-usd: "-1" is not a number of 0 or more/],
       [["--keys-file", join(work, "missing.env")], /^--keys-file: .*missing\.env does not exist/],
