@@ -6,6 +6,7 @@ import { SessionManager } from "../session/session-manager.js";
 import { collectEgress, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { runCommandLine } from "./run-command-line.js";
 import { checkRunFlags, type RunFlags } from "./run-flags.js";
+import { RUNTIME_HELP } from "./runtime-flag.js";
 
 interface RunOptions extends RunFlags {
   diff: boolean;
@@ -36,6 +37,7 @@ export function registerRunCommand(program: Command): void {
     .option("--timeout <seconds>", "time limit of the command", "600")
     .option("--network <name>", "relaxation: a Docker network for the box (default: none)")
     .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
+    .option("--runtime <name>", RUNTIME_HELP)
     .option(
       "--ca-cert <path>",
       "CA bundle the environment build and a box with --egress trust (default: SSL_CERT_FILE / the system bundle)",
@@ -46,7 +48,7 @@ export function registerRunCommand(program: Command): void {
       "after --: one word is a shell line ('make && make test'); several are a program and its arguments",
     )
     .action(async (words: string[], opts: RunOptions) => {
-      const { timeoutMs } = await checkRunFlags(opts);
+      const { timeoutMs, runtime } = await checkRunFlags(opts);
       const egress = await egressFlags(opts.egress, opts.caCert, opts.network);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
@@ -58,6 +60,7 @@ export function registerRunCommand(program: Command): void {
           repo: opts.repo,
           image: await runImage(engine, opts),
           network: opts.network,
+          runtime,
           ...egress,
         });
         const result = await session.bash(runCommandLine(words), {

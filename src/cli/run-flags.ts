@@ -6,6 +6,8 @@ import { Engine } from "../engine/engine.js";
 import { FlagError } from "../util/errors.js";
 import { branchFlag, imageFlag, networkFlag, repoFlag } from "./flag-checks.js";
 import { seconds } from "./flag-values.js";
+import { runtimeFlag } from "./runtime-flag.js";
+import type { BoxRuntime } from "../sandbox/box-runtime.js";
 
 export interface RunFlags {
   repo: string;
@@ -16,9 +18,10 @@ export interface RunFlags {
   branch?: string;
   timeout: string;
   network?: string;
+  runtime?: string;
 }
 
-export async function checkRunFlags(flags: RunFlags): Promise<{ timeoutMs: number }> {
+export async function checkRunFlags(flags: RunFlags): Promise<{ timeoutMs: number; runtime: BoxRuntime }> {
   const timeoutMs = seconds(flags.timeout, "--timeout")! * 1000;
   for (const [flag, given] of [
     ["--worktree", flags.worktree],
@@ -39,5 +42,6 @@ export async function checkRunFlags(flags: RunFlags): Promise<{ timeoutMs: numbe
   const engine = await Engine.connect();
   await imageFlag(engine, flags.image);
   await networkFlag(engine, flags.network);
-  return { timeoutMs };
+  const runtime = await runtimeFlag(engine, flags.runtime, flags.network);
+  return { timeoutMs, runtime };
 }

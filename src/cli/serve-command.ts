@@ -8,6 +8,7 @@ import { toolSetsFlag } from "../tools/tool-sets.js";
 import { collectEgress, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { asFlagError } from "./flag-checks.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
+import { RUNTIME_HELP } from "./runtime-flag.js";
 import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
 
 interface ServeOptions extends ServeFlags {
@@ -48,6 +49,7 @@ export function registerServeCommand(program: Command): void {
     .option("--keep-sessions", "leave boxes running at shutdown, for inspection")
     .option("--network <name>", "relaxation: Docker network for every box (default: none)")
     .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
+    .option("--runtime <name>", RUNTIME_HELP)
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--timeout <seconds>", "default per-command time limit (default 120)")
@@ -107,6 +109,7 @@ export function registerServeCommand(program: Command): void {
         keepSessions: opts.keepSessions,
         envFile: flags.keysFile,
         sessionOptions: {
+          runtime: flags.runtime,
           network: opts.network,
           memoryMB: flags.memoryMB,
           cpus: flags.cpus,

@@ -6,7 +6,9 @@ import { Engine } from "../engine/engine.js";
 import { imageFlag, llmFlag, networkFlag, offlineScriptFlag, portFlag, repoFlag } from "./flag-checks.js";
 import { cpus, memoryMB, port, seconds, wholeNumber, decimal } from "./flag-values.js";
 import { keysFileFlag } from "./keys-file-flag.js";
+import { runtimeFlag } from "./runtime-flag.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+import type { BoxRuntime } from "../sandbox/box-runtime.js";
 
 /** The flags as commander hands them over (strings, as typed). */
 export interface ServeFlags {
@@ -17,6 +19,7 @@ export interface ServeFlags {
   host: string;
   port: string;
   network?: string;
+  runtime?: string;
   memoryMb?: string;
   cpus?: string;
   timeout?: string;
@@ -34,6 +37,7 @@ export interface ServeFlags {
 
 export interface CheckedServeFlags {
   port: number;
+  runtime: BoxRuntime;
   memoryMB?: number;
   cpus?: number;
   commandTimeoutMs?: number;
@@ -70,11 +74,13 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
   const capacity = await engine.capacity();
   await imageFlag(engine, flags.image);
   await networkFlag(engine, flags.network);
+  const runtime = await runtimeFlag(engine, flags.runtime, flags.network);
   const boxMB = memoryMB(flags.memoryMb, "--memory-mb", capacity.memoryMB);
   const fit = Math.floor(capacity.memoryMB / (boxMB ?? DEFAULT_LIMITS.memoryMB));
   const fromEnvironment = process.env.DRYDOCK_POOL !== undefined && process.env.DRYDOCK_POOL === flags.pool;
   return {
     ...checked,
+    runtime,
     memoryMB: boxMB,
     cpus: cpus(flags.cpus, "--cpus", capacity.cpus),
     pool: wholeNumber(flags.pool, fromEnvironment ? "DRYDOCK_POOL" : "--pool", {

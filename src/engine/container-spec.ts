@@ -42,6 +42,8 @@ export interface ContainerSpec {
   binds: BindMount[];
   /** Open files per process. */
   nofile: number;
+  /** The engine's OCI runtime by its registered name ("runc", "runsc"); absent: the engine's default. */
+  runtime?: string;
 }
 
 export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
@@ -88,6 +90,7 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
       AutoRemove: false,
       Privileged: false,
       PublishAllPorts: false,
+      ...(spec.runtime ? { Runtime: spec.runtime } : {}),
     },
   };
 }

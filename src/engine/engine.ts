@@ -8,6 +8,7 @@ import { BoxGoneError, DrydockError, EngineUnavailableError, ImageMissingError }
 import { logger } from "../util/log.js";
 import { toCreateOptions, type ContainerSpec } from "./container-spec.js";
 import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
+import { terminalArgv } from "./runtime-terminal.js";
 
 const log = logger("engine");
 
@@ -27,7 +28,18 @@ export interface EngineVersion {
 
 export const short = (id: string): string => id.slice(0, 12);
 
+/** An OCI runtime the engine knows (`docker info`'s Runtimes), with the arguments it passes it. */
+export interface EngineRuntime {
+  name: string;
+  path: string;
+  args: string[];
+}
+
 export class Engine {
+  private runtimeList: Promise<EngineRuntime[]> | undefined;
+  /** Each box's runtime, as made or as inspected once. */
+  private readonly boxRuntimes = new Map<string, string | undefined>();
+
   private constructor(readonly docker: Docker) {}
 
   /** Connects to the engine named by DOCKER_HOST or the default socket, and checks it answers. */
@@ -56,6 +68,26 @@ export class Engine {
       return { cpus: info.NCPU, memoryMB: Math.floor(info.MemTotal / (1024 * 1024)) };
     } catch (error) {
       throw this.wrap(error, "read the engine's host capacity");
+    }
+  }
+
+  /** The OCI runtimes the engine has, read once per connection (registering one means a reload). */
+  runtimes(): Promise<EngineRuntime[]> {
+    this.runtimeList ??= this.readRuntimes();
+    return this.runtimeList;
+  }
+
+  private async readRuntimes(): Promise<EngineRuntime[]> {
+    try {
+      const info = (await this.docker.info()) as {
+        Runtimes?: Record<string, { path?: string; runtimeArgs?: string[] }>;
+      };
+      return Object.entries(info.Runtimes ?? {})
+        .map(([name, r]) => ({ name, path: r.path ?? name, args: r.runtimeArgs ?? [] }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+    } catch (error) {
+      this.runtimeList = undefined;
+      throw this.wrap(error, "list the engine's runtimes");
     }
   }
 
@@ -165,7 +197,10 @@ export class Engine {
   async createBox(spec: ContainerSpec): Promise<string> {
     try {
       const container = await this.docker.createContainer(toCreateOptions(spec));
-      log.debug(`created ${short(container.id)} from ${spec.image}`);
+      if (spec.runtime) this.boxRuntimes.set(container.id, spec.runtime);
+      log.debug(
+        `created ${short(container.id)} from ${spec.image}${spec.runtime ? ` (${spec.runtime})` : ""}`,
+      );
       return container.id;
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) throw new ImageMissingError(spec.image);
@@ -185,6 +220,7 @@ export class Engine {
 
   /** Removes a box and everything in it; a box already gone is not an error. */
   async remove(id: string): Promise<void> {
+    this.boxRuntimes.delete(id);
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
       log.debug(`removed ${short(id)}`);
@@ -213,6 +249,22 @@ export class Engine {
     } catch (error) {
       throw this.wrap(error, `inspect ${short(id)}`);
     }
+  }
+
+  /**
+   * The argv that runs `argv` on a terminal inside the box under the box's runtime (under runsc,
+   * through `script`: see runtime-terminal.ts). A box that is gone gets argv as it is, so the exec
+   * reports the box gone.
+   */
+  async terminalArgv(id: string, argv: string[], size: { cols: number; rows: number }): Promise<string[]> {
+    if (!this.boxRuntimes.has(id)) {
+      try {
+        this.boxRuntimes.set(id, (await this.docker.getContainer(id).inspect()).HostConfig.Runtime);
+      } catch {
+        return argv;
+      }
+    }
+    return terminalArgv(argv, this.boxRuntimes.get(id), size);
   }
 
   /** Boxes carrying a label (any value), or a label with the given value. */

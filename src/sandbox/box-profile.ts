@@ -3,6 +3,7 @@
  * option, and `relaxations()` names each one so the caller can log it.
  */
 import type { ContainerSpec } from "../engine/container-spec.js";
+import type { BoxRuntime } from "./box-runtime.js";
 import { egressEnv } from "./egress-env.js";
 
 export const BOX_USER = "1000";
@@ -12,6 +13,8 @@ export const GATEWAY_DIR_IN_BOX = "/run/drydock";
 
 export interface BoxOptions {
   image: string;
+  /** The OCI runtime (default: DRYDOCK_RUNTIME, else runc); see box-runtime.ts. */
+  runtime?: BoxRuntime;
   /** Docker network to join; "none" (the default) means no network at all. */
   network?: string;
   memoryMB?: number;
@@ -109,5 +112,6 @@ export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
       ? [{ hostPath: options.gatewayDir, containerPath: GATEWAY_DIR_IN_BOX, readOnly: true }]
       : [],
     nofile: 4096,
+    runtime: options.runtime,
   };
 }

@@ -23,6 +23,7 @@ import {
   type BoxLimits,
   type BoxOptions,
 } from "./box-profile.js";
+import { checkRuntimeNetwork, resolveRuntime, runtimeFromEnv, type BoxRuntime } from "./box-runtime.js";
 
 const log = logger("box");
 
@@ -37,8 +38,17 @@ export class Box {
     readonly limits: BoxLimits,
   ) {}
 
-  /** Creates and starts a box for a session; labels name the session, the owner and the time. */
+  /**
+   * Creates and starts a box for a session; labels name the session, the owner and the time. The
+   * runtime is options.runtime, else DRYDOCK_RUNTIME, else runc, checked against the engine's.
+   */
   static async create(engine: Engine, sessionId: string, options: BoxOptions): Promise<Box> {
+    const runtime: BoxRuntime = await resolveRuntime(
+      engine,
+      options.runtime ?? runtimeFromEnv(),
+      options.runtime ? "runtime" : "DRYDOCK_RUNTIME",
+    );
+    checkRuntimeNetwork(runtime, options.network, "network");
     for (const r of relaxations(options)) log.warn(`session ${sessionId}: relaxed: ${r}`);
     const labels = {
       ...options.labels,
@@ -47,7 +57,7 @@ export class Box {
       [LABEL_STATE]: stateDir(),
       [LABEL_CREATED]: new Date().toISOString(),
     };
-    const id = await engine.createBox(boxSpec({ ...options, labels }, `drydock-${sessionId}`));
+    const id = await engine.createBox(boxSpec({ ...options, runtime, labels }, `drydock-${sessionId}`));
     const box = new Box(engine, id, sessionId, options.image, boxLimits(options));
     try {
       await engine.start(id);
@@ -55,7 +65,7 @@ export class Box {
       await engine.remove(id);
       throw error;
     }
-    log.debug(`session ${sessionId}: box ${short(id)} started`);
+    log.debug(`session ${sessionId}: box ${short(id)} started (runtime ${runtime})`);
     return box;
   }
 

@@ -15,6 +15,9 @@ const sorted = (values: readonly string[] | undefined): string => [...(values ??
 /** Undefined when a pooled box fits the request; otherwise why not, in words for a log. */
 export function poolMisfit(profile: PoolProfile, request: BoxRequest): string | undefined {
   if (request.image !== profile.image) return `image ${request.image} (the pool's: ${profile.image})`;
+  if (request.runtime !== profile.runtime) {
+    return `runtime ${request.runtime ?? "default"} (the pool's: ${profile.runtime ?? "default"})`;
+  }
   const want = boxLimits(request);
   const have = boxLimits(profile);
   for (const key of Object.keys(want) as Array<keyof typeof want>) {
@@ -33,6 +36,7 @@ export function poolMisfit(profile: PoolProfile, request: BoxRequest): string | 
 /** The profile of a pool serving sessions made from these defaults (the server's image and options). */
 export function poolProfile(image: string, defaults: Partial<BoxOptions> = {}): PoolProfile {
   const {
+    runtime,
     network,
     memoryMB,
     cpus,
@@ -46,6 +50,7 @@ export function poolProfile(image: string, defaults: Partial<BoxOptions> = {}): 
   } = defaults;
   return {
     image,
+    runtime,
     network,
     memoryMB,
     cpus,
