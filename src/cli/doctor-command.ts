@@ -4,6 +4,7 @@ import { Engine } from "../engine/engine.js";
 import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { findDockerCli } from "../util/docker-cli.js";
+import { sessionsFit } from "./sessions-fit.js";
 
 interface Check {
   name: string;
@@ -74,6 +75,7 @@ async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> 
       detail: present ? image : `${image} is missing`,
       fix: present ? undefined : "drydock image build",
     });
+    checks.push(await sessionsFit(engine));
   }
   try {
     const version = execFileSync("git", ["--version"], { encoding: "utf8" }).trim();
@@ -87,7 +89,9 @@ async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> 
 export function registerDoctorCommand(program: Command): void {
   program
     .command("doctor")
-    .description("check the engine, the sandbox image and git; exit non-zero if any check fails")
+    .description(
+      "check the engine, the sandbox image, how many more sessions fit and git; exit non-zero if any check fails",
+    )
     .option("--engine-only", "check only that the engine answers")
     .option("--json", "print the checks as JSON")
     .option("--image <image>", "check that an image can serve as a box (in a throwaway box, no network)")

@@ -33,6 +33,8 @@ export interface AdmissionInput {
   held: number;
   /** `--max-sessions`, when given. */
   maxSessions?: number;
+  /** Whose boxes these are, for the sentences; default "this server". */
+  owner?: string;
 }
 
 export interface AdmissionFigure {
@@ -56,7 +58,7 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" 
 /** The boxes counted, as the subject of a sentence. */
 function whose(input: AdmissionInput): string {
   const starting = input.starting ? `, and ${plural(input.starting, "session")} starting` : "";
-  return `the boxes of this server (${input.boxes.length}${starting})`;
+  return `the boxes of ${input.owner ?? "this server"} (${input.boxes.length}${starting})`;
 }
 
 export function admissionFigure(input: AdmissionInput): AdmissionFigure {
