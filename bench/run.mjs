@@ -1,6 +1,8 @@
 // Benchmarks: figures, not asserts. `npm run bench` after `npm run build` and `drydock image
-// build`. Each figure is measured beside its baseline in the same run. Writes
-// bench/results/latest.json and bench/results/session-ready.svg, and prints a table.
+// build`. Each figure is measured beside its baseline in the same run (most in one interleaved
+// loop). Writes bench/results/run-<time>.json (untracked) and prints a table with each figure's
+// spread and whether it differs from its baseline by more than noise; `--save` also writes the
+// tracked bench/results/latest.json and bench/results/session-ready.svg.
 //
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
 //   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent, env
@@ -9,6 +11,15 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { sessionReadyChart } from "./lib/chart.mjs";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
+import { compare } from "./lib/stats.mjs";
+
+const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== "--save");
+if (unknown.length > 0) {
+  console.error(`bench: unknown argument ${unknown[0]}; the only one is --save (also write the tracked bench/results/latest.json)`);
+  process.exit(2);
+}
+const save = args.includes("--save");
 
 const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
 // Sessions keep their gateway directories and the snapshot cache here, not in the user's state.
@@ -63,9 +74,11 @@ const ctx = {
     return repos.get(files);
   },
   row(group, name, drydock, baselineName, baseline, unit = "ms") {
-    results.rows.push({ group, name, unit, drydock, baselineName, baseline });
-    const f = (s) => (s ? `${s.median.toFixed(1)} (p95 ${s.p95.toFixed(1)})` : "");
-    say(`${group} | ${name} | ${f(drydock)}${baselineName ? ` | ${baselineName} ${f(baseline)}` : ""}`);
+    const versus = compare(drydock, baseline);
+    results.rows.push({ group, name, unit, drydock, baselineName, baseline, versus });
+    const f = (s) => (s ? `${s.median.toFixed(1)} (p10-p90 ${s.p10.toFixed(1)}-${s.p90.toFixed(1)})` : "");
+    const v = versus ? ` | ${verdictText(versus)}` : "";
+    say(`${group} | ${name} | ${f(drydock)}${baselineName ? ` | ${baselineName} ${f(baseline)}` : ""}${v}`);
   },
 };
 
@@ -96,22 +109,38 @@ try {
   removeDir(tmp);
 }
 
-writeFileSync(new URL("./results/latest.json", import.meta.url), JSON.stringify(results, null, 2) + "\n");
-if (results.series.sessionReady) {
-  writeFileSync(new URL("./results/session-ready.svg", import.meta.url), sessionReadyChart(results));
+const stamp = results.date.replace(/[:.]/g, "-");
+const json = JSON.stringify(results, null, 2) + "\n";
+const written = [`bench/results/run-${stamp}.json`];
+writeFileSync(new URL(`./results/run-${stamp}.json`, import.meta.url), json);
+if (save) {
+  writeFileSync(new URL("./results/latest.json", import.meta.url), json);
+  written.push("bench/results/latest.json");
+  if (results.series.sessionReady) {
+    writeFileSync(new URL("./results/session-ready.svg", import.meta.url), sessionReadyChart(results));
+    written.push("bench/results/session-ready.svg");
+  }
 }
+say(`wrote ${written.join(", ")}${save ? "" : " (pass --save to also write the tracked bench/results/latest.json)"}`);
 
 const m = results.machine;
 console.log(`machine: ${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}, Node ${m.node}; BENCH_RUNS=${runs}`);
-console.log("| figure | drydock median | p95 | baseline | median | p95 |");
-console.log("|---|---:|---:|---|---:|---:|");
+console.log("| figure | drydock median | p10-p90 | baseline | median | p10-p90 | difference |");
+console.log("|---|---:|---:|---|---:|---:|---|");
 const n = (s) => (s ? s.median.toFixed(1) : "");
-const p = (s) => (s ? s.p95.toFixed(1) : "");
+const p = (s) => (s ? `${s.p10.toFixed(1)}-${s.p90.toFixed(1)}` : "");
 for (const r of results.rows) {
   if (r.error) {
-    console.log(`| ${r.group}: not measured (${r.error.replace(/\|/g, "/").slice(0, 120)}) | | | | | |`);
+    console.log(`| ${r.group}: not measured (${r.error.replace(/\|/g, "/").slice(0, 120)}) | | | | | | |`);
     continue;
   }
   const unit = r.unit === "ms" ? "" : ` (${r.unit})`;
-  console.log(`| ${r.group}: ${r.name}${r.name.includes(r.unit) ? "" : unit} | ${n(r.drydock)} | ${p(r.drydock)} | ${r.baselineName ?? ""} | ${n(r.baseline)} | ${p(r.baseline)} |`);
+  const v = r.versus ? verdictText(r.versus) : "";
+  console.log(`| ${r.group}: ${r.name}${r.name.includes(r.unit) ? "" : unit} | ${n(r.drydock)} | ${p(r.drydock)} | ${r.baselineName ?? ""} | ${n(r.baseline)} | ${p(r.baseline)} | ${v} |`);
+}
+
+/** "lower (p 0.001, sign test, 28 of 30 rounds lower)", or "within noise (…)". */
+function verdictText(versus) {
+  const p = versus.p < 0.001 ? "p < 0.001" : `p ${versus.p.toFixed(3)}`;
+  return `${versus.verdict} (${p}, ${versus.test})`;
 }

@@ -1,10 +1,11 @@
 // Session ready (box up, repository inside, shell live): cold the first time a commit is seen
 // (snapshot cache empty), cold again (cache warm), and warm (a box from the pool), for repositories
 // of 10, 1,000 and 10,000 files; beside `docker run` + `docker cp` of the same tree by the CLI.
+// The four run in one interleaved loop, so load on the machine falls on all of them alike.
 import { execFileSync, spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { timed } from "./lib/stats.mjs";
+import { interleaved } from "./lib/stats.mjs";
 
 export async function sessionReady(ctx) {
   const { Session } = await import("../dist/session/session.js");
@@ -13,38 +14,45 @@ export async function sessionReady(ctx) {
   const points = [];
   for (const files of [10, 1000, 10000]) {
     const repo = ctx.repo(files);
-    const runs = files === 10000 ? Math.max(3, Math.ceil(ctx.runs / 2)) : ctx.runs;
+    const runs = files === 10000 ? Math.max(6, Math.ceil(ctx.runs / 2)) : ctx.runs;
     const destroy = (s) => s.destroy();
-
-    const first = await timed(runs, () => Session.create(engine, { repo, image }), {
-      before: () => rmSync(join(ctx.stateDir, "cache"), { recursive: true, force: true }),
-      after: destroy,
-    });
-    const cold = await timed(runs, () => Session.create(engine, { repo, image }), { after: destroy });
-
     const manager = await SessionManager.start(engine, { pool: { size: 1, profile: { image } } });
     let notWarm = 0;
-    const warm = await timed(runs, () => manager.create({ repo, image }), {
-      before: () => manager.pool.full(),
-      after: async (s) => {
-        if (!s.warm) notWarm++;
-        await manager.destroy(s.id);
-      },
-    });
-    await manager.closeAll();
+    let r;
+    try {
+      r = await interleaved(runs, {
+        first: {
+          run: () => Session.create(engine, { repo, image }),
+          before: () => rmSync(join(ctx.stateDir, "cache"), { recursive: true, force: true }),
+          after: destroy,
+        },
+        cold: { run: () => Session.create(engine, { repo, image }), after: destroy },
+        warm: {
+          run: () => manager.create({ repo, image }),
+          before: () => manager.pool.full(),
+          after: async (s) => {
+            if (!s.warm) notWarm++;
+            await manager.destroy(s.id);
+            // The pool refills now, not during the next alternative's run.
+            await manager.pool.full();
+          },
+        },
+        docker: {
+          run: () => {
+            const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], {
+              encoding: "utf8",
+            }).trim();
+            execFileSync("docker", ["cp", `${repo}/.`, `${id}:/workspace/`]);
+            return id;
+          },
+          after: (id) => void spawnSync("docker", ["rm", "-f", id]),
+        },
+      });
+    } finally {
+      await manager.closeAll();
+    }
     if (notWarm) throw new Error(`${notWarm} "warm" sessions did not get a pooled box`);
-
-    const docker = await timed(
-      runs,
-      () => {
-        const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], {
-          encoding: "utf8",
-        }).trim();
-        execFileSync("docker", ["cp", `${repo}/.`, `${id}:/workspace/`]);
-        return id;
-      },
-      { after: (id) => void spawnSync("docker", ["rm", "-f", id]) },
-    );
+    const { first, cold, warm, docker } = r;
 
     const label = `${files.toLocaleString("en-US")} files`;
     ctx.row("session ready", `cold, first time (${label})`, first, "docker run + docker cp", docker);
