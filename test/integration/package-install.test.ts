@@ -1,0 +1,76 @@
+/**
+ * The package as a user gets it: `npm pack` of this tree, installed globally from the tarball
+ * into a prefix of its own, and `drydock doctor` run from there against this machine's engine.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const root = new URL("../..", import.meta.url).pathname;
+const tmp = mkdtempSync(join(tmpdir(), "drydock-package-"));
+const prefix = join(tmp, "prefix");
+let files: string[] = [];
+let tarball = "";
+
+describe("the npm package", () => {
+  beforeAll(() => {
+    // dist/ is built by the test set-up; packing without scripts keeps the build (prepack) out of
+    // a run that other test files read dist/ during.
+    const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tmp], {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const [packed] = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    tarball = join(tmp, packed!.filename);
+    files = packed!.files.map((f) => f.path);
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it("holds the licence, the security policy and what runs, and no tests, test scripts or source maps", () => {
+    expect(files).toEqual(
+      expect.arrayContaining(["LICENSE", "SECURITY.md", "README.md", "dist/cli/main.js"]),
+    );
+    expect(files).toEqual(expect.arrayContaining(["Dockerfile.sandbox", "scripts/setup.sh"]));
+    expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
+    expect(files.filter((f) => /^(test|bench|docs)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => f.startsWith("src/") && !f.startsWith("src/gateway/offline/"))).toEqual([]);
+    expect(files).not.toContain("scripts/test.sh");
+    expect(files).not.toContain("scripts/install-chromium.sh");
+    expect(files).not.toContain("scripts/make-eval-fixtures.sh");
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.prepack).toBe("tsc -p tsconfig.json && node scripts/prune-dist.mjs");
+    expect(readFileSync(join(root, "LICENSE"), "utf8")).toMatch(
+      /^MIT License\n\nCopyright \(c\) \d{4} the drydock authors\n/,
+    );
+  });
+
+  it("installs globally from the tarball, and drydock doctor passes from there", { timeout: 300_000 }, () => {
+    const install = spawnSync(
+      "npm",
+      ["install", "-g", "--prefix", prefix, tarball, "--prefer-offline", "--no-audit", "--no-fund"],
+      { encoding: "utf8", timeout: 240_000 },
+    );
+    expect(install.status, install.stderr).toBe(0);
+    const installed = join(prefix, "lib", "node_modules", "drydock");
+    const main = readFileSync(join(installed, "dist", "cli", "main.js"), "utf8");
+    expect(main).not.toContain("sourceMappingURL");
+
+    const bin = join(prefix, "bin", "drydock");
+    const version = spawnSync(bin, ["--version"], { encoding: "utf8" });
+    expect(version.stdout.trim(), version.stderr).toBe("0.1.0");
+    const doctor = spawnSync(bin, ["doctor"], {
+      encoding: "utf8",
+      env: { ...process.env, DRYDOCK_STATE_DIR: join(tmp, "state") },
+      timeout: 120_000,
+    });
+    expect(doctor.status, `${doctor.stdout}\n${doctor.stderr}`).toBe(0);
+    // The image the installed copy asks for is the one this tree builds: same inputs, same hash.
+    expect(doctor.stdout).toMatch(/^ok +sandbox image: drydock-sandbox:[0-9a-f]{12}$/m);
+    expect(doctor.stdout).toMatch(/^ok +engine: /m);
+  });
+});
