@@ -11,7 +11,7 @@ function statusKb(pid, field) {
   }
 }
 
-/** Proportional set size (kB): shared pages (the docker CLI's text, 20 times) counted once in all. */
+/** Proportional set size (kB): shared pages (a program's text, run 20 times) counted once in all. */
 function pssKb(pid) {
   try {
     const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
@@ -41,23 +41,32 @@ function cmdline(pid) {
 
 const pids = () => readdirSync("/proc").filter((n) => /^\d+$/.test(n)).map(Number);
 
-/** Memory (MiB, proportional set size) of a process and all its descendants. */
-export function treeRssMiB(root = process.pid) {
-  const all = pids();
+/** A process and all its descendants. */
+export function processTree(root = process.pid) {
   const children = new Map();
-  for (const pid of all) {
+  for (const pid of pids()) {
     const parent = parentOf(pid);
     if (!children.has(parent)) children.set(parent, []);
     children.get(parent).push(pid);
   }
-  let kb = 0;
+  const tree = [];
   const stack = [root];
   while (stack.length) {
     const pid = stack.pop();
-    kb += pssKb(pid);
+    tree.push(pid);
     stack.push(...(children.get(pid) ?? []));
   }
-  return kb / 1024;
+  return tree;
+}
+
+/** Memory (MiB, proportional set size) of a process and all its descendants. */
+export function treePssMiB(root = process.pid) {
+  return processTree(root).reduce((kb, pid) => kb + pssKb(pid), 0) / 1024;
+}
+
+/** Resident set size (MiB) of a process and all its descendants: shared pages counted in each. */
+export function treeRssMiB(root = process.pid) {
+  return processTree(root).reduce((kb, pid) => kb + statusKb(pid, "VmRSS"), 0) / 1024;
 }
 
 /** Memory (MiB, proportional set size) of the containerd-shim processes serving these container ids. */
