@@ -18,15 +18,62 @@ fi
 say "building (tsc)"
 npm run --silent build
 
-# 2. A Docker Engine that answers.
+# 2. A Docker Engine that answers, with gVisor (runsc) registered for `--runtime runsc` where this
+#    script may: on Debian as root it installs the runsc package, and writes the runtime into
+#    daemon.json of a dockerd it starts (or started before, by its pid file), reloading that one with
+#    SIGHUP (no restart: running containers stay). An engine it did not start is left as it is: it
+#    prints how to add the runtime. See docs/runtimes.md.
 engine_answers() { node dist/cli/main.js doctor --engine-only >/dev/null 2>&1; }
+
+state_dir="${DRYDOCK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/drydock}"
+daemon_json="${DRYDOCK_DAEMON_JSON:-/etc/docker/daemon.json}"
+pidfile="$state_dir/dockerd.pid"
+debian_root() { [ "$(id -u)" = "0" ] && [ -f /etc/debian_version ]; }
+
+install_runsc() {
+  command -v runsc >/dev/null && return 0
+  debian_root || return 1
+  say "installing gVisor (runsc) with apt-get"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runsc >/dev/null \
+    || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq runsc >/dev/null; }
+}
+
+runsc_hint() {
+  say "to run boxes under gVisor (--runtime runsc): install runsc (Debian: apt-get install runsc), add"
+  say '  {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none","--fsgofer-host-uds"]}}}'
+  say "  to $daemon_json and reload the engine (kill -HUP \$(pidof dockerd)); see docs/runtimes.md"
+}
+
+# The engine answers here. runsc is registered, or registered now, or the way to do it is printed.
+ensure_runsc() {
+  if node scripts/runsc-runtime.mjs check; then say "gVisor (runsc) is registered with the engine"; return 0; fi
+  if ! install_runsc; then
+    say "warning: runsc is not installed and this script cannot install it here (Debian as root only)"
+    runsc_hint; return 0
+  fi
+  local pid; pid="$(pgrep -x dockerd | head -n 1 || true)"
+  if [ -z "$pid" ] || [ ! -f "$pidfile" ] || [ "$(cat "$pidfile")" != "$pid" ]; then
+    say "the running engine was not started by this script: its configuration is left as it is"
+    runsc_hint; return 0
+  fi
+  node scripts/runsc-runtime.mjs merge "$daemon_json"
+  say "reloading dockerd (SIGHUP: running containers stay)"
+  kill -HUP "$pid"
+  for _ in $(seq 1 20); do
+    if node scripts/runsc-runtime.mjs check; then say "gVisor (runsc) is registered with the engine"; return 0; fi
+    sleep 0.5
+  done
+  say "warning: dockerd did not take the runsc runtime after a reload; see $state_dir/dockerd.log"
+  runsc_hint
+}
 
 if engine_answers; then
   say "Docker Engine answers"
+  ensure_runsc
   exit 0
 fi
 
-if [ "$(id -u)" != "0" ] || [ ! -f /etc/debian_version ]; then
+if ! debian_root; then
   die "no Docker Engine answers (DOCKER_HOST=${DOCKER_HOST:-unset}). Install Docker Engine (https://docs.docker.com/engine/install/) or Podman with its Docker-compatible socket, start it, and run this again. As root on Debian this script installs docker.io itself."
 fi
 
@@ -40,15 +87,17 @@ if ! command -v debootstrap >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
 fi
 
-state_dir="${DRYDOCK_STATE_DIR:-${XDG_STATE_HOME:-$HOME/.local/state}/drydock}"
 mkdir -p "$state_dir"
 log="$state_dir/dockerd.log"
 if ! pgrep -x dockerd >/dev/null; then
+  # The runtime goes in before the engine starts: no reload needed.
+  if install_runsc; then node scripts/runsc-runtime.mjs merge "$daemon_json"; else runsc_hint; fi
   say "starting dockerd in the background (log: $log)"
   nohup dockerd >"$log" 2>&1 </dev/null &
+  echo $! >"$pidfile"
 fi
 for _ in $(seq 1 60); do
-  if engine_answers; then say "Docker Engine answers"; exit 0; fi
+  if engine_answers; then say "Docker Engine answers"; ensure_runsc; exit 0; fi
   sleep 1
 done
 die "dockerd did not answer within 60 s; see $log"
