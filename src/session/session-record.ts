@@ -1,15 +1,45 @@
 /**
- * What `drydock sessions list` shows that a box's labels cannot hold: the repository a session
- * copied in (a warm box is made before anyone knows which). One small JSON file per session, in
- * the state directory, outside the directory the box sees; removed with the session or by prune.
+ * What the `drydock sessions` verbs need that a box's labels cannot hold: the repository a session
+ * copied in (a warm box is made before anyone knows which), the commits its diff applies to, its
+ * image and limits. One small JSON file per session, in the state directory, outside the directory
+ * the box sees; removed with the session or by prune (kept with `--keep-sessions`).
  */
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { stateDir } from "../util/paths.js";
+import type { Session } from "./session.js";
 
 export interface SessionRecord {
   /** The host repository's top directory. */
   repo: string;
+  /** The commit the box's diff is taken against (in the box). */
+  base_commit?: string;
+  /** The host commit the diff applies to: HEAD, the ref, or a commit of a dirty working tree. */
+  host_base_commit?: string;
+  image?: string;
+  box?: string;
+  created_at?: string;
+  limits?: Record<string, number | string>;
+  /** Hosts the box may reach over HTTPS; empty: none. */
+  egress?: string[];
+  /** True when the box came from the warm pool. */
+  warm?: boolean;
+}
+
+/** The record of a session as it starts. */
+export function sessionRecordOf(session: Session): SessionRecord {
+  const info = session.info();
+  return {
+    repo: info.repo,
+    base_commit: info.base_commit,
+    host_base_commit: session.hostBaseCommit,
+    image: info.image,
+    box: info.box,
+    created_at: info.created_at,
+    limits: { ...info.limits },
+    egress: info.egress.allowlist,
+    warm: session.warm,
+  };
 }
 
 const ID = /^[0-9a-f]{12}$/;
@@ -34,8 +64,8 @@ export async function readSessionRecord(
     const parsed = JSON.parse(
       await readFile(join(sessionRecordsDir(state), `${sessionId}.json`), "utf8"),
     ) as unknown;
-    const repo = (parsed as { repo?: unknown }).repo;
-    return typeof repo === "string" ? { repo } : undefined;
+    const record = parsed as Partial<SessionRecord> | null;
+    return typeof record?.repo === "string" ? (record as SessionRecord) : undefined;
   } catch {
     return undefined;
   }
