@@ -11,6 +11,13 @@
  */
 export const BOX_CHANNEL_PROGRAM = String.raw`
 import json, os, signal, subprocess, sys, threading
+try:
+    # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
+    # into the channel. Programs it starts are dumpable again once they exec.
+    import ctypes
+    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+except Exception:
+    pass
 inp, out = sys.stdin.buffer, sys.stdout.buffer
 lock = threading.Lock()
 procs, killed = {}, set()

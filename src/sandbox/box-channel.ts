@@ -25,6 +25,8 @@ const DEFAULT_CAP = 64 * 1024 * 1024;
 const MAX_HEADER = 4096;
 /** Starts after which a box's requests go by exec for good. */
 const MAX_STARTS = 3;
+/** A program that has not answered by then is given up on; requests run as execs. */
+const START_TIMEOUT_MS = 15_000;
 
 interface Pending {
   cap: number;
@@ -74,6 +76,11 @@ export class BoxChannel {
       (error: unknown) => channel.end(error instanceof Error ? error.message : String(error)),
     );
     input.write(`${JSON.stringify(BOX_CHANNEL_PROGRAM)}\n`);
+    const late = setTimeout(() => {
+      if (!channel.answered) channel.broken(`no answer within ${START_TIMEOUT_MS / 1000} s of its start`);
+    }, START_TIMEOUT_MS);
+    late.unref();
+    void channel.ready.then(() => clearTimeout(late));
     return channel;
   }
 
@@ -148,7 +155,7 @@ export class BoxChannel {
       if (this.answer === undefined) {
         const newline = this.buffer.indexOf(10);
         if (newline === -1) {
-          if (this.buffer.length > MAX_HEADER) this.broken("a header line without an end");
+          if (this.buffer.length > MAX_HEADER) this.broken("it sent a header line without an end");
           return;
         }
         const line = this.buffer.subarray(0, newline).toString("utf8");
@@ -157,7 +164,7 @@ export class BoxChannel {
         try {
           head = JSON.parse(line);
         } catch {
-          return this.broken(`a line that is not JSON: ${line.slice(0, 80)}`);
+          return this.broken(`it sent a line that is not JSON: ${line.slice(0, 80)}`);
         }
         if ((head as { ready?: unknown } | null)?.ready === true) {
           this.answered = true;
@@ -168,7 +175,7 @@ export class BoxChannel {
         const cap = this.pending.get(answer.id)?.cap ?? DEFAULT_CAP;
         const fits = (n: unknown) => Number.isInteger(n) && (n as number) >= 0 && (n as number) <= cap;
         if (!Number.isInteger(answer.exit) || !fits(answer.out) || !fits(answer.err)) {
-          return this.broken(`an answer that does not fit its request: ${line.slice(0, 80)}`);
+          return this.broken(`it sent an answer that does not fit its request: ${line.slice(0, 80)}`);
         }
         this.answer = answer;
       }
@@ -183,7 +190,7 @@ export class BoxChannel {
   }
 
   private broken(why: string): void {
-    log.debug(`the box channel stopped: it sent ${why}`);
+    log.debug(`the box channel stopped: ${why}`);
     this.input.end();
     this.end(why);
   }

@@ -97,6 +97,11 @@ describe("the box channel", () => {
   it("shows under its own name, and file tools keep working when the agent kills it", async () => {
     const listed = await session.bash(`ps -eo args | grep -c '^${BOX_CHANNEL_NAME} '`);
     expect(listed.output).toBe("1\n");
+    // Not dumpable: the agent, the same user, cannot reach its pipes through /proc.
+    const fds = await session.bash(
+      `ls /proc/$(pgrep -f '^${BOX_CHANNEL_NAME} ')/fd/ 2>&1 >/dev/null; ls /proc/$$/fd/ | head -1`,
+    );
+    expect(fds.output).toMatch(/^ls: cannot open directory .*: Permission denied\n0\n$/);
     await session.bash(`pkill -f '^${BOX_CHANNEL_NAME} '; sleep 0.5`);
     const view = await runEdit(session, { operation: "view", path: "a.txt" });
     expect(view.output).toContain("two");
