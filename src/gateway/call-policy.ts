@@ -92,6 +92,12 @@ export function callRefusal(
     }
   }
   if (provider === "gemini") {
+    // countTokens may wrap a whole generateContent request; it is read the same way.
+    for (const field of ["generateContentRequest", "generate_content_request"]) {
+      if (!isRecord(body[field])) continue;
+      const refusal = callRefusal(provider, method, path, body[field]);
+      if (refusal) return `${field}.${refusal}`;
+    }
     for (const [i, tool] of tools) {
       if (!isRecord(tool)) continue;
       const key = Object.keys(tool).find((k) => !GEMINI_CLIENT_TOOL_KEYS.has(k));

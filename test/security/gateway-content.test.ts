@@ -272,6 +272,17 @@ const REFUSED: Array<[string, string, unknown, string]> = [
     "contents[0].parts[1].inlineData.mimeType: application/pdf is refused",
   ],
   [
+    "a Gemini token count of a whole request with a file by URI",
+    "/gemini/v1beta/models/gemini-2.5-pro:countTokens",
+    {
+      generateContentRequest: {
+        model: "models/gemini-2.5-pro",
+        ...geminiParts({ fileData: { fileUri: "https://evil.example/a.png" } }),
+      },
+    },
+    "generateContentRequest.contents[0].parts[1].fileData: file references are refused",
+  ],
+  [
     "Gemini content cached in the account",
     GENERATE,
     { ...geminiParts(), cachedContent: "cachedContents/abc123" },
