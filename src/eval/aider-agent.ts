@@ -15,7 +15,13 @@ const MIN_AIDER_S = 10;
 const MAX_AIDER_S = 7200;
 
 /** aider failures that are the agent breaking, not the model failing the task. */
-const BROKE = [/^the LLM gateway refused a model call/, /^aider exited with code/, /^aider was cancelled/];
+const BROKE = [
+  /^the LLM gateway refused a model call/,
+  /^aider exited with code/,
+  /^aider was cancelled/,
+  // The model answered, but aider could not apply its edits: the agent broke, the task was not tried.
+  /^aider could not apply the model's edits/,
+];
 
 export class AiderAgent implements EvalAgent {
   readonly name = "aider";

@@ -387,6 +387,67 @@ describe("drydock eval", () => {
     );
   });
 
+  it("aider that cannot apply the model's edits is an agent_error, not an unresolved task", async () => {
+    const script = join(work, "bad-edit.json");
+    const reply = [
+      "greet.py",
+      "```python",
+      "<<<<<<< SEARCH",
+      '    return "this line is not in greet.py"',
+      "=======",
+      '    return "Hello, " + name',
+      ">>>>>>> REPLACE",
+      "```",
+      "",
+    ];
+    writeFileSync(script, JSON.stringify([{ name: "bad edit", match: "greet", reply }]));
+    const file = writeTasks("aider-bad.jsonl", [
+      {
+        id: "bad-edit",
+        repo: sample.path,
+        prompt: "Make greet() return 'Hello, NAME!' so the tests pass",
+        editable_files: ["greet.py"],
+        test_cmd: "python3 -m unittest -v",
+      },
+    ]);
+    const out = join(work, "out-aider-bad");
+    const run = await runCli(
+      "eval",
+      file,
+      "--agent",
+      "aider",
+      "--llm",
+      "offline",
+      "--offline-script",
+      script,
+      "--out",
+      out,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const attempt = readResults(out).tasks[0]!.attempts[0]!;
+    expect(attempt).toMatchObject({ status: "agent_error", phase: "agent" });
+    expect(attempt.error).toMatch(/^aider could not apply the model's edits/);
+  });
+
+  it("an agent limit and a test limit of their own: a slow agent stops at its limit and cannot eat the tests' time", async () => {
+    const task = { ...calcTasks()[0]!, id: "slow-agent", timeout_s: 3 };
+    const file = writeTasks("limits.jsonl", [
+      { ...task, id: "agent-limit", agent_timeout_s: 2 },
+      // The agent takes 4 s, past the task's 3 s: with limits of their own, the tests still run.
+      { ...task, id: "tests-apart", agent_timeout_s: 10, test_timeout_s: 20 },
+    ]);
+    const out = join(work, "out-limits");
+    const run = await runCli("eval", file, "--agent", "command", "--agent-command", "sleep 4", "--out", out);
+    expect(run.code, run.stderr).toBe(0);
+    const byId = Object.fromEntries(readResults(out).tasks.map((t) => [t.id, t.attempts[0]!]));
+    expect(byId["agent-limit"]).toMatchObject({ status: "timeout", phase: "agent" });
+    expect(byId["agent-limit"]!.error).toMatch(
+      /the agent did not finish within the agent's 2 s \(agent_timeout_s\)/,
+    );
+    expect(byId["tests-apart"]!.tests).toBeDefined();
+    expect(byId["tests-apart"]!.tests!.timed_out).toBe(false);
+  });
+
   it("the command agent works through an MCP endpoint that opens only its own session", async () => {
     const sdk = join(process.cwd(), "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client");
     const agent = join(work, "agent.mjs");
