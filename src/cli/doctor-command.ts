@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
+import { runscProblems, resolveRuntime, runtimeFromEnv } from "../sandbox/box-runtime.js";
 import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { findDockerCli } from "../util/docker-cli.js";
@@ -33,6 +34,33 @@ async function imageChecks(engine: Engine, image: string): Promise<Check[]> {
     detail: r.detail,
     ...(r.ok ? {} : { breaks: r.requirement.breaks, fix: r.requirement.fix }),
   }));
+}
+
+/** The runtimes the engine has, and the one boxes get (DRYDOCK_RUNTIME, else runc). */
+async function runtimeCheck(engine: Engine): Promise<Check> {
+  const runtimes = await engine.runtimes();
+  const names = runtimes.map((r) => r.name).join(", ");
+  const runsc = runtimes.find((r) => r.name === "runsc");
+  const runscNote = !runsc
+    ? "; runsc (gVisor) is not registered: bash scripts/setup.sh as root, see docs/runtimes.md"
+    : runscProblems(runsc).length > 0
+      ? `; runsc cannot run boxes: ${runscProblems(runsc).join("; ")}`
+      : "";
+  try {
+    const choice = runtimeFromEnv();
+    const runtime = await resolveRuntime(engine, choice, "DRYDOCK_RUNTIME");
+    const why = process.env.DRYDOCK_RUNTIME
+      ? `DRYDOCK_RUNTIME=${choice}`
+      : "the default; --runtime or DRYDOCK_RUNTIME change it";
+    return { name: "runtimes", ok: true, detail: `${names}; boxes get ${runtime} (${why})${runscNote}` };
+  } catch (error) {
+    return {
+      name: "runtimes",
+      ok: false,
+      detail: `${names}; ${(error as Error).message}`,
+      fix: "unset DRYDOCK_RUNTIME or set it to runc, or register runsc (docs/runtimes.md)",
+    };
+  }
 }
 
 async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> {
@@ -76,6 +104,7 @@ async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> 
       fix: present ? undefined : "drydock image build",
     });
     checks.push(await sessionsFit(engine));
+    checks.push(await runtimeCheck(engine));
   }
   try {
     const version = execFileSync("git", ["--version"], { encoding: "utf8" }).trim();
@@ -90,7 +119,7 @@ export function registerDoctorCommand(program: Command): void {
   program
     .command("doctor")
     .description(
-      "check the engine, the sandbox image, how many more sessions fit and git; exit non-zero if any check fails",
+      "check the engine, the sandbox image, how many more sessions fit, the runtimes and git; exit non-zero if any check fails",
     )
     .option("--engine-only", "check only that the engine answers")
     .option("--json", "print the checks as JSON")
