@@ -584,6 +584,9 @@ describe("git_diff", () => {
     expect(changed.diff).toContain("+edited");
     expect(changed.diff).toContain("new file mode 100644");
     expect(changed.diff).toContain("deleted file mode 100644");
+    // A deleted file, and a file under a directory that is gone, can still be named.
+    expect(await diff({ path: "dir/b.txt" })).toMatchObject({ files_changed: 1, deletions: 1 });
+    expect(await diff({ path: "gone/deeper/x.txt" })).toMatchObject({ diff: "", files_changed: 0 });
     expect(await index()).toBe(before);
     await box.sh("git checkout -q -- a.txt dir/b.txt && rm fresh.txt && git status -s >/dev/null");
     const restored = await index();
