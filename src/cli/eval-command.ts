@@ -12,6 +12,7 @@ import { validateTasks } from "../eval/validate-tasks.js";
 import { textTable } from "./text-table.js";
 import { checkEvalFlags, collect, type EvalFlags as CheckedFlags } from "./eval-flags.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
+import { RUNTIME_HELP } from "./runtime-flag.js";
 
 interface EvalFlags extends CheckedFlags {
   force?: boolean;
@@ -108,6 +109,7 @@ export function registerEvalCommand(program: Command): void {
     )
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
+    .option("--runtime <name>", RUNTIME_HELP)
     .option(
       "--model <model>",
       "aider model (else DRYDOCK_MODEL, else the default for the host's key, else offline)",
@@ -129,6 +131,8 @@ export function registerEvalCommand(program: Command): void {
         return;
       }
       const checked = await checkEvalFlags(tasks, flags);
+      // Every box of the run is made with it: Box.create takes DRYDOCK_RUNTIME when told nothing.
+      process.env.DRYDOCK_RUNTIME = checked.runtime;
       if (!flags.verbose && !process.env.DRYDOCK_LOG_LEVEL) setLogLevel("warning");
       const controller = new AbortController();
       const progress = new ProgressLine(process.stderr);
@@ -228,9 +232,12 @@ export function registerEvalCommand(program: Command): void {
     .option("--ca-cert <path>", "CA bundle environment builds trust")
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
+    .option("--runtime <name>", RUNTIME_HELP)
     .option("--json", "print the validation as JSON on stdout")
     .action(async (tasks: string, flags: EvalFlags & { json?: boolean }) => {
       const checked = await checkEvalFlags(tasks, { ...flags, agent: "patch", attempts: "1" });
+      // Every box of the run is made with it: Box.create takes DRYDOCK_RUNTIME when told nothing.
+      process.env.DRYDOCK_RUNTIME = checked.runtime;
       if (!process.env.DRYDOCK_LOG_LEVEL) setLogLevel("warning");
       const controller = new AbortController();
       const stop = () => controller.abort();

@@ -13,6 +13,8 @@ import type { CloneMap } from "../eval/swebench-rows.js";
 import { asFlagError, imageFlag, llmFlag, offlineScriptFlag } from "./flag-checks.js";
 import { cpus, decimal, memoryMB, seconds, wholeNumber } from "./flag-values.js";
 import { keysFileFlag } from "./keys-file-flag.js";
+import { runtimeFlag } from "./runtime-flag.js";
+import type { BoxRuntime } from "../sandbox/box-runtime.js";
 
 export interface EvalFlags {
   agent: string;
@@ -31,6 +33,7 @@ export interface EvalFlags {
   image?: string;
   memoryMb?: string;
   cpus?: string;
+  runtime?: string;
   llm?: string;
   keysFile?: string;
   envFile?: string;
@@ -42,6 +45,7 @@ export interface EvalFlags {
 
 export interface CheckedEvalFlags {
   agent: AgentName;
+  runtime: BoxRuntime;
   patches?: Predictions;
   concurrency?: number;
   attempts: number;
@@ -162,8 +166,10 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
   const engine = await Engine.connect();
   const capacity = await engine.capacity();
   await imageFlag(engine, flags.image);
+  const runtime = await runtimeFlag(engine, flags.runtime);
   return {
     ...checked,
+    runtime,
     patches,
     keysFile,
     offlineScript,
