@@ -10,6 +10,14 @@ export interface TaskChange {
   after: TaskStatus;
 }
 
+/** Which run a side is: its id, agent, agent version and model. */
+export interface RunIdentity {
+  run_id: string;
+  agent: string;
+  agent_version?: string;
+  model?: string;
+}
+
 export interface RunComparison {
   fixed: TaskChange[];
   broken: TaskChange[];
@@ -18,8 +26,8 @@ export interface RunComparison {
   same: number;
   only_before: string[];
   only_after: string[];
-  before: { resolved: number; tasks: number; resolved_rate: number };
-  after: { resolved: number; tasks: number; resolved_rate: number };
+  before: { resolved: number; tasks: number; resolved_rate: number; run: RunIdentity };
+  after: { resolved: number; tasks: number; resolved_rate: number; run: RunIdentity };
 }
 
 export function compareRuns(before: ResultsFile, after: ResultsFile): RunComparison {
@@ -48,14 +56,34 @@ export function compareRuns(before: ResultsFile, after: ResultsFile): RunCompari
 }
 
 function pick(r: ResultsFile) {
-  return { resolved: r.summary.resolved, tasks: r.summary.tasks, resolved_rate: r.summary.resolved_rate };
+  const run: RunIdentity = {
+    run_id: r.run.run_id,
+    agent: r.run.agent,
+    ...(r.run.agent_version ? { agent_version: r.run.agent_version } : {}),
+    ...(r.run.model ? { model: r.run.model } : {}),
+  };
+  return {
+    resolved: r.summary.resolved,
+    tasks: r.summary.tasks,
+    resolved_rate: r.summary.resolved_rate,
+    run,
+  };
+}
+
+function identity(x: RunIdentity): string {
+  const agent = `${x.agent}${x.agent_version ? ` ${x.agent_version}` : ""}${x.model ? `, ${x.model}` : ""}`;
+  return `run ${x.run_id} (${agent})`;
 }
 
 /** The comparison as lines for a terminal. */
 export function formatComparison(c: RunComparison, names: { before: string; after: string }): string {
   const rate = (x: RunComparison["before"]) =>
     `${x.resolved}/${x.tasks} resolved (${(x.resolved_rate * 100).toFixed(1)}%)`;
-  const lines = [`A ${names.before}: ${rate(c.before)}`, `B ${names.after}: ${rate(c.after)}`, ""];
+  const lines = [
+    `A ${names.before}: ${identity(c.before.run)}: ${rate(c.before)}`,
+    `B ${names.after}: ${identity(c.after.run)}: ${rate(c.after)}`,
+    "",
+  ];
   const section = (title: string, list: TaskChange[]) => {
     if (list.length === 0) return;
     lines.push(`${title} (${list.length}):`);

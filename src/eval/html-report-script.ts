@@ -43,9 +43,10 @@ function card(label, value, sub) {
 function renderSummary() {
   const s = results.summary;
   const run = results.run;
-  $("#title").textContent = "drydock eval — " + run.agent + (run.model ? " (" + run.model + ")" : "");
+  $("#title").textContent = "drydock eval — " + run.agent + (run.agent_version ? " " + run.agent_version : "") +
+    (run.model ? " (" + run.model + ")" : "");
   $("#meta").textContent =
-    run.tasks_file + " · started " + run.started_at + (run.interrupted ? " · interrupted" : "") +
+    "run " + (run.run_id || "?") + " · " + run.tasks_file + " · started " + run.started_at + (run.interrupted ? " · interrupted" : "") +
     " · " + run.attempts + " attempt(s) per task · concurrency " + run.concurrency;
   const statuses = Object.entries(s.statuses).filter(([, n]) => n > 0).map(([k, n]) => k + " " + n).join(", ");
   const cards = $("#summary");

@@ -11,13 +11,21 @@ describe("compareRuns", () => {
     attempt("differ", "unresolved"),
     attempt("old", "resolved"),
   ]);
-  const after = buildResults(runInfo(["fix", "break", "same", "differ", "new"]), [
-    attempt("fix", "resolved"),
-    attempt("break", "agent_error"),
-    attempt("same", "resolved"),
-    attempt("differ", "timeout"),
-    attempt("new", "resolved"),
-  ]);
+  const after = buildResults(
+    runInfo(["fix", "break", "same", "differ", "new"], {
+      run_id: "nightly-2",
+      agent: "aider",
+      agent_version: "0.86.2",
+      model: "openai/gpt-4.1",
+    }),
+    [
+      attempt("fix", "resolved"),
+      attempt("break", "agent_error"),
+      attempt("same", "resolved"),
+      attempt("differ", "timeout"),
+      attempt("new", "resolved"),
+    ],
+  );
   const c = compareRuns(before, after);
 
   it("sorts tasks into fixed, broken, failing differently and unchanged", () => {
@@ -31,7 +39,8 @@ describe("compareRuns", () => {
 
   it("prints the rates and each change", () => {
     const text = formatComparison(c, { before: "runs/a", after: "runs/b" });
-    expect(text).toContain("A runs/a: 3/5 resolved (60.0%)");
+    expect(text).toContain("A runs/a: run 20260101-000000-ab12 (patch): 3/5 resolved (60.0%)");
+    expect(text).toContain("B runs/b: run nightly-2 (aider 0.86.2, openai/gpt-4.1): 3/5 resolved (60.0%)");
     expect(text).toContain("fixed in B (1):\n  fix  unresolved → resolved");
     expect(text).toContain("broken in B (1):\n  break  resolved → agent_error");
     expect(text).toContain("only in B (1): new");
