@@ -3,15 +3,24 @@
  * check in diff-safety.ts before git sees it. Branch mode (the default) builds a commit on a new
  * branch with a private index, so the user's working tree, index and HEAD never change; worktree
  * mode checks the whole diff first and then applies it to the working tree, or changes nothing.
+ * A diff that removes or weakens ignore rules gets a warning; in worktree mode it is refused
+ * unless `allowIgnoreChanges` (the files it would un-ignore sit right there, for the next copy).
  */
 import { lstat, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
-import { ApplyConflictError, CommandExitError, InvalidArgumentError } from "../util/errors.js";
+import {
+  ApplyConflictError,
+  CommandExitError,
+  InvalidArgumentError,
+  UnsafeDiffError,
+} from "../util/errors.js";
 import { logger } from "../util/log.js";
 import {
   assertChangesFitBase,
   assertDiffIsSafe,
+  ignoreRuleChanges,
   pathsToCheck,
+  type IgnoreRuleChange,
   type DiffSafetyOptions,
 } from "./diff-safety.js";
 import { commitIdentityEnv, runHostGit, withTempIndex } from "./host-git.js";
@@ -32,6 +41,11 @@ export interface ApplyDiffOptions extends DiffSafetyOptions {
   message?: string;
   /** Branch mode: move the branch if it already exists instead of refusing. Default false. */
   replaceBranch?: boolean;
+  /**
+   * Worktree mode: apply a diff that removes or weakens ignore rules (a `.gitignore` deleted,
+   * a pattern removed, a `!` exception added) instead of refusing it. Default false.
+   */
+  allowIgnoreChanges?: boolean;
 }
 
 export interface AppliedFile {
@@ -54,6 +68,8 @@ export interface ApplyResult {
   baseCommit?: string;
   files: AppliedFile[];
   stat: DiffStat;
+  /** What a person should look at before trusting the result (ignore rules removed or weakened); absent when nothing. */
+  warnings?: string[];
 }
 
 const APPLY = ["-c", "apply.ignoreWhitespace=no", "apply", "--binary", "-p1", "--whitespace=nowarn"];
@@ -71,7 +87,13 @@ export async function applyDiff(
   const bytes = diffBytes(diff);
   const changes = assertDiffIsSafe(bytes, options);
   const repo = await locateRepo(repoPath);
-  const result: ApplyResult = { mode, files: changes.map(appliedFile), stat: statOf(changes) };
+  const ignoreChanges = ignoreRuleChanges(bytes, changes);
+  const result: ApplyResult = {
+    mode,
+    files: changes.map(appliedFile),
+    stat: statOf(changes),
+    ...(ignoreChanges.length ? { warnings: [ignoreWarning(ignoreChanges)] } : {}),
+  };
   if (mode === "branch") {
     const target = await prepareBranch(repo.cwd, options);
     if (changes.length === 0) return { ...result, baseCommit: target.base };
@@ -89,6 +111,12 @@ export async function applyDiff(
     );
   }
   if (changes.length === 0) return result;
+  if (ignoreChanges.length && !options.allowIgnoreChanges) {
+    throw new UnsafeDiffError(
+      `it removes or weakens ignore rules (${ignoreList(ignoreChanges)}); in the working tree, files those rules ignored (a .env, say) would be seen by git and copied into the next session. ` +
+        "Apply it to a branch to review it, or allow ignore-rule changes (allow_ignore_changes in session_apply, --allow-ignore-changes on the command line) if you mean it",
+    );
+  }
   assertChangesFitBase(changes, await worktreeModes(repo.cwd, pathsToCheck(changes)), options);
   await runApply(repo.cwd, [...APPLY, "--check", "-"], bytes, changes);
   await runApply(repo.cwd, [...APPLY, "-"], bytes, changes);
@@ -270,6 +298,14 @@ async function worktreeModes(root: string, paths: string[]): Promise<(path: stri
   };
   for (const path of paths) await modeAt(path);
   return (path) => modes.get(path);
+}
+
+function ignoreList(changes: IgnoreRuleChange[]): string {
+  return changes.map((c) => `${c.path} ${c.how}`).join("; ");
+}
+
+function ignoreWarning(changes: IgnoreRuleChange[]): string {
+  return `the diff removes or weakens ignore rules (${ignoreList(changes)}): files they ignored become visible to git and to the next session's copy`;
 }
 
 function branchExists(branch: string, cwd: string): InvalidArgumentError {

@@ -8,6 +8,11 @@
  * create or change symlinks whose target is relative and stays inside the repository. Writing
  * or reading a path that goes through a symlink is refused always, whether the diff made the
  * symlink or the repository already had it. Gitlinks (submodules, mode 160000) are refused always.
+ *
+ * Ignore rules: a diff that removes or weakens a `.gitignore` (deletes or renames it, removes a
+ * pattern, adds a `!` exception) is named by `ignoreRuleChanges`, because on the host it would
+ * make files that were ignored visible to git, and to the next session's copy (a `.env`, say).
+ * `.git/info/exclude` can never be in a diff: every path inside `.git` is refused.
  */
 import { posix } from "node:path";
 import { UnsafeDiffError } from "../util/errors.js";
@@ -30,6 +35,72 @@ const FILE_MODES = new Set(["100644", "100755", SYMLINK]);
 const HFS_IGNORABLE = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/gu;
 /** Files git itself refuses to hold as symlinks (it reads them through the worktree). */
 const NO_SYMLINK_NAMES = new Set([".gitmodules", ".gitattributes", ".gitignore", ".mailmap"]);
+
+/** A change that removes or weakens ignore rules, and how. */
+export interface IgnoreRuleChange {
+  path: string;
+  /** What it does, for a message: "deleted", "renamed to x", "removes 2 pattern(s)", "adds the exception !.env". */
+  how: string;
+}
+
+/**
+ * The changes that remove or weaken ignore rules: a `.gitignore` (any directory, any case)
+ * deleted, renamed away, binary, or edited so that a pattern line goes or a `!` exception comes
+ * (also in a new `.gitignore`, whose exception may undo a parent's rule). `diff` is the text the
+ * changes were parsed from; adding patterns and editing comments are not weakening.
+ */
+export function ignoreRuleChanges(diff: string | Uint8Array, changes: FileChange[]): IgnoreRuleChange[] {
+  const lines = (typeof diff === "string" ? diff : Buffer.from(diff).toString("utf8")).split("\n");
+  const out: IgnoreRuleChange[] = [];
+  changes.forEach((change, i) => {
+    const was = change.oldPath ?? change.path;
+    const wasIgnoreFile = change.status !== "added" && isIgnoreFile(was);
+    if (change.status === "deleted" && isIgnoreFile(change.path)) {
+      out.push({ path: change.path, how: "deleted" });
+      return;
+    }
+    if (change.status === "renamed" && wasIgnoreFile && !isIgnoreFile(change.path)) {
+      out.push({ path: was, how: `renamed to ${show(change.path)}` });
+      return;
+    }
+    if (!isIgnoreFile(change.path)) return;
+    if (change.binary) {
+      out.push({ path: change.path, how: "changed as binary content that cannot be checked" });
+      return;
+    }
+    // The section's lines: from its header to the next section's.
+    const section = lines.slice(change.line, changes[i + 1] ? changes[i + 1]!.line - 1 : undefined);
+    const body = section.filter((l) => !l.startsWith("+++ ") && !l.startsWith("--- "));
+    const removed = body.filter((l) => l.startsWith("-") && isPattern(l.slice(1)));
+    const exceptions = body.filter((l) => l.startsWith("+") && l.slice(1).trimStart().startsWith("!"));
+    const hows = [
+      removed.length
+        ? `removes ${removed.length} pattern(s): ${removed
+            .slice(0, 3)
+            .map((l) => l.slice(1))
+            .join(", ")}`
+        : "",
+      exceptions.length
+        ? `adds the exception(s) ${exceptions
+            .slice(0, 3)
+            .map((l) => l.slice(1).trim())
+            .join(", ")}`
+        : "",
+    ].filter(Boolean);
+    if (hows.length) out.push({ path: change.path, how: hows.join("; ") });
+  });
+  return out;
+}
+
+function isIgnoreFile(path: string): boolean {
+  return (path.split("/").at(-1) ?? "").replace(HFS_IGNORABLE, "").toLowerCase() === ".gitignore";
+}
+
+/** A line of a .gitignore that is a rule: not blank, not a comment. */
+function isPattern(line: string): boolean {
+  const text = line.trim();
+  return text !== "" && !text.startsWith("#");
+}
 
 /**
  * Parses the diff and refuses it (throws `UnsafeDiffError`) if it is too large, malformed, or
