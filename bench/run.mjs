@@ -6,9 +6,10 @@
 //
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
 //   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent, env
+//   BENCH_RESULTS_DIR=dir  where results go (default bench/results)
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { sessionReadyChart } from "./lib/chart.mjs";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
 import { compare } from "./lib/stats.mjs";
@@ -91,7 +92,16 @@ const sections = [
   ["concurrent", concurrentSessions],
   ["env", environmentBench],
 ];
-mkdirSync(new URL("./results/", import.meta.url), { recursive: true });
+const resultsDir = resolve(process.env.BENCH_RESULTS_DIR ?? new URL("./results/", import.meta.url).pathname);
+mkdirSync(resultsDir, { recursive: true });
+const unknownSections = (only ?? []).filter((name) => !sections.some(([known]) => known === name));
+if (unknownSections.length > 0) {
+  console.error(
+    `bench: BENCH_ONLY names ${unknownSections.join(", ")}, which is no section; the sections are ${sections.map(([n]) => n).join(", ")}`,
+  );
+  removeDir(tmp);
+  process.exit(2);
+}
 try {
   for (const [name, section] of sections) {
     if (only && !only.includes(name)) continue;
@@ -111,17 +121,18 @@ try {
 
 const stamp = results.date.replace(/[:.]/g, "-");
 const json = JSON.stringify(results, null, 2) + "\n";
-const written = [`bench/results/run-${stamp}.json`];
-writeFileSync(new URL(`./results/run-${stamp}.json`, import.meta.url), json);
+const written = [];
+const write = (name, text) => {
+  writeFileSync(join(resultsDir, name), text);
+  const path = join(resultsDir, name);
+  written.push(relative(process.cwd(), path).startsWith("..") ? path : relative(process.cwd(), path));
+};
+write(`run-${stamp}.json`, json);
 if (save) {
-  writeFileSync(new URL("./results/latest.json", import.meta.url), json);
-  written.push("bench/results/latest.json");
-  if (results.series.sessionReady) {
-    writeFileSync(new URL("./results/session-ready.svg", import.meta.url), sessionReadyChart(results));
-    written.push("bench/results/session-ready.svg");
-  }
+  write("latest.json", json);
+  if (results.series.sessionReady) write("session-ready.svg", sessionReadyChart(results));
 }
-say(`wrote ${written.join(", ")}${save ? "" : " (pass --save to also write the tracked bench/results/latest.json)"}`);
+say(`wrote ${written.join(", ")}${save ? "" : " (pass --save to also write latest.json, the tracked figures)"}`);
 
 const m = results.machine;
 console.log(`machine: ${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}, Node ${m.node}; BENCH_RUNS=${runs}`);

@@ -1,0 +1,67 @@
+/**
+ * `npm run bench` writes its figures where git does not track them, and the tracked figures only
+ * when asked (--save); its arguments and BENCH_ONLY are checked before anything runs.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { sandboxImage } from "../helpers/sessions.js";
+
+const root = new URL("../..", import.meta.url).pathname;
+const results = join(root, "bench", "results");
+const tracked = ["latest.json", "session-ready.svg"];
+const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-test-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function bench(args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, ["bench/run.mjs", ...args], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, DRYDOCK_IMAGE: sandboxImage(), ...env },
+    timeout: 170_000,
+  });
+}
+
+const digest = (file: string) =>
+  existsSync(file) ? createHash("sha256").update(readFileSync(file)).digest("hex") : "absent";
+
+describe("npm run bench", () => {
+  it("refuses an unknown argument or section before it measures anything", () => {
+    const flag = bench(["--saev"], {});
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toContain("unknown argument --saev; the only one is --save");
+    const only = bench([], { BENCH_ONLY: "editor,edtior" });
+    expect(only.status).toBe(2);
+    expect(only.stderr).toContain("BENCH_ONLY names edtior, which is no section; the sections are ready,");
+  });
+
+  it("writes a run file git ignores and leaves the tracked figures alone", () => {
+    const before = tracked.map((name) => digest(join(results, name)));
+    const runsBefore = new Set(readdirSync(results));
+    const run = bench([], { BENCH_ONLY: "editor", BENCH_RUNS: "2" });
+    const added = readdirSync(results).filter((name) => !runsBefore.has(name));
+    for (const name of added) rmSync(join(results, name));
+    expect(run.status, run.stderr).toBe(0);
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^run-\d{4}-\d\d-\d\dT[\d-]+Z\.json$/);
+    expect(tracked.map((name) => digest(join(results, name)))).toEqual(before);
+    const ignored = spawnSync("git", ["check-ignore", "-q", `bench/results/${added[0]}`], { cwd: root });
+    expect(ignored.status).toBe(0);
+    // Two interleaved rounds cannot tell a difference from noise, and the table says so.
+    expect(run.stdout).toContain("too few runs to tell");
+  });
+
+  it("writes latest.json too with --save", () => {
+    const run = bench(["--save"], { BENCH_ONLY: "editor", BENCH_RUNS: "2", BENCH_RESULTS_DIR: tmp });
+    expect(run.status, run.stderr).toBe(0);
+    const saved = JSON.parse(readFileSync(join(tmp, "latest.json"), "utf8")) as {
+      rows: Array<{ name: string; drydock: { median: number; p10: number; p90: number } }>;
+    };
+    expect(saved.rows.map((r) => r.name)).toEqual(["view", "replace"]);
+    expect(saved.rows[0]!.drydock.p10).toBeLessThanOrEqual(saved.rows[0]!.drydock.p90);
+    expect(readdirSync(tmp).filter((name) => name.startsWith("run-"))).toHaveLength(1);
+  });
+});
