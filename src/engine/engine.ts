@@ -6,19 +6,21 @@ import Docker from "dockerode";
 import type { Readable } from "node:stream";
 import { BoxGoneError, DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import {
+  short,
+  type BoxEngine,
+  type BoxSummary,
+  type EngineRuntime,
+  type ImageEngine,
+} from "./box-engine.js";
 import { toCreateOptions, type ContainerSpec } from "./container-spec.js";
+import { openTerminalExec, type TerminalExec, type TerminalExecOptions } from "./exec-terminal.js";
 import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
 import { terminalArgv } from "./runtime-terminal.js";
 
-const log = logger("engine");
+export { short, type BoxSummary, type EngineRuntime } from "./box-engine.js";
 
-export interface BoxSummary {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-  state: string;
-  createdAt: Date;
-}
+const log = logger("engine");
 
 export interface EngineVersion {
   version: string;
@@ -26,16 +28,8 @@ export interface EngineVersion {
   os: string;
 }
 
-export const short = (id: string): string => id.slice(0, 12);
-
-/** An OCI runtime the engine knows (`docker info`'s Runtimes), with the arguments it passes it. */
-export interface EngineRuntime {
-  name: string;
-  path: string;
-  args: string[];
-}
-
-export class Engine {
+/** The Docker Engine: runtimes are `docker info`'s Runtimes. */
+export class Engine implements BoxEngine, ImageEngine {
   private runtimeList: Promise<EngineRuntime[]> | undefined;
   /** Each box's runtime, as made or as inspected once. */
   private readonly boxRuntimes = new Map<string, string | undefined>();
@@ -289,6 +283,11 @@ export class Engine {
       if (isGone(error)) throw new BoxGoneError(short(id), { cause: error });
       throw this.wrap(error, `exec ${argv[0]} in ${short(id)}`);
     }
+  }
+
+  /** Starts argv in the box on a terminal of its own; see exec-terminal.ts. */
+  openTerminal(id: string, argv: string[], options: TerminalExecOptions = {}): Promise<TerminalExec> {
+    return openTerminalExec(this, id, argv, options);
   }
 
   private wrap(error: unknown, what: string): Error {

@@ -7,7 +7,8 @@
 import type { Duplex } from "node:stream";
 import { BoxGoneError, DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
-import { short, type Engine } from "./engine.js";
+import { short } from "./box-engine.js";
+import type { Engine } from "./engine.js";
 
 const log = logger("engine");
 /** After close(): how long written input may take to reach the box before the socket is dropped. */
