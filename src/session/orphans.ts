@@ -7,7 +7,7 @@
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { BoxSummary, Engine } from "../engine/engine.js";
+import type { BoxEngine, BoxSummary } from "../engine/box-engine.js";
 import {
   LABEL_OWNER,
   LABEL_POOL,
@@ -28,7 +28,7 @@ export interface PruneResult {
   kept: number;
 }
 
-export async function pruneOrphans(engine: Engine, options: { all?: boolean } = {}): Promise<PruneResult> {
+export async function pruneOrphans(engine: BoxEngine, options: { all?: boolean } = {}): Promise<PruneResult> {
   const byId = new Map<string, BoxSummary>();
   for (const label of [LABEL_SESSION, LABEL_POOL]) {
     for (const box of await engine.listBoxes(label)) byId.set(box.id, box);
