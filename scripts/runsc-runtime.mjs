@@ -5,7 +5,8 @@ import { readFileSync, writeFileSync, existsSync, mkdirSync, renameSync } from "
 import { dirname } from "node:path";
 import Docker from "dockerode";
 
-const ARGS = ["--network=none", "--fsgofer-host-uds"];
+// The same as RUNSC_ARGS in src/sandbox/box-runtime.ts.
+const ARGS = ["--network=none", "--host-uds=open"];
 const [verb, file] = process.argv.slice(2);
 
 if (verb === "check") {

@@ -14,12 +14,19 @@ export const RUNTIME_CHOICES: readonly RuntimeChoice[] = [...RUNTIMES, "auto"];
 
 export const DEFAULT_RUNTIME: BoxRuntime = "runc";
 
-/** runsc's arguments a box needs: no network of its own, and the gateway's unix socket reachable. */
-export const RUNSC_ARGS = ["--network=none", "--fsgofer-host-uds"] as const;
+/**
+ * runsc's arguments drydock registers: no network of its own (boxes have none, and runsc refuses
+ * to start one without this), and connecting to host unix sockets that exist (the LLM gateway's
+ * and the egress proxy's, bind-mounted at /run/drydock), never creating them.
+ */
+export const RUNSC_ARGS = ["--network=none", "--host-uds=open"] as const;
+
+/** Arguments that also let a box reach the host's unix sockets (older spellings, or more). */
+const HOST_UDS_ARGS = ["--host-uds=open", "--host-uds=all", "--fsgofer-host-uds", "--fsgofer-host-uds=true"];
 
 export const REGISTER_RUNSC_HINT =
   "register it with `bash scripts/setup.sh` as root (installs the runsc package and adds it to /etc/docker/daemon.json), " +
-  'or by hand: add {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none","--fsgofer-host-uds"]}}} to /etc/docker/daemon.json and reload dockerd (kill -HUP $(pidof dockerd)); see docs/runtimes.md';
+  'or by hand: add {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none","--host-uds=open"]}}} to /etc/docker/daemon.json and reload dockerd (kill -HUP $(pidof dockerd)); see docs/runtimes.md';
 
 /** A runtime choice from text; `field` names where it came from (a flag or DRYDOCK_RUNTIME). */
 export function parseRuntimeChoice(value: string, field: string): RuntimeChoice {
@@ -39,11 +46,18 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeCho
 
 /** Why a registered runsc cannot serve boxes as drydock makes them (empty: it can). */
 export function runscProblems(runtime: EngineRuntime): string[] {
-  return RUNSC_ARGS.filter((arg) => !runtime.args.includes(arg)).map((arg) =>
-    arg === "--network=none"
-      ? "its runtimeArgs lack --network=none (without it runsc refuses to start a box that has no network)"
-      : "its runtimeArgs lack --fsgofer-host-uds (without it the box cannot reach the LLM gateway's unix socket)",
-  );
+  const problems: string[] = [];
+  if (!runtime.args.includes("--network=none")) {
+    problems.push(
+      "its runtimeArgs lack --network=none (without it runsc refuses to start a box that has no network)",
+    );
+  }
+  if (!runtime.args.some((arg) => HOST_UDS_ARGS.includes(arg))) {
+    problems.push(
+      "its runtimeArgs lack --host-uds=open (without it the box cannot reach the LLM gateway's unix socket)",
+    );
+  }
+  return problems;
 }
 
 /** The runtime a choice means on this engine, from the runtimes it has. Pure. */

@@ -16,7 +16,7 @@ const runc: EngineRuntime = { name: "runc", path: "runc", args: [] };
 const runsc: EngineRuntime = {
   name: "runsc",
   path: "/usr/bin/runsc",
-  args: ["--network=none", "--fsgofer-host-uds"],
+  args: ["--network=none", "--host-uds=open"],
 };
 
 describe("runtime choice", () => {
@@ -58,8 +58,9 @@ describe("pickRuntime", () => {
     const bare = { ...runsc, args: [] };
     expect(runscProblems(bare)).toHaveLength(2);
     expect(runscProblems(runsc)).toEqual([]);
+    expect(runscProblems({ ...runsc, args: ["--network=none", "--fsgofer-host-uds"] })).toEqual([]);
     expect(() => pickRuntime("runsc", [runc, bare], "--runtime")).toThrow(
-      /--network=none.*--fsgofer-host-uds.*daemon\.json/,
+      /--network=none.*--host-uds=open.*daemon\.json/,
     );
   });
 
