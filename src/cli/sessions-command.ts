@@ -4,12 +4,22 @@ import { Engine } from "../engine/engine.js";
 import { LABEL_SESSION, LABEL_STATE, ownerIsDead, parseOwner } from "../engine/labels.js";
 import { pruneOrphans } from "../session/orphans.js";
 import { readSessionRecord } from "../session/session-record.js";
+import { FlagError } from "../util/errors.js";
 import { stateDir } from "../util/paths.js";
+import { applySession, sessionDiff, sessionDiffStat } from "./session-changes.js";
+import { printSessionLog } from "./session-log.js";
 import { sessionRow, sessionTableRows } from "./session-rows.js";
+import { personShell } from "./session-shell.js";
+import { renderSessionFacts, sessionFacts } from "./session-show.js";
+import { findSession } from "./session-target.js";
 import { textTable } from "./text-table.js";
 
 export function registerSessionsCommand(program: Command): void {
-  const sessions = program.command("sessions").description("find and remove session boxes by their labels");
+  const sessions = program
+    .command("sessions")
+    .description(
+      "watch and inspect sessions from another terminal: list, show, log, diff, apply, shell; remove boxes",
+    );
   sessions
     .command("list")
     .description(
@@ -54,6 +64,88 @@ export function registerSessionsCommand(program: Command): void {
         return;
       }
       process.stdout.write(textTable(sessionTableRows(rows)));
+    });
+  sessions
+    .command("show")
+    .description(
+      "a session at a glance: box, owner, repository, image, limits, model cost, task stack, last commands",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .option("--json", "print JSON")
+    .option("--tasks-dir <path>", "directory of stored task stacks (default: <state dir>/tasks)")
+    .action(async (id: string, opts: { json?: boolean; tasksDir?: string }) => {
+      const target = await findSession(await Engine.connect(), id);
+      const facts = await sessionFacts(target, opts.tasksDir);
+      process.stdout.write(opts.json ? JSON.stringify(facts, null, 2) + "\n" : renderSessionFacts(facts));
+    });
+  sessions
+    .command("log")
+    .description(
+      "a session's audit log: every tool call, model request, person's command and apply, as it happened",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .option("-f, --follow", "keep printing new lines until the session ends (Ctrl-C stops)")
+    .option("--json", "print the JSON lines as they are stored")
+    .action(async (id: string, opts: { follow?: boolean; json?: boolean }) => {
+      // The log itself needs no engine; whether the session still runs does.
+      const engine = await Engine.connect().catch(() => undefined);
+      const target = await findSession(engine, id);
+      const stop = new AbortController();
+      process.once("SIGINT", () => stop.abort());
+      await printSessionLog(engine, target, { ...opts, signal: stop.signal }, process.stdout, process.stderr);
+    });
+  sessions
+    .command("diff")
+    .description("the diff of everything changed in a session's box since it started (binary-safe)")
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .option("--stat", "print a diffstat instead")
+    .action(async (id: string, opts: { stat?: boolean }) => {
+      const engine = await Engine.connect();
+      const target = await findSession(engine, id);
+      if (opts.stat) process.stdout.write(await sessionDiffStat(engine, target));
+      else process.stdout.write(await sessionDiff(engine, target));
+    });
+  sessions
+    .command("apply")
+    .description(
+      "apply a session's changes to its host repository: a new branch drydock/<id> (default) without touching the working tree, or --worktree",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .option("--branch <name>", "the branch to create (default drydock/<session id>)")
+    .option("--replace-branch", "move the branch if it exists (to apply a session again)")
+    .option("--worktree", "apply into the working tree instead of a branch")
+    .action(async (id: string, opts: { branch?: string; replaceBranch?: boolean; worktree?: boolean }) => {
+      if (opts.worktree && (opts.branch || opts.replaceBranch)) {
+        throw new FlagError(
+          "--worktree",
+          "applies into the working tree; leave out --branch and --replace-branch",
+        );
+      }
+      const engine = await Engine.connect();
+      const target = await findSession(engine, id);
+      const result = await applySession(engine, target, {
+        mode: opts.worktree ? "worktree" : "branch",
+        branch: opts.branch,
+        replaceBranch: opts.replaceBranch,
+      });
+      const repo = target.record?.repo ?? "";
+      process.stdout.write(
+        result.files.length === 0
+          ? "nothing changed in the box; nothing was applied\n"
+          : result.mode === "branch"
+            ? `committed ${result.files.length} file(s) on branch ${result.branch} (${result.commit?.slice(0, 12)}) in ${repo}; the working tree was not touched\n`
+            : `applied ${result.files.length} file(s) to the working tree of ${repo}\n`,
+      );
+    });
+  sessions
+    .command("shell")
+    .description(
+      "your own interactive shell in a session's box (as the box user, in /workspace; not the agent's shell); each command you run is logged as a person's",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .action(async (id: string) => {
+      const target = await findSession(await Engine.connect(), id);
+      process.exitCode = await personShell(target);
     });
   sessions
     .command("rm")

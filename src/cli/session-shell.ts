@@ -1,0 +1,107 @@
+/**
+ * `drydock sessions shell ID`: a person's own interactive shell in a session's box, as the box
+ * user in /workspace: a new exec with a terminal of its own (through the engine API, as the agent's
+ * shell runs), never the agent's shell. The relay runs on the host between the person's terminal
+ * and the box's; the shell in the box reports each command through that terminal
+ * (person-shell-markers.ts), and the relay writes the audit log, so the box gets no write path to it.
+ */
+import { randomBytes } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+import { Engine } from "../engine/engine.js";
+import { openTerminalExec } from "../engine/exec-terminal.js";
+import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
+import { appendAuditEntry } from "../session/audit-log.js";
+import type { AuditEntry } from "../session/audit-entry.js";
+import { PersonShellMarkers, personShellRc } from "./person-shell-markers.js";
+import { requireBox, type SessionTarget } from "./session-target.js";
+
+/** Starts the shell's rc from an environment variable the shell then forgets (see personShellRc). */
+const LAUNCH = 'rc=$DRYDOCK_PERSON_RC; unset DRYDOCK_PERSON_RC; exec bash --rcfile <(printf "%s" "$rc") -i';
+
+export interface PersonShellIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+}
+
+/** Runs the person's shell until it exits; returns its exit code. */
+export async function personShell(
+  target: SessionTarget,
+  io: PersonShellIo = { stdin: process.stdin, stdout: process.stdout },
+): Promise<number> {
+  const box = requireBox(target, "shell");
+  const nonce = randomBytes(16).toString("hex");
+  const log = (entry: Omit<AuditEntry, "ts" | "session" | "actor">) =>
+    appendAuditEntry(
+      { ts: new Date().toISOString(), session: target.id, actor: "person", ...entry },
+      target.state,
+    );
+  const started = Date.now();
+  log({
+    tool: "person_shell",
+    args: { box: box.id.slice(0, 12), user: BOX_USER, event: "start" },
+    outcome: { ok: true },
+    duration_ms: null,
+    output_bytes: null,
+  });
+  const engine = await Engine.connect();
+  const term = await openTerminalExec(engine, box.id, ["bash", "-c", LAUNCH], {
+    user: BOX_USER,
+    workdir: WORKSPACE,
+    env: {
+      TERM: process.env.TERM || "xterm-256color",
+      DRYDOCK_ACTOR: "person",
+      DRYDOCK_PERSON_RC: personShellRc(nonce),
+    },
+    cols: io.stdout.columns || 80,
+    rows: io.stdout.rows || 24,
+    input: true,
+  });
+  const markers = new PersonShellMarkers(nonce);
+  // A character split between two chunks is decoded whole.
+  const utf8 = new StringDecoder("utf8");
+  // A command's time and output are counted from the Enter that ran it to the report after it.
+  let enteredAt = Date.now();
+  let outputSinceEnter = 0;
+  term.onData((chunk) => {
+    const { output, commands } = markers.push(utf8.write(chunk));
+    if (output) io.stdout.write(output);
+    outputSinceEnter += Buffer.byteLength(output);
+    for (const c of commands) {
+      log({
+        tool: "person_command",
+        args: { command: c.command },
+        outcome: { ok: c.exitCode === 0, exit_code: c.exitCode },
+        duration_ms: Date.now() - enteredAt,
+        output_bytes: outputSinceEnter,
+      });
+    }
+  });
+  const raw = io.stdin.isTTY === true;
+  if (raw) io.stdin.setRawMode(true);
+  const onInput = (chunk: Buffer | string) => {
+    const text = chunk.toString();
+    if (text.includes("\r") || text.includes("\n")) {
+      enteredAt = Date.now();
+      outputSinceEnter = 0;
+    }
+    term.write(text);
+  };
+  io.stdin.on("data", onInput);
+  io.stdin.resume();
+  // The box's terminal keeps the size it started with (no resize through this exec).
+  await term.ended;
+  const exitCode = (await term.exitCode()) ?? 1;
+  io.stdout.write(markers.flush());
+  io.stdin.off("data", onInput);
+  term.close();
+  if (raw) io.stdin.setRawMode(false);
+  io.stdin.pause();
+  log({
+    tool: "person_shell",
+    args: { box: box.id.slice(0, 12), user: BOX_USER, event: "end" },
+    outcome: { ok: exitCode === 0, exit_code: exitCode },
+    duration_ms: Date.now() - started,
+    output_bytes: null,
+  });
+  return exitCode;
+}

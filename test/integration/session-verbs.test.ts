@@ -1,0 +1,243 @@
+/**
+ * The `drydock sessions` verbs from a second process while `drydock serve` runs: the audit log
+ * (also followed live), the diff, show (task stack, last commands), apply, and a person's shell
+ * under a real terminal, whose commands the log marks as a person's.
+ */
+import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { AuditEntry } from "../../src/session/audit-entry.js";
+import { ok } from "../helpers/mcp-client.js";
+import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
+import { testEngine } from "../helpers/sessions.js";
+
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+
+describe("drydock sessions verbs, from another process while the server runs", () => {
+  let repo: TempRepo;
+  let state: string;
+  let client: Client;
+  let id: string;
+
+  const env = () => ({ ...process.env, DRYDOCK_STATE_DIR: state }) as Record<string, string>;
+  async function drydock(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], {
+        env: env(),
+        maxBuffer: 16 * 1024 * 1024,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  }
+  const call = async (name: string, args: Record<string, unknown>) =>
+    ok(await client.callTool({ name, arguments: { session_id: id, ...args } }));
+  const logEntries = async (): Promise<AuditEntry[]> => {
+    const r = await drydock("sessions", "log", id, "--json");
+    expect(r.code, r.stderr).toBe(0);
+    return r.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as AuditEntry);
+  };
+
+  beforeAll(async () => {
+    repo = tempRepo({ "README.md": "hello\n", "src/app.py": "print('app')\n" });
+    state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    client = new Client({ name: "verbs", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+        env: env(),
+        stderr: "ignore",
+      }),
+    );
+    id = ok(await client.callTool({ name: "session_create", arguments: {} })).session_id as string;
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    repo?.[Symbol.dispose]();
+    if (state) rmSync(state, { recursive: true, force: true });
+  });
+
+  it("reads the log, the diff and the task stack of a session the server is running", async () => {
+    await call("bash", { command: "echo changed >> README.md && echo done" });
+    await call("bash", { command: "ls no-such-file" });
+    await call("file_editor", { operation: "create", path: "notes/plan.md", content: "step one\n" });
+    await call("create_new_task", { title: "Write the plan", body: "draft it in notes/plan.md" });
+
+    // Text: a line per call, by a unique prefix of the id.
+    const text = await drydock("sessions", "log", id.slice(0, 6));
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(/drydock\s+session_start\s+\S+/);
+    expect(text.stdout).toMatch(/agent\s+bash\s+echo changed >> README.md && echo done → exit 0/);
+    expect(text.stdout).toMatch(/agent\s+bash\s+ls no-such-file → exit 2/);
+    expect(text.stdout).toMatch(/agent\s+file_editor\s+create notes\/plan.md → ok/);
+
+    // JSON: what each line holds.
+    const entries = await logEntries();
+    const bash = entries.filter((e) => e.tool === "bash");
+    expect(bash[0]).toMatchObject({
+      session: id,
+      actor: "agent",
+      args: { command: "echo changed >> README.md && echo done" },
+      outcome: { ok: true, exit_code: 0 },
+      output_bytes: 5,
+    });
+    expect(bash[0]!.duration_ms).toBeGreaterThan(0);
+    expect(bash[1]!.outcome).toMatchObject({ ok: false, exit_code: 2 });
+    const edit = entries.find((e) => e.tool === "file_editor");
+    expect(edit?.args).toEqual({
+      operation: "create",
+      path: "notes/plan.md",
+      content: { chars: 9 },
+      session_id: id,
+    });
+
+    // On the host, outside anything mounted into the box, private to its owner.
+    const logFile = join(state, "audit", `${id}.jsonl`);
+    expect(statSync(join(state, "audit")).mode & 0o777).toBe(0o700);
+    expect(statSync(logFile).mode & 0o777).toBe(0o600);
+    // No host path the box has mounted holds the log: neither its directory nor one above it.
+    const engine = await testEngine();
+    const boxId = (await engine.listBoxes("drydock.session", id))[0]!.id;
+    const sources = ((await engine.inspect(boxId)).Mounts ?? []).map((m) => m.Source ?? "");
+    expect(sources.length).toBeGreaterThan(0);
+    for (const source of sources) {
+      expect(`${join(state, "audit")}/`.startsWith(`${source}/`), `${source} is mounted into the box`).toBe(
+        false,
+      );
+    }
+
+    const diff = await drydock("sessions", "diff", id);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stdout).toContain("+changed");
+    expect(diff.stdout).toContain("b/notes/plan.md");
+    expect((await drydock("sessions", "diff", id, "--stat")).stdout).toMatch(/2 files changed/);
+
+    const shown = JSON.parse((await drydock("sessions", "show", id, "--json")).stdout) as {
+      record: { repo: string; image: string; limits: { memoryMB: number } };
+      owner_alive: boolean;
+      last_commands: AuditEntry[];
+      task_stack: { current: string | null; tasks: number } | null;
+    };
+    expect(shown.record.repo).toBe(realpathSync(repo.path));
+    expect(shown.record.image).toBe(inject("sandboxImage"));
+    expect(shown.record.limits.memoryMB).toBeGreaterThan(0);
+    expect(shown.owner_alive).toBe(true);
+    expect(shown.last_commands.map((e) => e.args.command)).toContain("ls no-such-file");
+    expect(shown.task_stack?.current).toBe("Write the plan");
+    const shownText = (await drydock("sessions", "show", id)).stdout;
+    expect(shownText).toContain("Write the plan");
+    expect(shownText).toMatch(/last commands[\s\S]*ls no-such-file/);
+  });
+
+  it("applies a session's changes as a branch, logged as a person's apply", async () => {
+    const applied = await drydock("sessions", "apply", id, "--branch", "review/verbs");
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/committed \d file\(s\) on branch review\/verbs/);
+    expect(git(repo.path, "show", "review/verbs:notes/plan.md")).toBe("step one\n");
+    expect(readFileSync(join(repo.path, "README.md"), "utf8")).toBe("hello\n");
+    const again = await drydock("sessions", "apply", id, "--branch", "review/verbs");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+    const applies = (await logEntries()).filter((e) => e.tool === "apply");
+    expect(applies.map((e) => [e.actor, e.outcome.ok])).toEqual([
+      ["person", true],
+      ["person", false],
+    ]);
+    expect(applies[0]!.outcome).toMatchObject({ branch: "review/verbs", files: 2 });
+  });
+
+  it("says how to find ids when one matches no session", async () => {
+    const r = await drydock("sessions", "log", "ffffffffffff");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/no session ffffffffffff .*`drydock sessions list`/);
+    const bad = await drydock("sessions", "diff", "not-an-id");
+    expect(bad.stderr).toMatch(/is not a session id .*`drydock sessions list`/);
+  });
+
+  it("follows the log as calls happen", async () => {
+    const follower = spawn(process.execPath, [cli, "sessions", "log", id, "--follow"], { env: env() });
+    let out = "";
+    follower.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => follower.on("exit", resolve));
+    try {
+      await waitFor(() => out.includes("session_start"), "the log so far");
+      await call("bash", { command: "echo followed-live" });
+      await waitFor(() => out.includes("echo followed-live → exit 0"), "the new call");
+    } finally {
+      follower.kill("SIGINT");
+    }
+    expect(await exited).toBe(0);
+  });
+
+  it("gives a person a shell of their own in the box, whose commands the log marks as theirs", async () => {
+    // A real terminal for the person: util-linux's script(1) runs the command on a new pty.
+    const command = [process.execPath, cli, "sessions", "shell", id.slice(0, 8)]
+      .map((a) => `'${a}'`)
+      .join(" ");
+    const child = spawn("script", ["-qfec", `stty cols 120 rows 30; exec ${command}`, "/dev/null"], {
+      env: { ...env(), TERM: "xterm" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const term = {
+      write: (text: string) => child.stdin.write(text),
+      kill: () => child.kill("SIGKILL"),
+    };
+    let screen = "";
+    child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (screen += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    try {
+      await waitFor(() => screen.includes("(drydock person) /workspace"), "the person's prompt");
+      term.write("echo person-was-here-$((6*7))\r");
+      await waitFor(() => screen.includes("person-was-here-42"), "the command's output");
+      // A marker the agent planted in a file cannot pass for the person's command.
+      term.write("printf '\\033]7337;0000000000000000;0;ZXZpbA==\\007' ; false\r");
+      await waitFor(
+        () => (screen.match(/\(drydock person\) \/workspace/g) ?? []).length >= 3,
+        "the next prompt",
+      );
+      term.write("exit 0\r");
+    } catch (error) {
+      term.kill();
+      throw new Error(`${(error as Error).message}; the terminal showed:\n${screen}`);
+    }
+    expect(await exited).toBe(0);
+    // The shell's own reports are taken out of what the person sees; the forged one is shown as printed.
+    expect(screen.match(/\x1b\]7337;[^\x07]*\x07/g)).toEqual(["\x1b]7337;0000000000000000;0;ZXZpbA==\x07"]);
+
+    const person = (await logEntries()).filter((e) => e.actor === "person" && e.tool.startsWith("person_"));
+    expect(person.map((e) => [e.tool, e.args.command ?? e.args.event])).toEqual([
+      ["person_shell", "start"],
+      ["person_command", "echo person-was-here-$((6*7))"],
+      ["person_command", "printf '\\033]7337;0000000000000000;0;ZXZpbA==\\007' ; false"],
+      ["person_shell", "end"],
+    ]);
+    expect(person[1]!.outcome).toEqual({ ok: true, exit_code: 0 });
+    expect(person[2]!.outcome).toEqual({ ok: false, exit_code: 1 });
+    expect(JSON.stringify(person)).not.toContain('"evil"');
+
+    // The agent's own shell never saw any of it.
+    const agent = await call("bash", { command: 'echo "[$DRYDOCK_ACTOR]"; history | wc -l' });
+    expect(agent.stdout).toContain("[]");
+  });
+});
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
