@@ -13,13 +13,14 @@ import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
 import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
-import type { ApplyMode, ApplyResult } from "../workspace/apply-diff.js";
+import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
 import type { HostRepo } from "../workspace/host-repo.js";
 import { snapshotCommit } from "../workspace/snapshot-commit.js";
 import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
-import { applySessionDiff } from "./session-apply.js";
 import { createSessionBox, startSessionShell } from "./session-box.js";
 import { startSessionEgress } from "./session-egress.js";
+import { SessionShell, type SessionShellSetup } from "./session-shell.js";
+import { DEFAULT_WATCHDOG_GRACE_MS } from "./shell-watchdog.js";
 import { newSessionId } from "./session-id.js";
 import { disposeWarmBox, type WarmBox } from "./warm-pool.js";
 
@@ -29,6 +30,8 @@ const log = logger("session");
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
+/** The shell's own default (pty-shell.ts): how long SIGINT is given before SIGKILL. */
+const DEFAULT_INTERRUPT_GRACE_MS = 1_000;
 
 export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "env"> {
   /** Host path of the repository to copy in. */
@@ -44,6 +47,11 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   egressCaFile?: string;
   /** How long a stopped command's processes get after SIGINT before SIGKILL (default 1,000 ms). */
   interruptGraceMs?: number;
+  /**
+   * How long past a command's limit (plus interruptGraceMs) a shell that does not answer is given
+   * before the call answers anyway and the shell is replaced (default 5,000 ms).
+   */
+  watchdogGraceMs?: number;
 }
 
 export interface SessionInfo {
@@ -64,10 +72,12 @@ export class Session {
   done: { at: Date; summary?: string } | undefined;
   /** The session's egress proxy, when its box may reach hosts. */
   private egress: EgressProxy | undefined;
+  /** The shell, watched: every call answers by its limit plus a grace (session-shell.ts). */
+  private readonly shells: SessionShell;
   private constructor(
     readonly id: string,
     readonly box: Box,
-    readonly shell: PtyShell,
+    shell: PtyShell,
     readonly repo: HostRepo,
     readonly baseCommit: string,
     readonly dirty: boolean,
@@ -82,7 +92,16 @@ export class Session {
     readonly gatewayDir: string,
     /** True when the box came from the warm pool. */
     readonly warm: boolean,
-  ) {}
+    /** Starts a new shell like the first; the watchdog's grace. */
+    shellSetup: SessionShellSetup,
+  ) {
+    this.shells = new SessionShell(shell, shellSetup, id);
+  }
+
+  /** The session's current shell (a new one after a shell stopped answering). */
+  get shell(): PtyShell {
+    return this.shells.current;
+  }
 
   /** Starts a box, copies the repository in and starts the shell; removes the box on failure. */
   static async create(engine: Engine, options: SessionOptions, id = newSessionId()): Promise<Session> {
@@ -151,6 +170,11 @@ export class Session {
       options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       gatewayDir,
       warm,
+      {
+        start: () => startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs }),
+        interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+        graceMs: options.watchdogGraceMs ?? DEFAULT_WATCHDOG_GRACE_MS,
+      },
     );
     if (options.egress?.length) {
       const proxy = await startSessionEgress({
@@ -186,7 +210,11 @@ export class Session {
     };
   }
 
-  /** Runs a command in the persistent shell; onOutput gets each chunk of stdout and stderr as it comes. */
+  /**
+   * Runs a command in the persistent shell; onOutput gets each chunk of stdout and stderr as it
+   * comes. Calls run one at a time; each answers by its limit plus the watchdog's grace, whatever
+   * the shell does.
+   */
   async bash(
     command: string,
     options: {
@@ -196,7 +224,7 @@ export class Session {
     } = {},
   ): Promise<ShellResult> {
     try {
-      return await this.shell.run(command, {
+      return await this.shells.run(command, {
         timeoutMs: options.timeoutMs ?? this.commandTimeoutMs,
         maxOutputBytes: this.maxOutputBytes,
         signal: options.signal,
@@ -214,6 +242,11 @@ export class Session {
       if (!running) throw new BoxGoneError(this.box.shortId, { cause: error });
       throw error;
     }
+  }
+
+  /** Replaces the shell with a fresh one (cwd and environment reset), in turn with commands. */
+  restartShell(signal?: AbortSignal): Promise<void> {
+    return this.shells.restart(signal);
   }
 
   /** The diff as text, for people and models (bytes that are not UTF-8 show as U+FFFD). */
@@ -248,11 +281,14 @@ export class Session {
     options: { mode?: ApplyMode; branch?: string; replaceBranch?: boolean; signal?: AbortSignal } = {},
   ): Promise<ApplyResult> {
     const diff = await this.diffBytes(options.signal);
-    return applySessionDiff(
-      { id: this.id, repo: this.repo.root, hostBaseCommit: this.hostBaseCommit },
-      diff,
-      options,
-    );
+    const result = await applyDiff(this.repo.root, diff, {
+      mode: options.mode ?? "branch",
+      branch: options.branch ?? `drydock/${this.id}`,
+      replaceBranch: options.replaceBranch,
+      baseCommit: this.hostBaseCommit,
+      message: `drydock: changes from session ${this.id}`,
+    });
+    return result;
   }
 
   /** Runs before the box is removed (the aider tool closes the session's gateway here). */
@@ -260,7 +296,7 @@ export class Session {
 
   async destroy(): Promise<void> {
     await Promise.allSettled(this.cleanups.splice(0).map((c) => c()));
-    await this.shell.dispose();
+    await this.shells.dispose();
     await this.box.remove();
     await rm(this.gatewayDir, { recursive: true, force: true });
     log.info(`session ${this.id} removed`);

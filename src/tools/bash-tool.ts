@@ -38,7 +38,7 @@ export const bashTool = defineTool({
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     if (args.restart) {
-      await session.shell.restart();
+      await session.restartShell(ctx.signal);
       if (args.command.trim() === "") {
         return {
           stdout: "",
