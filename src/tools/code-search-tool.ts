@@ -7,6 +7,7 @@ import type { Session } from "../session/session.js";
 import { resolveWorkspacePath } from "../sandbox/workspace-path.js";
 import { CommandExitError, NotFoundError, PathOutsideWorkspaceError } from "../util/errors.js";
 import { EXIT, RESOLVE } from "./box-file-scripts.js";
+import { boxSh } from "../sandbox/box-channel.js";
 import { readFiles } from "./box-files.js";
 import { ctagsForIdentifierCommand } from "./search/ctags-command.js";
 import { type Definition, parseCtagsJson } from "./search/ctags-json.js";
@@ -114,7 +115,7 @@ async function indexFor(
   signal: AbortSignal,
 ): Promise<Definition[]> {
   const argv = ctagsForIdentifierCommand(root, identifier);
-  const result = await session.box.exec(["bash", "-c", GUARD_SCRIPT, "drydock", root, ...argv], {
+  const result = await boxSh(session.box, GUARD_SCRIPT, [root, ...argv], {
     timeoutMs: session.commandTimeoutMs,
     maxOutputBytes: CTAGS_MAX_OUTPUT_BYTES,
     signal,

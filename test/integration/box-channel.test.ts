@@ -2,7 +2,9 @@ import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOX_CHANNEL_NAME, boxSh } from "../../src/sandbox/box-channel.js";
 import type { Session } from "../../src/session/session.js";
+import { codeSearchTool } from "../../src/tools/code-search-tool.js";
 import { runEdit } from "../../src/tools/file-editor.js";
+import type { ToolServices } from "../../src/tools/tool.js";
 import { CommandTimeoutError } from "../../src/util/errors.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { testEngine, testSession } from "../helpers/sessions.js";
@@ -43,7 +45,7 @@ describe("the box channel", () => {
     repo?.[Symbol.dispose]();
   });
 
-  it("serves file_editor view and replace and git_diff without starting an exec", async () => {
+  it("serves file_editor view and replace, diffs and code_search without starting an exec", async () => {
     // The counter must see an exec when one is made, or its zero below means nothing.
     expect(await execsDuring(session.box.id, async () => void (await session.box.sh("true")))).toBe(1);
     const execs = await execsDuring(session.box.id, async () => {
@@ -53,6 +55,16 @@ describe("the box channel", () => {
         await runEdit(session, { operation: "replace", path: "a.txt", old_string: "TWO", new_string: "two" });
       }
       expect(await session.diff()).toBe("");
+      const search = (await codeSearchTool.run(
+        { command: "search_function", identifier: "nothing_here" },
+        {
+          clientId: "test",
+          signal: new AbortController().signal,
+          progress: () => undefined,
+          services: { sessions: { resolve: async () => session } } as unknown as ToolServices,
+        },
+      )) as { total: number };
+      expect(search.total).toBe(0);
     });
     expect(execs).toBe(0);
   });
