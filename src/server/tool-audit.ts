@@ -42,10 +42,8 @@ export class ToolCallAudit {
 
   private running(): void {
     for (const session of this.touched) {
-      appendAuditEntry(
-        { ...this.entry({ ok: false, running: true }, null), duration_ms: null, session },
-        this.state,
-      );
+      const entry = this.entry(session, { ok: false, running: true }, null);
+      appendAuditEntry({ ...entry, duration_ms: null }, this.state);
     }
   }
 
@@ -98,13 +96,14 @@ export class ToolCallAudit {
       if (typeof named === "string" && this.touched.size === 0) this.touched.add(named);
     }
     if (this.touched.size === 0) return;
-    const entry = this.entry(outcome, "reply" in result ? outputBytes(result.reply) : null);
-    for (const session of this.touched) appendAuditEntry({ ...entry, session }, this.state);
+    const bytes = "reply" in result ? outputBytes(result.reply) : null;
+    for (const session of this.touched) appendAuditEntry(this.entry(session, outcome, bytes), this.state);
   }
 
-  private entry(outcome: AuditOutcome, bytes: number | null): Omit<AuditEntry, "session"> {
+  private entry(session: string, outcome: AuditOutcome, bytes: number | null): AuditEntry {
     return {
       ts: new Date(this.started).toISOString(),
+      session,
       actor: "agent",
       tool: this.tool,
       args: summarizeArgs(this.tool, this.args),
