@@ -8,6 +8,7 @@ import { cpus, memoryMB, port, seconds, wholeNumber, decimal } from "./flag-valu
 import { keysFileFlag } from "./keys-file-flag.js";
 import { runtimeFlag } from "./runtime-flag.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+import { HOST_SIDE_MIB, NEW_BOX_MIB } from "../server/admission-figure.js";
 import type { BoxRuntime } from "../sandbox/box-runtime.js";
 
 /** The flags as commander hands them over (strings, as typed). */
@@ -57,7 +58,6 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
     port: port(flags.port, "--port"),
     commandTimeoutMs: secondsToMs(seconds(flags.timeout, "--timeout")),
     maxSessions: wholeNumber(flags.maxSessions, "--max-sessions", { min: 1 }),
-    memoryReserveMB: wholeNumber(flags.memoryReserveMb, "--memory-reserve-mb", { min: 0 }),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     poolTtlMs: secondsToMs(seconds(flags.poolTtl, "--pool-ttl"))!,
@@ -83,6 +83,13 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
     runtime,
     memoryMB: boxMB,
     cpus: cpus(flags.cpus, "--cpus", capacity.cpus),
+    // A reserve that leaves no room for one new session would refuse every session.
+    memoryReserveMB: wholeNumber(flags.memoryReserveMb, "--memory-reserve-mb", {
+      min: 0,
+      max: Math.max(0, capacity.memoryMB - (NEW_BOX_MIB + HOST_SIDE_MIB)),
+      maxReason: `the engine's host has ${capacity.memoryMB} MiB, and a new session counts ${NEW_BOX_MIB + HOST_SIDE_MIB}`,
+      example: 4096,
+    }),
     pool: wholeNumber(flags.pool, fromEnvironment ? "DRYDOCK_POOL" : "--pool", {
       min: 0,
       max: fit,

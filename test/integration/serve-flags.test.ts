@@ -104,7 +104,11 @@ describe("drydock serve's flags", () => {
       [["--pool-ttl", "0"], /^--pool-ttl: "0" is not a number of seconds above 0/],
       [["--timeout", "soon"], /^--timeout: "soon" is not a number of seconds above 0/],
       [["--max-sessions", "0"], /^--max-sessions: "0" is not a whole number of 1 or more/],
-      [["--memory-reserve-mb", "lots"], /^--memory-reserve-mb: "lots" is not a whole number of 0 or more/],
+      [["--memory-reserve-mb", "lots"], /^--memory-reserve-mb: "lots" is not a whole number from 0 to \d+/],
+      [
+        ["--memory-reserve-mb", "100000000"],
+        /^--memory-reserve-mb: "100000000" is not a whole number from 0 to \d+ \(the engine's host has \d+ MiB, and a new session counts 69\); write e\.g\. --memory-reserve-mb 4096/,
+      ],
       [["--max-llm-requests", "1.5"], /^--max-llm-requests: "1\.5" is not a whole number of 0 or more/],
       [["--max-llm-cost-usd", "-1"], /^--max-llm-cost-usd: "-1" is not a number of 0 or more/],
       [["--keys-file", join(work, "missing.env")], /^--keys-file: .*missing\.env does not exist/],
