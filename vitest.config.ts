@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects, both run by `npm test` and in CI: unit tests need no Docker; integration tests
-// start real containers and fail (never skip) with a fix hint when no engine answers.
+// Three projects, all run by `npm test` and in CI: unit tests need no Docker; integration tests
+// start real containers and fail (never skip) with a fix hint when no engine answers; the security
+// and fault suites run a second time with boxes under gVisor (runsc).
 export default defineConfig({
   test: {
     projects: [
@@ -17,7 +18,11 @@ export default defineConfig({
         test: {
           name: "integration",
           sequence: { groupOrder: 1 },
-          include: ["test/integration/**/*.test.ts", "test/security/**/*.test.ts", "test/faults/**/*.test.ts"],
+          include: [
+            "test/integration/**/*.test.ts",
+            "test/security/**/*.test.ts",
+            "test/faults/**/*.test.ts",
+          ],
           testTimeout: 180_000,
           hookTimeout: 300_000,
           globalSetup: ["test/helpers/global-setup.ts"],
@@ -25,6 +30,27 @@ export default defineConfig({
           // idle pools in every spawned server only slow the rest down. The pool has its own tests.
           env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0" },
           // Boxes are real containers on a 2-core machine: a few files at a time.
+          maxWorkers: 2,
+          fileParallelism: true,
+        },
+      },
+      {
+        // The security and fault suites again with every box under gVisor (DRYDOCK_RUNTIME=runsc:
+        // boxes made in the tests, and by the servers they spawn, take it). After the runc run, not
+        // beside it: two cores. runsc missing fails the project with the fix (runsc-setup.ts).
+        test: {
+          name: "integration-runsc",
+          sequence: { groupOrder: 2 },
+          include: ["test/security/**/*.test.ts", "test/faults/**/*.test.ts"],
+          exclude: [
+            // Restarts a private dockerd of its own, which has no runsc registered; what it tests
+            // (drydock across an engine restart) does not depend on the box's runtime.
+            "test/faults/engine-restart.test.ts",
+          ],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+          globalSetup: ["test/helpers/runsc-setup.ts", "test/helpers/global-setup.ts"],
+          env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0", DRYDOCK_RUNTIME: "runsc" },
           maxWorkers: 2,
           fileParallelism: true,
         },
