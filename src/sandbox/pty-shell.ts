@@ -84,6 +84,8 @@ const RESTORE_TIMEOUT_MS = 10_000;
 const READY_WAIT_MS = 5_000;
 
 const randomHex = () => randomBytes(8).toString("hex");
+/** Typed into a shell that is let go: an idle one exits instead of waiting until its box is removed. */
+const EXIT_NOW = "builtin exit 0\n";
 
 export class PtyShell {
   private term: ShellTerminal | undefined;
@@ -310,7 +312,7 @@ export class PtyShell {
     this.term = undefined;
     // An idle shell exits when told (restart); one a stop ended needs nothing, and one that is
     // stuck ends with its box.
-    term?.close("builtin exit 0\n");
+    term?.close(EXIT_NOW);
   }
 
   private async openStderr(): Promise<void> {
@@ -340,7 +342,7 @@ export class PtyShell {
     );
     const term = new ShellTerminal(exec);
     if (this.disposed) {
-      term.close();
+      term.close(EXIT_NOW);
       throw new DrydockError("shell_closed", "the shell of this session is closed");
     }
     this.term = term;
