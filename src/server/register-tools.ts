@@ -10,6 +10,7 @@ import { z } from "zod";
 import { parseArgs, strictInput } from "../tools/parse-args.js";
 import type { AnyToolDefinition, ToolContext, ToolServices } from "../tools/tool.js";
 import { describeError } from "../util/errors.js";
+import { ERROR_META_KEY, errorMeta } from "../util/tool-error-meta.js";
 import { logger } from "../util/log.js";
 import { withProgress } from "../util/progress-scope.js";
 import { ToolCallAudit } from "./tool-audit.js";
@@ -82,14 +83,20 @@ export function registerTools(
       const message = redact(describeError(error));
       log.debug(`${tool.name} failed in ${Date.now() - started} ms: ${message}`);
       audit.finish({ error: message });
-      if (tool.errorReply === undefined) return errorResult(message);
-      return errorResult(JSON.stringify(tool.errorReply(message)));
+      if (tool.errorReply === undefined) return errorResult(message, error);
+      return errorResult(JSON.stringify(tool.errorReply(message)), error);
     }
   });
 }
 
-function errorResult(text: string) {
-  return { isError: true, content: [{ type: "text" as const, text }] };
+/** An error reply; one of our own errors also carries its code and class in `_meta` (tool-error-meta.ts). */
+function errorResult(text: string, error?: unknown) {
+  const meta = errorMeta(error);
+  return {
+    isError: true,
+    content: [{ type: "text" as const, text }],
+    ...(meta === undefined ? {} : { _meta: { [ERROR_META_KEY]: meta } }),
+  };
 }
 
 const listed = new WeakMap<AnyToolDefinition, Tool>();
