@@ -254,7 +254,8 @@ async function exec(
   return { stdout: result.stdout, truncated: result.truncated };
 }
 
-function refusal(exitCode: number, detail: string, path: string, field: string): Error {
+/** The error a box file script's refusal (an EXIT code) stands for, naming `field`. */
+export function refusal(exitCode: number, detail: string, path: string, field: string): Error {
   switch (exitCode) {
     case EXIT.OUTSIDE:
       return new PathOutsideWorkspaceError(
