@@ -13,3 +13,35 @@ export type {
   ContextMatch,
   MemorySystem,
 } from "./client/memory-system.js";
+export { Drydock, Sandbox, ServerUnreachableError } from "./library/index.js";
+export type {
+  AppliedChanges,
+  ApplyTarget,
+  CommandResult,
+  CreateOptions,
+  FileEntry,
+  FileOptions,
+  ListOptions,
+  LocalOptions,
+  OutputStream,
+  RemoteOptions,
+  RunOptions,
+  SandboxDiff,
+  SandboxInfo,
+} from "./library/index.js";
+export {
+  ApplyConflictError,
+  BinaryFileError,
+  BoxGoneError,
+  CommandExitError,
+  CommandTimeoutError,
+  DrydockError,
+  EngineUnavailableError,
+  ImageMissingError,
+  InvalidArgumentError,
+  LimitExceededError,
+  NotFoundError,
+  PathOutsideWorkspaceError,
+  SessionNotFoundError,
+  UnsafeDiffError,
+} from "./util/errors.js";

@@ -1,0 +1,100 @@
+/** A sandbox in this process: a Session of a SessionManager, used directly (no MCP hop). */
+import type { Session } from "../session/session.js";
+import type { SessionManager } from "../session/session-manager.js";
+import { ProgressLines } from "../tools/progress-lines.js";
+import { listDir, readFile } from "../tools/box-files.js";
+import { runEdit } from "../tools/file-editor.js";
+import { fileText, MAX_READ_BYTES } from "./file-text.js";
+import type {
+  AppliedChanges,
+  BackendRunOptions,
+  CommandResult,
+  FileEntry,
+  SandboxBackend,
+  SandboxDiff,
+  SandboxInfo,
+} from "./sandbox-backend.js";
+
+/** Streamed lines are cut here (remote ones at the server's 500 characters). */
+const MAX_LINE_CHARS = 64 * 1024;
+
+export class LocalBackend implements SandboxBackend {
+  readonly info: SandboxInfo;
+
+  constructor(
+    private readonly manager: SessionManager,
+    private readonly session: Session,
+  ) {
+    this.info = {
+      id: session.id,
+      repo: session.repo.root,
+      baseCommit: session.baseCommit,
+      image: session.box.image,
+      box: session.box.shortId,
+      commandTimeoutMs: session.commandTimeoutMs,
+      maxOutputBytes: session.maxOutputBytes,
+    };
+  }
+
+  async run(command: string, options: BackendRunOptions): Promise<CommandResult> {
+    // Whole, cleaned lines per stream, as the bash tool reports them over MCP.
+    const lines = { stdout: new ProgressLines(MAX_LINE_CHARS), stderr: new ProgressLines(MAX_LINE_CHARS) };
+    const result = await this.session.bash(command, {
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onOutput: (text, stream) => {
+        for (const line of lines[stream].push(text)) options.onLine(line, stream);
+      },
+    });
+    for (const stream of ["stdout", "stderr"] as const) {
+      for (const line of lines[stream].flush()) options.onLine(line, stream);
+    }
+    return {
+      exitCode: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      output: result.output,
+      timedOut: result.timedOut,
+      truncated: result.truncated,
+      restarted: result.restarted,
+      ...(result.note === undefined ? {} : { note: result.note }),
+    };
+  }
+
+  async readText(path: string, signal?: AbortSignal): Promise<string> {
+    return fileText(await readFile(this.session.box, path, { maxBytes: MAX_READ_BYTES, signal }));
+  }
+
+  async writeText(path: string, text: string, signal?: AbortSignal): Promise<void> {
+    // The file editor's create, as file_editor runs it remotely: the same checks and errors.
+    await runEdit(this.session, { operation: "create", path, content: text, overwrite: true }, signal);
+  }
+
+  async list(path: string, depth: number, signal?: AbortSignal): Promise<FileEntry[]> {
+    return (await listDir(this.session.box, path, depth, { signal })).entries;
+  }
+
+  async diff(signal?: AbortSignal): Promise<SandboxDiff> {
+    const [diff, stat] = await Promise.all([this.session.diff(signal), this.session.diffStat(signal)]);
+    return { diff, stat, baseCommit: this.session.baseCommit };
+  }
+
+  async apply(target: {
+    mode: "branch" | "worktree";
+    branch?: string;
+    replaceBranch?: boolean;
+  }): Promise<AppliedChanges> {
+    const result = await this.session.apply(target);
+    return {
+      mode: result.mode,
+      ...(result.branch === undefined ? {} : { branch: result.branch }),
+      ...(result.commit === undefined ? {} : { commit: result.commit }),
+      files: result.files.map((f) => ({ ...f })),
+      stat: { ...result.stat },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.manager.has(this.session.id)) await this.manager.destroy(this.session.id);
+  }
+}

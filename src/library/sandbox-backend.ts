@@ -1,0 +1,88 @@
+/**
+ * What a sandbox needs from the drydock it runs on, in-process or behind `serve --http`, and the
+ * values it hands back. Each flavour implements SandboxBackend; Sandbox checks input and wraps it.
+ */
+
+/** Which stream a streamed line came on; "output" when the server's progress cannot say (remote). */
+export type OutputStream = "stdout" | "stderr" | "output";
+
+/** A finished command, as the bash tool reports it. */
+export interface CommandResult {
+  /** The exit status; null when the command was stopped (timed out or cancelled). */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr merged, in arrival order. */
+  output: string;
+  timedOut: boolean;
+  /** Output past the session's cap was cut (head and tail kept). */
+  truncated: boolean;
+  /** A new shell was started during the call; `note` says what state it has. */
+  restarted: boolean;
+  note?: string;
+}
+
+/** One entry of a directory listing: its path relative to the listed directory, and its type. */
+export interface FileEntry {
+  path: string;
+  type: "file" | "directory" | "symlink" | "other";
+}
+
+/** Everything changed in the box since the session started. */
+export interface SandboxDiff {
+  /** The unified diff (binary-safe; empty when nothing changed). */
+  diff: string;
+  /** git's diffstat of it. */
+  stat: string;
+  /** The commit in the box the diff is taken against. */
+  baseCommit: string;
+}
+
+/** Where `apply` puts the changes: a new branch (the default), or the working tree. */
+export type ApplyTarget = { branch?: string; replaceBranch?: boolean } | { worktree: true };
+
+export interface AppliedChanges {
+  mode: "branch" | "worktree";
+  /** Branch mode: the branch made and its commit. */
+  branch?: string;
+  commit?: string;
+  files: Array<{ path: string; status: string; oldPath?: string }>;
+  stat: { filesChanged: number; insertions: number; deletions: number };
+}
+
+/** What a sandbox is: the session_create reply, in the library's names. */
+export interface SandboxInfo {
+  /** The session id (the box's `drydock.session` label). */
+  id: string;
+  /** The host repository copied in. */
+  repo: string;
+  baseCommit: string;
+  image: string;
+  /** The box's short container id. */
+  box: string;
+  /** Default per-command limit and output cap. */
+  commandTimeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export interface BackendRunOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onLine: (line: string, stream: OutputStream) => void;
+}
+
+export interface SandboxBackend {
+  readonly info: SandboxInfo;
+  run(command: string, options: BackendRunOptions): Promise<CommandResult>;
+  readText(path: string, signal?: AbortSignal): Promise<string>;
+  writeText(path: string, text: string, signal?: AbortSignal): Promise<void>;
+  list(path: string, depth: number, signal?: AbortSignal): Promise<FileEntry[]>;
+  diff(signal?: AbortSignal): Promise<SandboxDiff>;
+  apply(target: {
+    mode: "branch" | "worktree";
+    branch?: string;
+    replaceBranch?: boolean;
+  }): Promise<AppliedChanges>;
+  /** Removes the box. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,171 @@
+/**
+ * A sandbox for an orchestrator: one drydock session (a hardened box holding a copy of a
+ * repository), with the shape E2B users know: `commands.run`, `files.read` / `write` / `list`, plus
+ * `diff` and `apply` to bring the changes home. The same class serves both flavours; what runs
+ * behind it (in-process or `serve --http`) is its backend.
+ */
+import { InvalidArgumentError, SessionNotFoundError } from "../util/errors.js";
+import type {
+  AppliedChanges,
+  ApplyTarget,
+  CommandResult,
+  FileEntry,
+  OutputStream,
+  SandboxBackend,
+  SandboxDiff,
+  SandboxInfo,
+} from "./sandbox-backend.js";
+
+/** Longest time limit a command may have: one day, as the bash tool allows. */
+const MAX_TIMEOUT_MS = 86_400_000;
+const MAX_LIST_DEPTH = 20;
+
+export interface RunOptions {
+  /** Time limit in ms (default: the session's, 120,000); remotely rounded up to whole seconds. */
+  timeoutMs?: number;
+  /** Stops the command as a whole (exitCode null), as a timeout does. */
+  signal?: AbortSignal;
+  /** Each complete line of stdout as it comes (in-process only; remote lines go to onOutput). */
+  onStdout?: (line: string) => void;
+  /** Each complete line of stderr as it comes (in-process only; remote lines go to onOutput). */
+  onStderr?: (line: string) => void;
+  /** Each complete line of either stream as it comes, both flavours, with the stream it came on. */
+  onOutput?: (line: string, stream: OutputStream) => void;
+}
+
+export interface FileOptions {
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends FileOptions {
+  /** How many levels to list (default 1: the directory's own entries). Hidden entries are skipped. */
+  depth?: number;
+}
+
+export class Sandbox implements AsyncDisposable {
+  /** Commands in the session's persistent bash shell (cwd, variables and functions persist). */
+  readonly commands = {
+    /** Runs a command and resolves when it ends, whatever its exit code. */
+    run: async (command: string, options: RunOptions = {}): Promise<CommandResult> =>
+      this.run(command, options),
+  };
+
+  /** Text files under /workspace; paths are relative to it or absolute under it. */
+  readonly files = {
+    /** The whole file as text (UTF-8, or Latin-1); binary files and files over 8 MiB are refused. */
+    read: async (path: string, options: FileOptions = {}): Promise<string> =>
+      this.open().readText(checkedPath(path), options.signal),
+    /** Writes the whole file, making missing parent directories; an existing file keeps its mode. */
+    write: async (path: string, text: string, options: FileOptions = {}): Promise<void> => {
+      if (typeof text !== "string") {
+        throw new InvalidArgumentError("text", "must be a string: files.write writes text files");
+      }
+      return this.open().writeText(checkedPath(path), text, options.signal);
+    },
+    /** The entries of a directory (default /workspace), `depth` levels deep. */
+    list: async (path = "/workspace", options: ListOptions = {}): Promise<FileEntry[]> => {
+      const depth = options.depth ?? 1;
+      if (!Number.isInteger(depth) || depth < 1 || depth > MAX_LIST_DEPTH) {
+        throw new InvalidArgumentError("depth", `must be a whole number from 1 to ${MAX_LIST_DEPTH}`);
+      }
+      return this.open().list(checkedPath(path), depth, options.signal);
+    },
+  };
+
+  private closing: Promise<void> | undefined;
+
+  /** @internal Made by Drydock.create. */
+  constructor(
+    private readonly backend: SandboxBackend,
+    private readonly onClosed: () => void = () => undefined,
+  ) {}
+
+  /** The session id; the box carries it as its `drydock.session` label. */
+  get id(): string {
+    return this.backend.info.id;
+  }
+
+  get info(): SandboxInfo {
+    return { ...this.backend.info };
+  }
+
+  /** Everything changed in the box since it started, committed in the box or not. */
+  async diff(options: FileOptions = {}): Promise<SandboxDiff> {
+    return this.open().diff(options.signal);
+  }
+
+  /**
+   * Brings the diff to the host repository: a commit on a new branch (default drydock/<id>; the
+   * working tree, index and HEAD untouched), or `{ worktree: true }` to change the working tree.
+   * A diff that does not apply cleanly changes nothing and throws ApplyConflictError.
+   */
+  async apply(target: ApplyTarget = {}): Promise<AppliedChanges> {
+    const backend = this.open();
+    if ("worktree" in target) {
+      if (target.worktree !== true) {
+        throw new InvalidArgumentError("worktree", "must be true; leave it out to apply as a branch");
+      }
+      const extra = ["branch", "replaceBranch"].find((k) => k in target);
+      if (extra !== undefined) {
+        throw new InvalidArgumentError(extra, "applies to a branch only; leave it out with worktree: true");
+      }
+      return backend.apply({ mode: "worktree" });
+    }
+    if (target.branch !== undefined && (typeof target.branch !== "string" || target.branch.trim() === "")) {
+      throw new InvalidArgumentError("branch", "must be a branch name such as drydock/fix-typo");
+    }
+    return backend.apply({ mode: "branch", branch: target.branch, replaceBranch: target.replaceBranch });
+  }
+
+  /** Removes the box and everything in it; changes not applied are lost. Closing twice is fine. */
+  close(): Promise<void> {
+    this.closing ??= this.backend.close().finally(() => this.onClosed());
+    return this.closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private open(): SandboxBackend {
+    if (this.closing !== undefined) throw new SessionNotFoundError(this.id);
+    return this.backend;
+  }
+
+  private async run(command: string, options: RunOptions): Promise<CommandResult> {
+    const backend = this.open();
+    if (typeof command !== "string") throw new InvalidArgumentError("command", "must be a string");
+    const { timeoutMs } = options;
+    if (
+      timeoutMs !== undefined &&
+      (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS)
+    ) {
+      throw new InvalidArgumentError(
+        "timeoutMs",
+        `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (one day)`,
+      );
+    }
+    // A callback that throws must not break the shell's stream; its first error is thrown once
+    // the command has ended.
+    let callbackError: { error: unknown } | undefined;
+    const onLine = (line: string, stream: OutputStream) => {
+      try {
+        if (stream === "stdout") options.onStdout?.(line);
+        if (stream === "stderr") options.onStderr?.(line);
+        options.onOutput?.(line, stream);
+      } catch (error) {
+        callbackError ??= { error };
+      }
+    };
+    const result = await backend.run(command, { timeoutMs, signal: options.signal, onLine });
+    if (callbackError !== undefined) throw callbackError.error;
+    return result;
+  }
+}
+
+function checkedPath(path: unknown): string {
+  if (typeof path !== "string" || path.trim() === "") {
+    throw new InvalidArgumentError("path", "must be a non-empty path under /workspace");
+  }
+  return path;
+}
