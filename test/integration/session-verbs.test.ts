@@ -17,6 +17,8 @@ import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 import { testEngine } from "../helpers/sessions.js";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
+/** A provider key on the host: it must never reach the log. */
+const KEY = "sk-drydock-test-9f8e7d6c5b4a39281706";
 
 describe("drydock sessions verbs, from another process while the server runs", () => {
   let repo: TempRepo;
@@ -55,8 +57,13 @@ describe("drydock sessions verbs, from another process while the server runs", (
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
-        env: env(),
+        args: [
+          cli,
+          "serve",
+          ...["--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+          ...["--llm", "offline", "--max-llm-requests", "1"],
+        ],
+        env: { ...env(), OPENAI_API_KEY: KEY },
         stderr: "ignore",
       }),
     );
@@ -141,6 +148,45 @@ describe("drydock sessions verbs, from another process while the server runs", (
     expect(shownText).toMatch(/last commands[\s\S]*ls no-such-file/);
   });
 
+  it("logs aider's calls and each model request through the gateway, refused ones too, with host keys redacted", async () => {
+    await call("bash", { command: `echo ${KEY} > /dev/null` });
+    const first = await call("aider_ai_code", {
+      ai_coding_prompt: "add a comment",
+      relative_editable_files: ["src/app.py"],
+    });
+    expect(first.llm_requests).toBeGreaterThan(0);
+    // The session may make one model request (--max-llm-requests 1): the next is refused.
+    await client.callTool({
+      name: "aider_ai_code",
+      arguments: { session_id: id, ai_coding_prompt: "again", relative_editable_files: ["src/app.py"] },
+    });
+    const entries = await logEntries();
+    const requests = entries.filter((e) => e.tool === "llm_request");
+    expect(requests[0]).toMatchObject({ actor: "agent", outcome: { ok: true, refused: false, status: 200 } });
+    expect((requests[0]!.outcome.tokens as { input: number }).input).toBeGreaterThan(0);
+    expect(requests.some((e) => e.outcome.refused === true && /limit/i.test(String(e.outcome.error)))).toBe(
+      true,
+    );
+    const aider = entries.filter((e) => e.tool === "aider_ai_code" && !e.outcome.running);
+    expect(aider).toHaveLength(2);
+    expect(aider[0]!.args).toMatchObject({
+      ai_coding_prompt: "add a comment",
+      relative_editable_files: ["src/app.py"],
+    });
+    expect(aider[0]!.outcome).toMatchObject({ model: first.model, llm_requests: first.llm_requests });
+    const shown = JSON.parse((await drydock("sessions", "show", id, "--json")).stdout) as {
+      cost: { llm_requests: number; refused: number };
+    };
+    expect(shown.cost.llm_requests).toBe(1);
+    expect(shown.cost.refused).toBeGreaterThan(0);
+
+    const text = readFileSync(join(state, "audit", `${id}.jsonl`), "utf8");
+    expect(text).not.toContain(KEY);
+    expect(
+      entries.find((e) => e.tool === "bash" && String(e.args.command).includes("/dev/null"))?.args.command,
+    ).toBe("echo [redacted] > /dev/null");
+  });
+
   it("applies a session's changes as a branch, logged as a person's apply", async () => {
     const applied = await drydock("sessions", "apply", id, "--branch", "review/verbs");
     expect(applied.code, applied.stderr).toBe(0);
@@ -155,7 +201,9 @@ describe("drydock sessions verbs, from another process while the server runs", (
       ["person", true],
       ["person", false],
     ]);
-    expect(applies[0]!.outcome).toMatchObject({ branch: "review/verbs", files: 2 });
+    const changed = git(repo.path, "diff", "--name-only", "main", "review/verbs").trim().split("\n");
+    expect(changed).toContain("notes/plan.md");
+    expect(applies[0]!.outcome).toMatchObject({ branch: "review/verbs", files: changed.length });
   });
 
   it("says how to find ids when one matches no session", async () => {
@@ -166,19 +214,33 @@ describe("drydock sessions verbs, from another process while the server runs", (
     expect(bad.stderr).toMatch(/is not a session id .*`drydock sessions list`/);
   });
 
-  it("follows the log as calls happen", async () => {
-    const follower = spawn(process.execPath, [cli, "sessions", "log", id, "--follow"], { env: env() });
+  it("follows the log as calls happen, until the session ends; its log outlives its box", async () => {
+    const other = ok(await client.callTool({ name: "session_create", arguments: {} })).session_id as string;
+    const follower = spawn(process.execPath, [cli, "sessions", "log", other, "--follow"], { env: env() });
     let out = "";
     follower.stdout.on("data", (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => follower.on("exit", resolve));
     try {
       await waitFor(() => out.includes("session_start"), "the log so far");
-      await call("bash", { command: "echo followed-live" });
+      await client.callTool({
+        name: "bash",
+        arguments: { session_id: other, command: "echo followed-live" },
+      });
       await waitFor(() => out.includes("echo followed-live → exit 0"), "the new call");
+      await client.callTool({ name: "session_destroy", arguments: { session_id: other } });
+      expect(await exited).toBe(0);
     } finally {
       follower.kill("SIGINT");
     }
-    expect(await exited).toBe(0);
+    expect(out).toMatch(/drydock\s+session_end/);
+
+    const log = await drydock("sessions", "log", other);
+    expect(log.stdout).toContain("echo followed-live");
+    const diff = await drydock("sessions", "diff", other);
+    expect(diff.code).toBe(1);
+    expect(diff.stderr).toMatch(/has no box any more.*`drydock sessions log/);
+    const shown = await drydock("sessions", "show", other);
+    expect(shown.stdout).toMatch(/box\s+gone/);
   });
 
   it("gives a person a shell of their own in the box, whose commands the log marks as theirs", async () => {
