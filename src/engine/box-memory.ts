@@ -15,12 +15,12 @@ export interface BoxMemory {
 const MiB = 1024 * 1024;
 
 /** The cgroup directories a container's memory may be in: cgroup v1 and v2, cgroupfs and systemd. */
-function cgroupDirs(id: string): Array<{ dir: string; v2: boolean }> {
+function cgroupDirs(root: string, id: string): Array<{ dir: string; v2: boolean }> {
   return [
-    { dir: `/sys/fs/cgroup/memory/docker/${id}`, v2: false },
-    { dir: `/sys/fs/cgroup/memory/system.slice/docker-${id}.scope`, v2: false },
-    { dir: `/sys/fs/cgroup/system.slice/docker-${id}.scope`, v2: true },
-    { dir: `/sys/fs/cgroup/docker/${id}`, v2: true },
+    { dir: `${root}/memory/docker/${id}`, v2: false },
+    { dir: `${root}/memory/system.slice/docker-${id}.scope`, v2: false },
+    { dir: `${root}/system.slice/docker-${id}.scope`, v2: true },
+    { dir: `${root}/docker/${id}`, v2: true },
   ];
 }
 
@@ -37,8 +37,8 @@ export function workingSet(usage: number, inactiveFile: number, limit: number): 
   };
 }
 
-async function fromCgroup(id: string): Promise<BoxMemory | undefined> {
-  for (const { dir, v2 } of cgroupDirs(id)) {
+async function fromCgroup(root: string, id: string): Promise<BoxMemory | undefined> {
+  for (const { dir, v2 } of cgroupDirs(root, id)) {
     try {
       const [usage, stat, limit] = await Promise.all(
         (v2
@@ -77,12 +77,21 @@ async function fromEngine(engine: Engine, id: string): Promise<BoxMemory | undef
   }
 }
 
-/** Each box's memory now; a box that is gone (or cannot be read) is left out. */
-export async function boxMemory(engine: Engine, ids: readonly string[]): Promise<Map<string, BoxMemory>> {
+/**
+ * Each box's memory now; a box that is gone (or cannot be read) is left out. `cgroupRoot`
+ * (default /sys/fs/cgroup) is where cgroups are mounted; where no box is found there, the engine
+ * is asked (a remote engine, a rootless one).
+ */
+export async function boxMemory(
+  engine: Engine,
+  ids: readonly string[],
+  options: { cgroupRoot?: string } = {},
+): Promise<Map<string, BoxMemory>> {
+  const root = options.cgroupRoot ?? "/sys/fs/cgroup";
   const found = new Map<string, BoxMemory>();
   await Promise.all(
     ids.map(async (id) => {
-      const memory = (await fromCgroup(id)) ?? (await fromEngine(engine, id));
+      const memory = (await fromCgroup(root, id)) ?? (await fromEngine(engine, id));
       if (memory) found.set(id, memory);
     }),
   );
