@@ -220,3 +220,62 @@ describe("podFor", () => {
     expect(refusal(sessionSpec(), { namespace: "Boxes" })).toMatch(/^namespace: /);
   });
 });
+
+/**
+ * The Pod Security Standards' "restricted" level (kubernetes.io/docs/concepts/security/pod-security-standards),
+ * as far as the fields drydock sets reach: what a namespace labelled
+ * `pod-security.kubernetes.io/enforce: restricted` would refuse, in words.
+ */
+function restrictedViolations(pod: Pod): string[] {
+  const out: string[] = [];
+  const allowedVolumes = [
+    "configMap",
+    "csi",
+    "downwardAPI",
+    "emptyDir",
+    "ephemeral",
+    "persistentVolumeClaim",
+    "projected",
+    "secret",
+  ];
+  for (const volume of pod.spec.volumes) {
+    for (const kind of Object.keys(volume).filter((k) => k !== "name")) {
+      if (!allowedVolumes.includes(kind)) out.push(`volume ${volume.name} is ${kind}`);
+    }
+  }
+  if (pod.spec.hostNetwork || pod.spec.hostPID || pod.spec.hostIPC) out.push("host namespaces");
+  const seccomp = pod.spec.securityContext.seccompProfile?.type;
+  if (seccomp !== "RuntimeDefault" && seccomp !== "Localhost") out.push("seccomp");
+  if (pod.spec.securityContext.runAsNonRoot !== true || pod.spec.securityContext.runAsUser === 0)
+    out.push("root");
+  for (const c of pod.spec.containers) {
+    const sc = c.securityContext;
+    if (sc.privileged) out.push(`${c.name} privileged`);
+    if (sc.allowPrivilegeEscalation !== false) out.push(`${c.name} may escalate`);
+    if (!sc.capabilities.drop.includes("ALL")) out.push(`${c.name} keeps capabilities`);
+    for (const cap of sc.capabilities.add ?? [])
+      if (cap !== "NET_BIND_SERVICE") out.push(`${c.name} adds ${cap}`);
+  }
+  return out;
+}
+
+describe("podFor and Pod Security", () => {
+  it("meets the restricted level with the gateway on a CSI volume; a hostPath gateway does not", () => {
+    const csi = podFor(sessionSpec({ runtime: "runsc" }), {
+      namespace: NAMESPACE,
+      binds: { kind: "csi", driver: "gateway.drydock.dev" },
+    });
+    expect(restrictedViolations(csi)).toEqual([]);
+    expect(restrictedViolations(podFor(sessionSpec(), { namespace: NAMESPACE }))).toEqual([
+      "volume bind-0 is hostPath",
+    ]);
+  });
+
+  it("keeps the relaxations a caller asked for visible to Pod Security", () => {
+    const relaxed = podFor(sessionSpec({ capAdd: ["NET_ADMIN"], noNewPrivileges: false }), {
+      namespace: NAMESPACE,
+      binds: { kind: "csi", driver: "gateway.drydock.dev" },
+    });
+    expect(restrictedViolations(relaxed)).toEqual(["box may escalate", "box adds NET_ADMIN"]);
+  });
+});
