@@ -1,0 +1,183 @@
+/**
+ * The library API against the real engine, the same scenario both ways: in-process, and against
+ * a `drydock serve --http` the test starts. Each test measures only the boxes it made (by label).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LABEL_SESSION } from "../../src/engine/labels.js";
+import {
+  Drydock,
+  InvalidArgumentError,
+  NotFoundError,
+  PathOutsideWorkspaceError,
+  SessionNotFoundError,
+  type Sandbox,
+} from "../../src/index.js";
+import { spawnHttpServer, stopServer, type SpawnedHttpServer } from "../helpers/http-server.js";
+import { git, symlink, tempRepo, type TempRepo } from "../helpers/repos.js";
+import { sandboxImage, testEngine } from "../helpers/sessions.js";
+
+const token = "library-test-token";
+
+async function boxesOf(sessionId: string): Promise<number> {
+  return (await (await testEngine()).listBoxes(LABEL_SESSION, sessionId)).length;
+}
+
+/** The error a promise rejects with (fails the test if it resolves). */
+async function rejection(promise: Promise<unknown>): Promise<Error & { code?: string; field?: string }> {
+  return promise.then(
+    () => expect.fail("expected a rejection"),
+    (error: unknown) => error as Error,
+  );
+}
+
+describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) => {
+  let repo: TempRepo;
+  let state: string;
+  let server: SpawnedHttpServer | undefined;
+  let drydock: Drydock;
+
+  beforeAll(async () => {
+    repo = tempRepo({ "README.md": "hello\n", "src/app.py": "print('hi')\n" });
+    symlink(repo, "/etc", "etc-link");
+    repo.commit("a link out");
+    state = mkdtempSync(join(tmpdir(), "drydock-library-state-"));
+    if (flavour === "remote") {
+      server = await spawnHttpServer({
+        repo: repo.path,
+        env: { ...process.env, DRYDOCK_TOKEN: token, DRYDOCK_STATE_DIR: state },
+      });
+      drydock = Drydock.remote({ url: server.url, token });
+    } else {
+      drydock = Drydock.local({ image: sandboxImage(), environment: false });
+    }
+  });
+
+  afterAll(async () => {
+    await drydock?.close();
+    await stopServer(server?.child);
+    repo?.[Symbol.dispose]();
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it("creates a box, streams a command, writes and reads files, diffs, applies to a branch and closes", async () => {
+    const box = await drydock.create({ repo: repo.path });
+    try {
+      expect(await boxesOf(box.id)).toBe(1);
+      expect(box.info.repo).toBe(repo.path);
+
+      // Lines arrive while the command still runs, not only with its result.
+      const lines: Array<{ line: string; at: number }> = [];
+      const run = await box.commands.run("echo first; sleep 2; echo second; echo oops >&2; exit 3", {
+        onOutput: (line) => lines.push({ line, at: Date.now() }),
+      });
+      const ended = Date.now();
+      expect(run).toMatchObject({
+        exitCode: 3,
+        timedOut: false,
+        stdout: "first\nsecond\n",
+        stderr: "oops\n",
+      });
+      expect(lines.map((l) => l.line)).toEqual(expect.arrayContaining(["first", "second", "oops"]));
+      expect(ended - lines.find((l) => l.line === "first")!.at).toBeGreaterThan(1500);
+
+      // Exact text back: CRLF, no final newline, non-ASCII; and a file bigger than one reply.
+      const odd = "line one\r\nzwei – drei ✓\r\nno newline at the end";
+      await box.files.write("notes/odd.txt", odd);
+      expect(await box.files.read("/workspace/notes/odd.txt")).toBe(odd);
+      const big = Array.from({ length: 8000 }, (_, i) => `row ${i} ${"x".repeat(30)}`).join("\n") + "\n";
+      await box.files.write("big.txt", big);
+      expect(await box.files.read("big.txt")).toBe(big);
+      expect(await box.files.list("notes")).toEqual([{ path: "odd.txt", type: "file" }]);
+      expect(await box.files.list(".", { depth: 2 })).toEqual(
+        expect.arrayContaining([
+          { path: "src", type: "directory" },
+          { path: "src/app.py", type: "file" },
+          { path: "etc-link", type: "symlink" },
+        ]),
+      );
+
+      const { diff, stat, baseCommit } = await box.diff();
+      expect(baseCommit).toBe(box.info.baseCommit);
+      expect(diff).toContain("+++ b/notes/odd.txt");
+      expect(stat).toMatch(/2 files changed/);
+
+      const applied = await box.apply({ branch: `lib/${flavour}` });
+      expect(applied).toMatchObject({ mode: "branch", branch: `lib/${flavour}`, stat: { filesChanged: 2 } });
+      expect(git(repo.path, "show", `lib/${flavour}:notes/odd.txt`)).toBe(odd);
+      expect(git(repo.path, "status", "--porcelain")).toBe("");
+
+      // The branch exists now: the same error class and field both ways.
+      const again = await rejection(box.apply({ branch: `lib/${flavour}` }));
+      expect(again).toBeInstanceOf(InvalidArgumentError);
+      expect(again.field).toBe("branch");
+    } finally {
+      await box.close();
+    }
+    expect(await boxesOf(box.id)).toBe(0);
+    expect(await rejection(box.files.read("README.md"))).toBeInstanceOf(SessionNotFoundError);
+  });
+
+  it("raises the tools' errors with the same classes and codes", async () => {
+    await using box = await drydock.create({ repo: repo.path });
+    const outside = await rejection(box.files.read("../etc/passwd"));
+    expect(outside).toBeInstanceOf(PathOutsideWorkspaceError);
+    expect(outside.code).toBe("path_outside_workspace");
+    // Found outside only once the box resolves the link.
+    expect(await rejection(box.files.read("etc-link/passwd"))).toBeInstanceOf(PathOutsideWorkspaceError);
+    expect(await rejection(box.files.list("etc-link"))).toBeInstanceOf(PathOutsideWorkspaceError);
+    expect(await rejection(box.files.write("etc-link/x", "no"))).toBeInstanceOf(PathOutsideWorkspaceError);
+    const missing = await rejection(box.files.read("nothing-here.txt"));
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing.code).toBe("not_found");
+    const directory = await rejection(box.files.read("src"));
+    expect(directory).toMatchObject({ code: "invalid_argument", field: "path" });
+    const binary = await box.commands.run("printf 'a\\0b' > bin.dat");
+    expect(binary.exitCode).toBe(0);
+    expect(await rejection(box.files.read("bin.dat"))).toMatchObject({ code: "binary_file" });
+  });
+
+  it("stops a command past its time limit; the shell keeps the cwd from before it", async () => {
+    await using box = await drydock.create({ repo: repo.path });
+    await box.commands.run("cd src");
+    const started = Date.now();
+    const stopped = await box.commands.run("sleep 30", { timeoutMs: 1000 });
+    expect(stopped).toMatchObject({ exitCode: null, timedOut: true });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((await box.commands.run("pwd")).stdout).toBe("/workspace/src\n");
+  });
+
+  it("removes the box when an await using block ends", async () => {
+    let id: string;
+    {
+      await using box: Sandbox = await drydock.create({ repo: repo.path });
+      id = box.id;
+      expect(await boxesOf(id)).toBe(1);
+    }
+    expect(await boxesOf(id)).toBe(0);
+  });
+
+  if (flavour === "in-process") {
+    it("tells stdout from stderr while streaming", async () => {
+      await using box = await drydock.create({ repo: repo.path });
+      const out: string[] = [];
+      const err: string[] = [];
+      await box.commands.run("echo to-out; echo to-err >&2", {
+        onStdout: (l) => out.push(l),
+        onStderr: (l) => err.push(l),
+      });
+      expect(out).toEqual(["to-out"]);
+      expect(err).toEqual(["to-err"]);
+    });
+  } else {
+    it("says the token is wrong when the server refuses it", async () => {
+      const wrong = Drydock.remote({ url: server!.url, token: "not-the-token" });
+      const error = await rejection(wrong.create({ repo: repo.path }));
+      expect(error).toMatchObject({ code: "server_unreachable" });
+      expect(error.message).toMatch(/token/);
+      await wrong.close();
+    });
+  }
+});
