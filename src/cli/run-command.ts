@@ -33,6 +33,10 @@ export function registerRunCommand(program: Command): void {
     )
     .option("--apply-on-failure", "with --apply: apply the diff even when the command fails")
     .option("--worktree", "with --apply: apply into the working tree instead of a branch")
+    .option(
+      "--allow-ignore-changes",
+      "with --apply --worktree: apply a diff that removes or weakens .gitignore rules (refused by default)",
+    )
     .option("--branch <name>", "with --apply: the branch to create")
     .option("--timeout <seconds>", "time limit of the command", "600")
     .option("--network <name>", "relaxation: a Docker network for the box (default: none)")
@@ -79,7 +83,10 @@ export function registerRunCommand(program: Command): void {
           const applied = await session.apply({
             mode: opts.worktree ? "worktree" : "branch",
             branch: opts.branch,
+            allowIgnoreChanges: opts.allowIgnoreChanges,
           });
+          for (const warning of applied.warnings ?? [])
+            process.stderr.write(`[drydock] warning: ${warning}\n`);
           process.stderr.write(
             applied.mode === "branch"
               ? `[drydock] applied as ${applied.branch} (${applied.commit?.slice(0, 12)}) in ${session.repo.root}; your working tree is untouched\n`

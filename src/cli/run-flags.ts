@@ -15,6 +15,7 @@ export interface RunFlags {
   apply?: boolean;
   applyOnFailure?: boolean;
   worktree?: boolean;
+  allowIgnoreChanges?: boolean;
   branch?: string;
   timeout: string;
   network?: string;
@@ -27,6 +28,7 @@ export async function checkRunFlags(flags: RunFlags): Promise<{ timeoutMs: numbe
     ["--worktree", flags.worktree],
     ["--branch", flags.branch !== undefined],
     ["--apply-on-failure", flags.applyOnFailure],
+    ["--allow-ignore-changes", flags.allowIgnoreChanges],
   ] as const) {
     if (given && !flags.apply)
       throw new FlagError(flag, "works with --apply only; add --apply, or leave it out");

@@ -14,6 +14,13 @@ import { renderSessionFacts, sessionFacts } from "./session-show.js";
 import { findSession } from "./session-target.js";
 import { textTable } from "./text-table.js";
 
+interface ApplyFlags {
+  branch?: string;
+  replaceBranch?: boolean;
+  worktree?: boolean;
+  allowIgnoreChanges?: boolean;
+}
+
 export function registerSessionsCommand(program: Command): void {
   const sessions = program
     .command("sessions")
@@ -114,7 +121,11 @@ export function registerSessionsCommand(program: Command): void {
     .option("--branch <name>", "the branch to create (default drydock/<session id>)")
     .option("--replace-branch", "move the branch if it exists (to apply a session again)")
     .option("--worktree", "apply into the working tree instead of a branch")
-    .action(async (id: string, opts: { branch?: string; replaceBranch?: boolean; worktree?: boolean }) => {
+    .option(
+      "--allow-ignore-changes",
+      "with --worktree: apply a diff that removes or weakens .gitignore rules (refused by default)",
+    )
+    .action(async (id: string, opts: ApplyFlags) => {
       if (opts.worktree && (opts.branch || opts.replaceBranch)) {
         throw new FlagError(
           "--worktree",
@@ -127,7 +138,9 @@ export function registerSessionsCommand(program: Command): void {
         mode: opts.worktree ? "worktree" : "branch",
         branch: opts.branch,
         replaceBranch: opts.replaceBranch,
+        allowIgnoreChanges: opts.allowIgnoreChanges,
       });
+      for (const warning of result.warnings ?? []) process.stderr.write(`drydock: warning: ${warning}\n`);
       const repo = target.record?.repo ?? "";
       process.stdout.write(
         result.files.length === 0

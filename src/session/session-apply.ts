@@ -17,6 +17,8 @@ export interface SessionApplyOptions {
   /** Branch mode: default `drydock/<session>`. */
   branch?: string;
   replaceBranch?: boolean;
+  /** Worktree mode: apply a diff that removes or weakens ignore rules (refused by default). */
+  allowIgnoreChanges?: boolean;
 }
 
 /** Applies `diff` to the session's repository: a new branch (default) or the working tree. */
@@ -29,6 +31,7 @@ export function applySessionDiff(
     mode: options.mode ?? "branch",
     branch: options.branch ?? `drydock/${target.id}`,
     replaceBranch: options.replaceBranch,
+    allowIgnoreChanges: options.allowIgnoreChanges,
     baseCommit: target.hostBaseCommit,
     message: `drydock: changes from session ${target.id}`,
   });

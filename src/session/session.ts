@@ -278,13 +278,20 @@ export class Session {
 
   /** Applies the session's diff to the host repository: a new branch (default) or the working tree. */
   async apply(
-    options: { mode?: ApplyMode; branch?: string; replaceBranch?: boolean; signal?: AbortSignal } = {},
+    options: {
+      mode?: ApplyMode;
+      branch?: string;
+      replaceBranch?: boolean;
+      allowIgnoreChanges?: boolean;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<ApplyResult> {
     const diff = await this.diffBytes(options.signal);
     const result = await applyDiff(this.repo.root, diff, {
       mode: options.mode ?? "branch",
       branch: options.branch ?? `drydock/${this.id}`,
       replaceBranch: options.replaceBranch,
+      allowIgnoreChanges: options.allowIgnoreChanges,
       baseCommit: this.hostBaseCommit,
       message: `drydock: changes from session ${this.id}`,
     });

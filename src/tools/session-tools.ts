@@ -174,7 +174,7 @@ export const sessionApply = defineTool({
   name: "session_apply",
   title: "Apply a session's changes to the host repository",
   description:
-    'Brings the session\'s diff to the host repository. mode "branch" (default) makes a commit on a new branch (default drydock/<session_id>) without touching the working tree, index or HEAD; mode "worktree" applies the changes to the working tree. If the diff does not apply cleanly, nothing on the host changes and the error names the files. Diffs touching .git, leaving the repository or writing through symlinks are refused.',
+    'Brings the session\'s diff to the host repository. mode "branch" (default) makes a commit on a new branch (default drydock/<session_id>) without touching the working tree, index or HEAD; mode "worktree" applies the changes to the working tree. If the diff does not apply cleanly, nothing on the host changes and the error names the files. Diffs touching .git, leaving the repository or writing through symlinks are refused. A diff that removes or weakens ignore rules (deletes a .gitignore, removes a pattern, adds a ! exception) gets a warning in warnings, and mode "worktree" refuses it unless allow_ignore_changes.',
   inputSchema: {
     session_id: sessionId,
     mode: z.enum(["branch", "worktree"]).default("branch").describe('"branch" (default) or "worktree".'),
@@ -192,6 +192,12 @@ export const sessionApply = defineTool({
       .describe(
         "Branch mode: if the branch exists, move it to the new commit (default false: refuse). Use it to apply a session again.",
       ),
+    allow_ignore_changes: z
+      .boolean()
+      .optional()
+      .describe(
+        "Worktree mode: apply a diff that removes or weakens .gitignore rules (default false: refuse, since files they ignored, a .env say, would become visible to git and to the next session). Branch mode only warns.",
+      ),
   },
   outputSchema: {
     session_id: z.string(),
@@ -201,6 +207,10 @@ export const sessionApply = defineTool({
     files: z.array(z.object({ path: z.string(), status: z.string(), oldPath: z.string().optional() })),
     stat: z.object({ filesChanged: z.number(), insertions: z.number(), deletions: z.number() }),
     message: z.string(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe("What to look at before trusting the result: ignore rules the diff removed or weakened."),
   },
   // It writes the host repository: a new branch, a moved one (replace_branch), or the working tree.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -215,6 +225,7 @@ export const sessionApply = defineTool({
         mode: args.mode,
         branch: args.branch,
         replaceBranch: args.replace_branch,
+        allowIgnoreChanges: args.allow_ignore_changes,
         signal: ctx.signal,
       });
     } catch (error) {
@@ -246,6 +257,7 @@ export const sessionApply = defineTool({
       files: result.files,
       stat: result.stat,
       message,
+      ...(result.warnings ? { warnings: result.warnings } : {}),
     };
   },
 });

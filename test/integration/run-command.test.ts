@@ -116,6 +116,7 @@ describe("drydock run's flags", () => {
       [["--timeout", "soon"], /^drydock: --timeout: "soon" is not a number of seconds/],
       [["--branch", "x"], /^drydock: --branch: works with --apply only/],
       [["--apply-on-failure"], /^drydock: --apply-on-failure: works with --apply only/],
+      [["--allow-ignore-changes"], /^drydock: --allow-ignore-changes: works with --apply only/],
       [["--apply", "--worktree", "--branch", "x"], /^drydock: --branch: .*give one of the two/],
       [["--apply", "--branch", "bad..name"], /^drydock: --branch: "bad\.\.name" is not a valid branch name/],
       [["--apply", "--branch", "taken"], /^drydock: --branch: taken already exists/],
