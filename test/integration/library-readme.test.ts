@@ -1,0 +1,120 @@
+/**
+ * The README's library example, run as written: the TypeScript block compiled by the README's own
+ * command line and run in a repository, once in-process and once against `drydock serve --http`
+ * (its URL and token file in place of the README's). `drydock` resolves to this checkout's build.
+ */
+import { spawn } from "node:child_process";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnHttpServer, stopServer, type SpawnedHttpServer } from "../helpers/http-server.js";
+import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
+
+const root = process.cwd();
+let scratch: string;
+const repos: TempRepo[] = [];
+let server: SpawnedHttpServer | undefined;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), "drydock-library-readme-"));
+});
+afterAll(async () => {
+  await stopServer(server?.child);
+  for (const repo of repos) repo[Symbol.dispose]();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The README's fenced block of `lang` holding `marker`. */
+function block(lang: string, marker: string): string {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const found = [...readme.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))]
+    .map((m) => m[1]!)
+    .filter((b) => b.includes(marker));
+  expect(found, `exactly one ${lang} block of README.md holds ${marker}`).toHaveLength(1);
+  return found[0]!;
+}
+
+/** The failing calc repository of the README, set up as a project holding the example. */
+function calcProject(): TempRepo {
+  const repo = tempRepo({
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "test_calc.py":
+      "import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
+    ".gitignore": "node_modules/\nfix.mts\nfix.mjs\n",
+  });
+  repos.push(repo);
+  const modules = join(repo.path, "node_modules");
+  mkdirSync(join(modules, ".bin"), { recursive: true });
+  mkdirSync(join(modules, "@types"));
+  symlinkSync(root, join(modules, "drydock"));
+  symlinkSync(join(root, "node_modules", "typescript"), join(modules, "typescript"));
+  symlinkSync(join(root, "node_modules", "@types", "node"), join(modules, "@types", "node"));
+  symlinkSync(join(root, "node_modules", "typescript", "bin", "tsc"), join(modules, ".bin", "tsc"));
+  writeFileSync(join(repo.path, "fix.mts"), block("ts", "Drydock.local()"));
+  return repo;
+}
+
+function sh(
+  line: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; out: string }> {
+  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", line], {
+    cwd,
+    env: { ...process.env, DRYDOCK_POOL: "0", DRYDOCK_STATE_DIR: join(scratch, "state"), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, out })));
+}
+
+function expectFixed(ran: { code: number | null; out: string }, repo: TempRepo): void {
+  expect(ran.out).toMatch(/\[box\] FAILED \(failures=1\)/);
+  expect(ran.out).toMatch(/tests exit 1\ntests exit 0\n/);
+  expect(ran.out).toMatch(/calc\.py \| 2 \+-/);
+  expect(ran.out).toMatch(/committed [0-9a-f]{40} on fix-add/);
+  expect(ran.code).toBe(0);
+  expect(git(repo.path, "show", "fix-add:calc.py")).toBe("def add(a, b):\n    return a + b\n");
+  // The working tree is left as it was.
+  expect(readFileSync(join(repo.path, "calc.py"), "utf8")).toBe("def add(a, b):\n    return a - b\n");
+}
+
+describe("README library example", () => {
+  const lines = () => block("sh", "node fix.mjs").split("\n");
+
+  it("compiles with the README's command and runs in-process", async () => {
+    const repo = calcProject();
+    const line = lines().find((l) => l.startsWith("npx tsc"))!;
+    expect(line).toMatch(/&& node fix\.mjs$/);
+    const ran = await sh(line, repo.path, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
+    expectFixed(ran, repo);
+    copyFileSync(join(repo.path, "fix.mjs"), join(scratch, "fix.mjs"));
+  });
+
+  it("runs against drydock serve --http with the server's URL and token file", async () => {
+    const repo = calcProject();
+    copyFileSync(join(scratch, "fix.mjs"), join(repo.path, "fix.mjs"));
+    const state = join(scratch, "server-state");
+    const env = { ...process.env, DRYDOCK_STATE_DIR: state };
+    delete env.DRYDOCK_TOKEN;
+    server = await spawnHttpServer({ repo: repo.path, env });
+    const readmeLine = lines().find((l) => l.startsWith("DRYDOCK_URL="))!;
+    const line = readmeLine
+      .replace("http://127.0.0.1:8765/mcp", server.url)
+      .replace("~/.local/state/drydock/http-token", join(state, "http-token"));
+    expect(line).not.toBe(readmeLine);
+    const ran = await sh(line, repo.path);
+    expectFixed(ran, repo);
+  });
+});
