@@ -9,11 +9,20 @@
 import { createHash } from "node:crypto";
 import { InvalidArgumentError } from "../../util/errors.js";
 
+/** An object whose deletion takes this one with it (the garbage collector's owner), in the same namespace. */
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+}
+
 export interface ObjectMeta {
   name: string;
   namespace: string;
   labels: Record<string, string>;
   annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;

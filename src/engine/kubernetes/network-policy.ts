@@ -40,8 +40,14 @@ function denyAll(metadata: ObjectMeta, matchLabels: Record<string, string> | und
   };
 }
 
-/** The policy that cuts one box off: it selects the box's Pod by its session label. */
-export function networkPolicyFor(spec: ContainerSpec, options: { namespace: string }): NetworkPolicy {
+/**
+ * The policy that cuts one box off: it selects the box's Pod by its session label. Given the Pod
+ * as made (its uid), the policy is owned by it and goes when the Pod does.
+ */
+export function networkPolicyFor(
+  spec: ContainerSpec,
+  options: { namespace: string; pod?: { name: string; uid: string } },
+): NetworkPolicy {
   if (spec.network !== "none") {
     throw new InvalidArgumentError(
       "network",
@@ -56,6 +62,7 @@ export function networkPolicyFor(spec: ContainerSpec, options: { namespace: stri
     );
   }
   const metadata = metadataFor(spec.name ?? "", options.namespace, { [LABEL_SESSION]: session });
+  if (options.pod) metadata.ownerReferences = [{ apiVersion: "v1", kind: "Pod", ...options.pod }];
   return denyAll(metadata, { [LABEL_SESSION]: labelSelectorValue(session) });
 }
 

@@ -42,6 +42,11 @@ export interface PodOptions {
   binds?: { kind: "hostPath" } | { kind: "csi"; driver: string };
   /** The runtime's default AppArmor profile (nodes without AppArmor refuse such pods); default true. */
   appArmor?: boolean;
+  /**
+   * The Lease (coordination.k8s.io/v1, in the box's namespace) its drydock renews while it lives:
+   * deleting an expired one deletes its boxes. Default none.
+   */
+  ownerLease?: { name: string; uid: string };
   /** Kubernetes ends the box after this many seconds whatever happens to drydock; default none. */
   activeDeadlineSeconds?: number;
   /** Default IfNotPresent: images are put on the nodes ahead (see docs/kubernetes.md). */
@@ -146,6 +151,11 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
     );
   }
   const metadata = metadataFor(spec.name ?? "", options.namespace, spec.labels);
+  if (options.ownerLease) {
+    metadata.ownerReferences = [
+      { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...options.ownerLease },
+    ];
+  }
   metadata.annotations = {
     ...metadata.annotations,
     [ANNOTATION_PIDS_LIMIT]: String(spec.pidsLimit),

@@ -8,6 +8,7 @@ import { InvalidArgumentError } from "../../../src/util/errors.js";
 import { KUBERNETES_VERSIONS, schemaErrors } from "../../helpers/kubernetes-schema.js";
 
 const NAMESPACE = "drydock-boxes";
+const POD_UID = "0b9d6c1e-2f4a-4e8b-a1c3-7d5e9f2b4a60";
 
 function sessionSpec(overrides: Partial<ContainerSpec> = {}): ContainerSpec {
   const spec = boxSpec(
@@ -27,6 +28,11 @@ describe("networkPolicyFor", () => {
         schemaErrors("NetworkPolicy", version, networkPolicyFor(sessionSpec(), { namespace: NAMESPACE })),
       ).toEqual([]);
       expect(schemaErrors("NetworkPolicy", version, namespaceDenyAll(NAMESPACE))).toEqual([]);
+      const owned = networkPolicyFor(sessionSpec(), {
+        namespace: NAMESPACE,
+        pod: { name: "drydock-3f2a9c1d0e4b", uid: POD_UID },
+      });
+      expect(schemaErrors("NetworkPolicy", version, owned)).toEqual([]);
     });
 
     it(`fails the ${version} schema once a field has the wrong type or name`, () => {
@@ -63,6 +69,14 @@ describe("networkPolicyFor", () => {
     expect(policy.spec.policyTypes).toEqual(["Ingress", "Egress"]);
     expect(policy.spec.ingress).toEqual([]);
     expect(policy.spec.egress).toEqual([]);
+  });
+
+  it("is owned by the box's Pod when given it, so it goes with the Pod", () => {
+    const spec = sessionSpec();
+    const pod = { name: "drydock-3f2a9c1d0e4b", uid: POD_UID };
+    const policy = networkPolicyFor(spec, { namespace: NAMESPACE, pod });
+    expect(policy.metadata.ownerReferences).toEqual([{ apiVersion: "v1", kind: "Pod", ...pod }]);
+    expect(networkPolicyFor(spec, { namespace: NAMESPACE }).metadata.ownerReferences).toBeUndefined();
   });
 
   it("gives the namespace a default that selects every pod in it and allows nothing", () => {

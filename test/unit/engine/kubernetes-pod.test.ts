@@ -53,7 +53,10 @@ describe("podFor", () => {
           appArmor: false,
           imagePullPolicy: "Never",
         }),
-        podFor(sessionSpec({ binds: [] }), { namespace: NAMESPACE }),
+        podFor(sessionSpec({ binds: [] }), {
+          namespace: NAMESPACE,
+          ownerLease: { name: "drydock-build-host-4242", uid: "6f1c2a54-8d1e-4b7a-9c3f-2e5d8a7b1c90" },
+        }),
       ];
       for (const pod of pods) expect(schemaErrors("Pod", version, pod)).toEqual([]);
     });
@@ -154,6 +157,15 @@ describe("podFor", () => {
       volumeAttributes: { hostPath: "/home/dev/.local/state/drydock/run/3f2a9c1d0e4b" },
     });
     expect(csi.spec.volumes.some((v) => v.hostPath)).toBe(false);
+  });
+
+  it("makes the box a dependent of its drydock's Lease when given one, and of nothing otherwise", () => {
+    const lease = { name: "drydock-build-host-4242", uid: "6f1c2a54-8d1e-4b7a-9c3f-2e5d8a7b1c90" };
+    const owned = podFor(sessionSpec(), { namespace: NAMESPACE, ownerLease: lease });
+    expect(owned.metadata.ownerReferences).toEqual([
+      { apiVersion: "coordination.k8s.io/v1", kind: "Lease", ...lease },
+    ]);
+    expect(podFor(sessionSpec(), { namespace: NAMESPACE }).metadata.ownerReferences).toBeUndefined();
   });
 
   it("runs a runsc box under the gvisor RuntimeClass, or the one the options name", () => {
