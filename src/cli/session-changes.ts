@@ -13,6 +13,7 @@ import { applySessionDiff, type SessionApplyOptions } from "../session/session-a
 import { describeError, NotFoundError } from "../util/errors.js";
 import { diffOut, diffStat } from "../workspace/box-workspace.js";
 import type { ApplyResult } from "../workspace/apply-diff.js";
+import { redactHostKeys } from "./host-key-redaction.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
 
 /** The session's box, to run the diff in. */
@@ -75,6 +76,7 @@ export async function applySession(
       `session ${target.id}'s record does not say which host commit it started from (it was made by an older drydock); apply into the working tree with --worktree`,
     );
   }
+  redactHostKeys();
   const diff = await sessionDiff(engine, target);
   const started = Date.now();
   const log = (outcome: AuditOutcome) =>

@@ -12,6 +12,7 @@ import { openTerminalExec } from "../engine/exec-terminal.js";
 import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
 import { appendAuditEntry } from "../session/audit-log.js";
 import type { AuditEntry } from "../session/audit-entry.js";
+import { redactHostKeys } from "./host-key-redaction.js";
 import { PersonShellMarkers, personShellRc } from "./person-shell-markers.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
 
@@ -29,6 +30,7 @@ export async function personShell(
   io: PersonShellIo = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<number> {
   const box = requireBox(target, "shell");
+  redactHostKeys();
   const nonce = randomBytes(16).toString("hex");
   const log = (entry: Omit<AuditEntry, "ts" | "session" | "actor">) =>
     appendAuditEntry(

@@ -249,7 +249,7 @@ describe("drydock sessions verbs, from another process while the server runs", (
       .map((a) => `'${a}'`)
       .join(" ");
     const child = spawn("script", ["-qfec", `stty cols 120 rows 30; exec ${command}`, "/dev/null"], {
-      env: { ...env(), TERM: "xterm" },
+      env: { ...env(), TERM: "xterm", OPENAI_API_KEY: KEY },
       stdio: ["pipe", "pipe", "pipe"],
     });
     const term = {
@@ -264,10 +264,13 @@ describe("drydock sessions verbs, from another process while the server runs", (
       await waitFor(() => screen.includes("(drydock person) /workspace"), "the person's prompt");
       term.write("echo person-was-here-$((6*7))\r");
       await waitFor(() => screen.includes("person-was-here-42"), "the command's output");
+      // A host key typed by the person is redacted in the log, as the server redacts it.
+      term.write(`: ${KEY}\r`);
+      await waitFor(() => screen.includes("person-was-here-42"), "the command's output");
       // A marker the agent planted in a file cannot pass for the person's command.
       term.write("printf '\\033]7337;0000000000000000;0;ZXZpbA==\\007' ; false\r");
       await waitFor(
-        () => (screen.match(/\(drydock person\) \/workspace/g) ?? []).length >= 3,
+        () => (screen.match(/\(drydock person\) \/workspace/g) ?? []).length >= 4,
         "the next prompt",
       );
       term.write("exit 0\r");
@@ -283,11 +286,12 @@ describe("drydock sessions verbs, from another process while the server runs", (
     expect(person.map((e) => [e.tool, e.args.command ?? e.args.event])).toEqual([
       ["person_shell", "start"],
       ["person_command", "echo person-was-here-$((6*7))"],
+      ["person_command", ": [redacted]"],
       ["person_command", "printf '\\033]7337;0000000000000000;0;ZXZpbA==\\007' ; false"],
       ["person_shell", "end"],
     ]);
     expect(person[1]!.outcome).toEqual({ ok: true, exit_code: 0 });
-    expect(person[2]!.outcome).toEqual({ ok: false, exit_code: 1 });
+    expect(person[3]!.outcome).toEqual({ ok: false, exit_code: 1 });
     expect(JSON.stringify(person)).not.toContain('"evil"');
 
     // The agent's own shell never saw any of it.
