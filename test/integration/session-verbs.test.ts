@@ -300,10 +300,81 @@ describe("drydock sessions verbs, from another process while the server runs", (
   });
 });
 
-async function waitFor(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+describe("drydock sessions verbs after the server stopped, on a kept box", () => {
+  it("reads the log, diffs, shows and applies a session kept with --keep-sessions", async () => {
+    using repo = tempRepo();
+    const state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    const env = { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>;
+    const run = async (...args: string[]) => {
+      try {
+        const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, ...args], { env });
+        return { code: 0, stdout, stderr };
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string };
+        return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+      }
+    };
+    let id = "";
+    try {
+      const client = new Client({ name: "kept", version: "1" });
+      await client.connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [
+            cli,
+            "serve",
+            "--repo",
+            repo.path,
+            "--image",
+            inject("sandboxImage"),
+            "--pool",
+            "0",
+            "--keep-sessions",
+          ],
+          env,
+          stderr: "ignore",
+        }),
+      );
+      id = ok(await client.callTool({ name: "session_create", arguments: {} })).session_id as string;
+      ok(
+        await client.callTool({
+          name: "bash",
+          arguments: { session_id: id, command: "echo kept > kept.txt" },
+        }),
+      );
+      await client.close();
+      // The server is gone once its owner label names a dead process.
+      await waitFor(
+        async () => (await run("sessions", "list", "--json")).stdout.includes('"alive": false'),
+        "the server to stop",
+      );
+
+      const log = await run("sessions", "log", id);
+      expect(log.stdout).toMatch(/agent\s+bash\s+echo kept > kept.txt → exit 0/);
+      expect(log.stdout).toMatch(/drydock\s+session_kept/);
+      expect((await run("sessions", "diff", id)).stdout).toContain("+kept");
+      const shown = JSON.parse((await run("sessions", "show", id, "--json")).stdout) as {
+        owner_alive: boolean;
+      };
+      expect(shown.owner_alive).toBe(false);
+      const applied = await run("sessions", "apply", id);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(git(repo.path, "show", `drydock/${id}:kept.txt`)).toBe("kept\n");
+    } finally {
+      if (id) await run("sessions", "rm", id);
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+});
