@@ -23,7 +23,7 @@ const MAX_LIST_DEPTH = 20;
 export interface RunOptions {
   /** Time limit in ms (default: the session's, 120,000); remotely rounded up to whole seconds. */
   timeoutMs?: number;
-  /** Stops the command as a whole (exitCode null), as a timeout does. */
+  /** Gives up on the command: it is stopped as a whole, and run rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Each complete line of stdout as it comes (in-process only; remote lines go to onOutput). */
   onStdout?: (line: string) => void;
@@ -54,13 +54,13 @@ export class Sandbox implements AsyncDisposable {
   readonly files = {
     /** The whole file as text (UTF-8, or Latin-1); binary files and files over 8 MiB are refused. */
     read: async (path: string, options: FileOptions = {}): Promise<string> =>
-      this.open().readText(checkedPath(path), options.signal),
+      abortable(options.signal, this.open().readText(checkedPath(path), options.signal)),
     /** Writes the whole file, making missing parent directories; an existing file keeps its mode. */
     write: async (path: string, text: string, options: FileOptions = {}): Promise<void> => {
       if (typeof text !== "string") {
         throw new InvalidArgumentError("text", "must be a string: files.write writes text files");
       }
-      return this.open().writeText(checkedPath(path), text, options.signal);
+      return abortable(options.signal, this.open().writeText(checkedPath(path), text, options.signal));
     },
     /** The entries of a directory (default /workspace), `depth` levels deep. */
     list: async (path = "/workspace", options: ListOptions = {}): Promise<FileEntry[]> => {
@@ -68,7 +68,7 @@ export class Sandbox implements AsyncDisposable {
       if (!Number.isInteger(depth) || depth < 1 || depth > MAX_LIST_DEPTH) {
         throw new InvalidArgumentError("depth", `must be a whole number from 1 to ${MAX_LIST_DEPTH}`);
       }
-      return this.open().list(checkedPath(path), depth, options.signal);
+      return abortable(options.signal, this.open().list(checkedPath(path), depth, options.signal));
     },
   };
 
@@ -91,7 +91,7 @@ export class Sandbox implements AsyncDisposable {
 
   /** Everything changed in the box since it started, committed in the box or not. */
   async diff(options: FileOptions = {}): Promise<SandboxDiff> {
-    return this.open().diff(options.signal);
+    return abortable(options.signal, this.open().diff(options.signal));
   }
 
   /**
@@ -157,10 +157,29 @@ export class Sandbox implements AsyncDisposable {
         callbackError ??= { error };
       }
     };
-    const result = await backend.run(command, { timeoutMs, signal: options.signal, onLine });
+    const result = await abortable(
+      options.signal,
+      backend.run(command, { timeoutMs, signal: options.signal, onLine }),
+    );
     if (callbackError !== undefined) throw callbackError.error;
     return result;
   }
+}
+
+/**
+ * A call given up through its signal rejects with the signal's reason in both flavours: remotely
+ * the server's reply never comes; in-process the stopped command's result is not handed out.
+ */
+async function abortable<T>(signal: AbortSignal | undefined, call: Promise<T>): Promise<T> {
+  let value: T;
+  try {
+    value = await call;
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  }
+  if (signal?.aborted) throw signal.reason;
+  return value;
 }
 
 function checkedPath(path: unknown): string {

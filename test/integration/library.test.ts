@@ -149,6 +149,18 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     expect((await box.commands.run("pwd")).stdout).toBe("/workspace/src\n");
   });
 
+  it("gives up on a command through its signal: rejects with the reason and stops the command", async () => {
+    await using box = await drydock.create({ repo: repo.path });
+    const signal = AbortSignal.timeout(1000);
+    const started = Date.now();
+    const error = await rejection(box.commands.run("sleep 30; touch late", { signal }));
+    expect(error).toBe(signal.reason);
+    // The command was stopped: the next one runs at once, and the first never finished.
+    const next = await box.commands.run("sleep 1; ls late || echo gone");
+    expect(next.stdout).toBe("gone\n");
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
   it("removes the box when an await using block ends", async () => {
     let id: string;
     {
