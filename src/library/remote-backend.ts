@@ -74,7 +74,8 @@ export class RemoteBackend implements SandboxBackend {
       const data = run.stdout.subarray(header.next);
       parts.push(data);
       read += data.length;
-      if (data.length === 0) break;
+      // A file past the limit is refused whole: no use fetching the part that fits.
+      if (data.length === 0 || size > MAX_READ_BYTES) break;
     } while (read < Math.min(size, MAX_READ_BYTES));
     const data = Buffer.concat(parts);
     return fileText({ path: real, size, data, truncated: size > data.length });

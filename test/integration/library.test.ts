@@ -137,6 +137,10 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     const binary = await box.commands.run("printf 'a\\0b' > bin.dat");
     expect(binary.exitCode).toBe(0);
     expect(await rejection(box.files.read("bin.dat"))).toMatchObject({ code: "binary_file" });
+    await box.commands.run("head -c 9000000 /dev/zero | tr '\\0' a > huge.txt");
+    const started = Date.now();
+    expect(await rejection(box.files.read("huge.txt"))).toMatchObject({ code: "limit_exceeded" });
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("stops a command past its time limit; the shell keeps the cwd from before it", async () => {
