@@ -11,7 +11,7 @@ import { Engine } from "../engine/engine.js";
 import { openTerminalExec } from "../engine/exec-terminal.js";
 import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
 import { appendAuditEntry } from "../session/audit-log.js";
-import type { AuditEntry } from "../session/audit-entry.js";
+import { capText, MAX_COMMAND_CHARS, type AuditEntry } from "../session/audit-entry.js";
 import { redactHostKeys } from "./host-key-redaction.js";
 import { PersonShellMarkers, personShellRc } from "./person-shell-markers.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
@@ -32,9 +32,9 @@ export async function personShell(
   const box = requireBox(target, "shell");
   redactHostKeys();
   const nonce = randomBytes(16).toString("hex");
-  const log = (entry: Omit<AuditEntry, "ts" | "session" | "actor">) =>
+  const log = (entry: Omit<AuditEntry, "ts" | "session" | "actor">, at = Date.now()) =>
     appendAuditEntry(
-      { ts: new Date().toISOString(), session: target.id, actor: "person", ...entry },
+      { ts: new Date(at).toISOString(), session: target.id, actor: "person", ...entry },
       target.state,
     );
   const started = Date.now();
@@ -69,13 +69,16 @@ export async function personShell(
     if (output) io.stdout.write(output);
     outputSinceEnter += Buffer.byteLength(output);
     for (const c of commands) {
-      log({
-        tool: "person_command",
-        args: { command: c.command },
-        outcome: { ok: c.exitCode === 0, exit_code: c.exitCode },
-        duration_ms: Date.now() - enteredAt,
-        output_bytes: outputSinceEnter,
-      });
+      log(
+        {
+          tool: "person_command",
+          args: { command: capText(c.command, MAX_COMMAND_CHARS) },
+          outcome: { ok: c.exitCode === 0, exit_code: c.exitCode },
+          duration_ms: Date.now() - enteredAt,
+          output_bytes: outputSinceEnter,
+        },
+        enteredAt,
+      );
     }
   });
   const raw = io.stdin.isTTY === true;
