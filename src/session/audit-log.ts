@@ -6,7 +6,7 @@
  * returns: a crash loses nothing already logged. Strings are redacted as every log is.
  */
 import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
-import { open, readdir, readFile } from "node:fs/promises";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { logger, redactLogText } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
@@ -109,11 +109,4 @@ export async function auditedSessions(state: string = stateDir()): Promise<strin
     .filter((n) => n.endsWith(".jsonl"))
     .map((n) => n.slice(0, -".jsonl".length))
     .filter((id) => SESSION_ID.test(id));
-}
-
-/** The whole log of a session as text lines (for tests and tools that want the raw JSON). */
-export async function readAuditText(sessionId: string, state: string = stateDir()): Promise<string> {
-  const path = auditLogPath(sessionId, state);
-  if (path === undefined) return "";
-  return readFile(path, "utf8").catch(() => "");
 }
