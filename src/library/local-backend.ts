@@ -7,6 +7,7 @@ import { runEdit } from "../tools/file-editor.js";
 import { fileText, MAX_READ_BYTES } from "./file-text.js";
 import type {
   AppliedChanges,
+  ApplyRequest,
   BackendRunOptions,
   CommandResult,
   FileEntry,
@@ -79,18 +80,15 @@ export class LocalBackend implements SandboxBackend {
     return { diff, stat, baseCommit: this.session.baseCommit };
   }
 
-  async apply(target: {
-    mode: "branch" | "worktree";
-    branch?: string;
-    replaceBranch?: boolean;
-  }): Promise<AppliedChanges> {
-    const result = await this.session.apply(target);
+  async apply(request: ApplyRequest): Promise<AppliedChanges> {
+    const result = await this.session.apply(request);
     return {
       mode: result.mode,
       ...(result.branch === undefined ? {} : { branch: result.branch }),
       ...(result.commit === undefined ? {} : { commit: result.commit }),
       files: result.files.map((f) => ({ ...f })),
       stat: { ...result.stat },
+      ...(result.warnings === undefined ? {} : { warnings: [...result.warnings] }),
     };
   }
 

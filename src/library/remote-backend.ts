@@ -8,6 +8,7 @@ import type { RemoteClient } from "./remote-client.js";
 import { READ_RANGE_SCRIPT, runRemoteScript, type ScriptRun } from "./remote-box-script.js";
 import type {
   AppliedChanges,
+  ApplyRequest,
   BackendRunOptions,
   CommandResult,
   FileEntry,
@@ -105,11 +106,7 @@ export class RemoteBackend implements SandboxBackend {
     return { diff: String(reply.diff), stat: String(reply.stat), baseCommit: String(reply.base_commit) };
   }
 
-  async apply(target: {
-    mode: "branch" | "worktree";
-    branch?: string;
-    replaceBranch?: boolean;
-  }): Promise<AppliedChanges> {
+  async apply(target: ApplyRequest): Promise<AppliedChanges> {
     const reply = await this.client.call(
       "session_apply",
       {
@@ -117,6 +114,9 @@ export class RemoteBackend implements SandboxBackend {
         mode: target.mode,
         ...(target.branch === undefined ? {} : { branch: target.branch }),
         ...(target.replaceBranch === undefined ? {} : { replace_branch: target.replaceBranch }),
+        ...(target.allowIgnoreChanges === undefined
+          ? {}
+          : { allow_ignore_changes: target.allowIgnoreChanges }),
       },
       { timeoutMs: TOOL_TIMEOUT_MS },
     );
@@ -126,6 +126,7 @@ export class RemoteBackend implements SandboxBackend {
       ...(typeof reply.commit === "string" ? { commit: reply.commit } : {}),
       files: reply.files as AppliedChanges["files"],
       stat: reply.stat as AppliedChanges["stat"],
+      ...(Array.isArray(reply.warnings) ? { warnings: reply.warnings as string[] } : {}),
     };
   }
 

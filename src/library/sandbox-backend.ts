@@ -38,8 +38,20 @@ export interface SandboxDiff {
   baseCommit: string;
 }
 
-/** Where `apply` puts the changes: a new branch (the default), or the working tree. */
-export type ApplyTarget = { branch?: string; replaceBranch?: boolean } | { worktree: true };
+/**
+ * Where `apply` puts the changes: a new branch (the default), or the working tree, which refuses a
+ * diff that removes or weakens ignore rules unless `allowIgnoreChanges`.
+ */
+export type ApplyTarget =
+  { branch?: string; replaceBranch?: boolean } | { worktree: true; allowIgnoreChanges?: boolean };
+
+/** What the backend is asked to apply. */
+export interface ApplyRequest {
+  mode: "branch" | "worktree";
+  branch?: string;
+  replaceBranch?: boolean;
+  allowIgnoreChanges?: boolean;
+}
 
 export interface AppliedChanges {
   mode: "branch" | "worktree";
@@ -48,6 +60,8 @@ export interface AppliedChanges {
   commit?: string;
   files: Array<{ path: string; status: string; oldPath?: string }>;
   stat: { filesChanged: number; insertions: number; deletions: number };
+  /** What to look at before trusting the result (ignore rules removed or weakened); absent when nothing. */
+  warnings?: string[];
 }
 
 /** What a sandbox is: the session_create reply, in the library's names. */
@@ -78,11 +92,7 @@ export interface SandboxBackend {
   writeText(path: string, text: string, signal?: AbortSignal): Promise<void>;
   list(path: string, depth: number, signal?: AbortSignal): Promise<FileEntry[]>;
   diff(signal?: AbortSignal): Promise<SandboxDiff>;
-  apply(target: {
-    mode: "branch" | "worktree";
-    branch?: string;
-    replaceBranch?: boolean;
-  }): Promise<AppliedChanges>;
+  apply(request: ApplyRequest): Promise<AppliedChanges>;
   /** Removes the box. */
   close(): Promise<void>;
 }

@@ -96,8 +96,9 @@ export class Sandbox implements AsyncDisposable {
 
   /**
    * Brings the diff to the host repository: a commit on a new branch (default drydock/<id>; the
-   * working tree, index and HEAD untouched), or `{ worktree: true }` to change the working tree.
-   * A diff that does not apply cleanly changes nothing and throws ApplyConflictError.
+   * working tree, index and HEAD untouched), or `{ worktree: true }` to change the working tree
+   * (refusing a diff that removes or weakens ignore rules unless `allowIgnoreChanges`). A diff
+   * that does not apply cleanly changes nothing and throws ApplyConflictError.
    */
   async apply(target: ApplyTarget = {}): Promise<AppliedChanges> {
     const backend = this.open();
@@ -109,7 +110,13 @@ export class Sandbox implements AsyncDisposable {
       if (extra !== undefined) {
         throw new InvalidArgumentError(extra, "applies to a branch only; leave it out with worktree: true");
       }
-      return backend.apply({ mode: "worktree" });
+      return backend.apply({ mode: "worktree", allowIgnoreChanges: target.allowIgnoreChanges });
+    }
+    if ("allowIgnoreChanges" in target) {
+      throw new InvalidArgumentError(
+        "allowIgnoreChanges",
+        "applies to { worktree: true } only; a branch takes ignore-rule changes with a warning",
+      );
     }
     if (target.branch !== undefined && (typeof target.branch !== "string" || target.branch.trim() === "")) {
       throw new InvalidArgumentError("branch", "must be a branch name such as drydock/fix-typo");

@@ -2,7 +2,7 @@
  * The library API against the real engine, the same scenario both ways: in-process, and against
  * a `drydock serve --http` the test starts. Each test measures only the boxes it made (by label).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,6 +13,7 @@ import {
   NotFoundError,
   PathOutsideWorkspaceError,
   SessionNotFoundError,
+  UnsafeDiffError,
   type Sandbox,
 } from "../../src/index.js";
 import { spawnHttpServer, stopServer, type SpawnedHttpServer } from "../helpers/http-server.js";
@@ -35,6 +36,8 @@ async function rejection(promise: Promise<unknown>): Promise<Error & { code?: st
 
 describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) => {
   let repo: TempRepo;
+  /** Holds an untracked .gitignore hiding a .env; the server serves it too (--allow-repo). */
+  let ignoreRepo: TempRepo;
   let state: string;
   let server: SpawnedHttpServer | undefined;
   let drydock: Drydock;
@@ -43,11 +46,15 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     repo = tempRepo({ "README.md": "hello\n", "src/app.py": "print('hi')\n" });
     symlink(repo, "/etc", "etc-link");
     repo.commit("a link out");
+    ignoreRepo = tempRepo({ "README.md": "hello\n" });
+    writeFileSync(join(ignoreRepo.path, ".gitignore"), ".env\n");
+    writeFileSync(join(ignoreRepo.path, ".env"), "API_KEY=secret\n");
     state = mkdtempSync(join(tmpdir(), "drydock-library-state-"));
     if (flavour === "remote") {
       server = await spawnHttpServer({
         repo: repo.path,
         env: { ...process.env, DRYDOCK_TOKEN: token, DRYDOCK_STATE_DIR: state },
+        args: ["--allow-repo", ignoreRepo.path],
       });
       drydock = Drydock.remote({ url: server.url, token });
     } else {
@@ -59,6 +66,7 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     await drydock?.close();
     await stopServer(server?.child);
     repo?.[Symbol.dispose]();
+    ignoreRepo?.[Symbol.dispose]();
     rmSync(state, { recursive: true, force: true });
   });
 
@@ -141,6 +149,21 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     const started = Date.now();
     expect(await rejection(box.files.read("huge.txt"))).toMatchObject({ code: "limit_exceeded" });
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("refuses ignore-rule changes in the working tree unless allowed, and warns of them on a branch", async () => {
+    const own = ignoreRepo;
+    await using box = await drydock.create({ repo: own.path });
+    expect((await box.commands.run("rm .gitignore; echo more >> README.md")).exitCode).toBe(0);
+    const refused = await rejection(box.apply({ worktree: true }));
+    expect(refused).toBeInstanceOf(UnsafeDiffError);
+    expect(refused.code).toBe("unsafe_diff");
+    expect(existsSync(join(own.path, ".gitignore"))).toBe(true);
+    const branch = await box.apply({ branch: "lib/ignore" });
+    expect(branch.warnings).toEqual([expect.stringMatching(/\.gitignore deleted/)]);
+    const applied = await box.apply({ worktree: true, allowIgnoreChanges: true });
+    expect(applied.warnings).toEqual([expect.stringMatching(/\.gitignore deleted/)]);
+    expect(existsSync(join(own.path, ".gitignore"))).toBe(false);
   });
 
   it("stops a command past its time limit; the shell keeps the cwd from before it", async () => {

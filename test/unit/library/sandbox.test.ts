@@ -102,6 +102,9 @@ describe("Sandbox", () => {
     expect((await refusal(box.apply({ worktree: true, branch: "b" } as never))).field).toBe("branch");
     expect((await refusal(box.apply({ worktree: false } as never))).field).toBe("worktree");
     expect((await refusal(box.apply({ branch: " " }))).field).toBe("branch");
+    expect((await refusal(box.apply({ branch: "b", allowIgnoreChanges: true } as never))).field).toBe(
+      "allowIgnoreChanges",
+    );
     expect(calls).toEqual([]);
   });
 
@@ -111,10 +114,12 @@ describe("Sandbox", () => {
     await box.apply();
     await box.apply({ branch: "b", replaceBranch: true });
     await box.apply({ worktree: true });
+    await box.apply({ worktree: true, allowIgnoreChanges: true });
     expect(calls).toEqual([
       'apply {"mode":"branch"}',
       'apply {"mode":"branch","branch":"b","replaceBranch":true}',
       'apply {"mode":"worktree"}',
+      'apply {"mode":"worktree","allowIgnoreChanges":true}',
     ]);
   });
 
