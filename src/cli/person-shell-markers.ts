@@ -17,14 +17,15 @@ export interface PersonCommand {
 }
 
 /**
- * The rc file of a person's shell: the user's own rc, a prompt that says whose shell it is, and
- * the report before each prompt. The nonce lives in a shell variable that is not exported, so the
- * programs the person runs (some written by the agent) cannot read it from their environment.
+ * The rc file of a person's shell: a prompt that says whose shell it is, and the report before
+ * each prompt. It reads nothing the agent could have written (the box user's ~/.bashrc is the
+ * agent's to change), so no code of the agent's runs in the shell by itself or sees the nonce,
+ * which lives in a shell variable that is not exported: the programs the person runs (some written
+ * by the agent) cannot read it from their environment.
  */
 export function personShellRc(nonce: string): string {
   if (!/^[0-9a-f]{16,64}$/.test(nonce)) throw new Error("the nonce must be 16 to 64 hex digits");
   return [
-    "[ -f ~/.bashrc ] && . ~/.bashrc",
     "unset HISTFILE",
     `__drydock_nonce=${nonce}`,
     "__drydock_last=$(HISTTIMEFORMAT= builtin history 1 | sed -E 's/^ *([0-9]+).*/\\1/')",
@@ -36,7 +37,7 @@ export function personShellRc(nonce: string): string {
     "  __drydock_last=${BASH_REMATCH[1]}",
     `  printf '\\033]7337;%s;%s;%s\\007' "$__drydock_nonce" "$s" "$(printf %s "\${BASH_REMATCH[2]}" | base64 -w0)"`,
     "}",
-    'PROMPT_COMMAND="__drydock_report${PROMPT_COMMAND:+; $PROMPT_COMMAND}"',
+    "PROMPT_COMMAND=__drydock_report",
     "PS1='(drydock person) \\w \\$ '",
     "",
   ].join("\n");

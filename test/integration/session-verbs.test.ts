@@ -244,6 +244,8 @@ describe("drydock sessions verbs, from another process while the server runs", (
   });
 
   it("gives a person a shell of their own in the box, whose commands the log marks as theirs", async () => {
+    // The agent can write the box user's ~/.bashrc; the person's shell must not run it.
+    await call("bash", { command: "echo 'echo AGENT-RC-RAN' >> ~/.bashrc" });
     // A real terminal for the person: util-linux's script(1) runs the command on a new pty.
     const command = [process.execPath, cli, "sessions", "shell", id.slice(0, 8)]
       .map((a) => `'${a}'`)
@@ -279,6 +281,7 @@ describe("drydock sessions verbs, from another process while the server runs", (
       throw new Error(`${(error as Error).message}; the terminal showed:\n${screen}`);
     }
     expect(await exited).toBe(0);
+    expect(screen).not.toContain("AGENT-RC-RAN");
     // The shell's own reports are taken out of what the person sees; the forged one is shown as printed.
     expect(screen.match(/\x1b\]7337;[^\x07]*\x07/g)).toEqual(["\x1b]7337;0000000000000000;0;ZXZpbA==\x07"]);
 

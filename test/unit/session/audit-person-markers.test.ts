@@ -41,8 +41,10 @@ describe("a person's shell's command reports", () => {
     expect(m.flush()).toBe("\x1b]73");
   });
 
-  it("keeps the nonce in a shell variable that is not exported", () => {
+  it("keeps the nonce in a shell variable that is not exported, and reads no file the agent could write", () => {
     const rc = personShellRc(NONCE);
+    expect(rc).not.toMatch(/bashrc|\bsource\b|(^|\n)\s*\. /);
+    expect(rc).toContain("PROMPT_COMMAND=__drydock_report\n");
     expect(rc).toContain(`__drydock_nonce=${NONCE}\n`);
     expect(rc).not.toMatch(/export[^\n]*__drydock_nonce/);
     expect(() => personShellRc("x; rm -rf /")).toThrow(/nonce/);
