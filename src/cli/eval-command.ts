@@ -9,6 +9,9 @@ import type { ResultsFile } from "../eval/results-summary.js";
 import { setLogLevel } from "../util/log.js";
 import { DEFAULT_SWEBENCH_TEST_CMD } from "../eval/swebench-rows.js";
 import { validateTasks } from "../eval/validate-tasks.js";
+import { mergeShards } from "../eval/shards.js";
+import { FlagError } from "../util/errors.js";
+import { asFlagError } from "./flag-checks.js";
 import { textTable } from "./text-table.js";
 import { checkEvalFlags, collect, type EvalFlags as CheckedFlags } from "./eval-flags.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
@@ -84,6 +87,10 @@ export function registerEvalCommand(program: Command): void {
     .option(
       "--test-timeout <seconds>",
       "the tests' own time limit, from when they start (a slow agent cannot eat it), unless the task sets test_timeout_s",
+    )
+    .option(
+      "--shard <k/n>",
+      "run part K of N of the task file (every N-th task from the K-th), for N CI jobs; put them together with eval merge",
     )
     .option(
       "--repos <dir>",
@@ -182,6 +189,7 @@ export function registerEvalCommand(program: Command): void {
           testTimeoutS: checked.testTimeoutS,
           runId: checked.runId,
           clones: checked.clones,
+          shard: checked.shard,
           swebenchTestCmd: flags.swebenchTestCmd,
           agentVersion: flags.agentVersion,
           signal: controller.signal,
@@ -294,6 +302,38 @@ export function registerEvalCommand(program: Command): void {
         progress.stop();
         process.off("SIGINT", stop);
       }
+    });
+
+  evalCommand
+    .command("merge")
+    .description("put the results of shards (eval --shard K/N) together into one run, with every report")
+    .argument("<dirs...>", "the shards' --out directories")
+    .requiredOption("--out <dir>", "where the merged run goes")
+    .option("--allow-missing", "merge even when some shards are not given (their tasks are left out)")
+    .action(async (dirs: string[], flags: { out: string; allowMissing?: boolean }) => {
+      const out = resolve(flags.out);
+      if (dirs.some((d) => resolve(d) === out)) {
+        throw new FlagError("--out", `${out} is one of the shards; merge into another directory`);
+      }
+      const merged = await asFlagError(
+        () =>
+          mergeShards(
+            dirs.map((d) => resolve(d)),
+            out,
+            { allowMissing: flags.allowMissing },
+          ),
+        { DIR: "DIR" },
+      );
+      const results = await writeReports(out);
+      process.stderr.write(
+        `[eval] merged ${merged.shards} shard(s) of ${merged.run.merged_shards?.[0]?.count ?? "?"}\n`,
+      );
+      if (merged.missing.length > 0) {
+        process.stderr.write(
+          `[eval] shard(s) ${merged.missing.join(", ")} not given: their tasks are not in this run\n`,
+        );
+      }
+      process.stderr.write(`[eval] ${summaryLine(results, out)}\n`);
     });
 
   evalCommand

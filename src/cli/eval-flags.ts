@@ -10,6 +10,7 @@ import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-optio
 import { FlagError } from "../util/errors.js";
 import { loadPredictions, type Predictions } from "../eval/predictions.js";
 import type { CloneMap } from "../eval/swebench-rows.js";
+import { parseShard, type Shard } from "../eval/shards.js";
 import { asFlagError, imageFlag, llmFlag, offlineScriptFlag } from "./flag-checks.js";
 import { cpus, decimal, memoryMB, seconds, wholeNumber } from "./flag-values.js";
 import { keysFileFlag } from "./keys-file-flag.js";
@@ -30,6 +31,7 @@ export interface EvalFlags {
   agentVersion?: string;
   repos?: string[];
   repo?: string[];
+  shard?: string;
   image?: string;
   memoryMb?: string;
   cpus?: string;
@@ -54,6 +56,7 @@ export interface CheckedEvalFlags {
   testTimeoutS?: number;
   runId?: string;
   clones: CloneMap;
+  shard?: Shard;
   memoryMB?: number;
   cpus?: number;
   keysFile?: string;
@@ -140,6 +143,7 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
     testTimeoutS: seconds(flags.testTimeout, "--test-timeout"),
     runId: runIdFlag(flags.runId),
     clones: await cloneFlags(flags),
+    shard: flags.shard === undefined ? undefined : await asFlagError(() => parseShard(flags.shard!)),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     aiderOptions:

@@ -28,6 +28,7 @@ import { MeteredAiderService } from "./metered-aider-service.js";
 import { PatchAgent } from "./patch-agent.js";
 import type { Predictions } from "./predictions.js";
 import type { CloneMap } from "./swebench-rows.js";
+import { shardOf, taskSetKey, type Shard } from "./shards.js";
 import type { ProgressCounts } from "./progress-line.js";
 import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
 import type { ResultsFile } from "./results-summary.js";
@@ -50,6 +51,8 @@ export interface EvalOptions {
   agent: AgentName;
   /** command agent: the program, run with `sh -c`. */
   agentCommand?: string;
+  /** `--shard K/N`: run only this part of the task file. */
+  shard?: Shard;
   /** Local clones for SWE-bench rows (`--repos`, `--repo`). */
   clones?: CloneMap;
   /** The test command of SWE-bench rows that carry none; `{test_files}` / `{test_modules}` are filled in. */
@@ -114,6 +117,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     throw new InvalidArgumentError("TASKS", `${options.tasksPath} holds no task`);
   }
 
+  const tasks = options.shard ? shardOf(loaded.tasks, options.shard) : loaded.tasks;
   const previous = await readRunInfo(out);
   if (previous && previous.agent !== options.agent && !options.force) {
     throw new InvalidArgumentError(
@@ -174,9 +178,11 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
             path: options.patches.path,
             kind: options.patches.kind,
             predictions: options.patches.count,
+            key: options.patches.key,
           },
         }
       : {}),
+    ...(options.shard ? { shard: { ...options.shard, task_set: taskSetKey(loaded.tasks) } } : {}),
     tasks_file: resolve(options.tasksPath),
     concurrency,
     attempts: options.attempts,
@@ -185,7 +191,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     ...(options.testTimeoutS ? { default_test_timeout_s: options.testTimeoutS } : {}),
     image,
     started_at: new Date().toISOString(),
-    tasks: loaded.tasks.map((t) => ({ id: t.id, source: t.source })),
+    tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
     invalid_tasks: loaded.problems,
   };
   await writeRunInfo(out, run);
@@ -193,7 +199,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   try {
     outcome = await runEval({
       engine,
-      tasks: loaded.tasks,
+      tasks,
       agent,
       aider,
       out,

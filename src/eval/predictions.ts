@@ -27,6 +27,8 @@ export interface Predictions {
   model?: string;
   /** How many predictions the source holds. */
   count: number;
+  /** A key of the whole source's content (shards of one run must share it). */
+  key: string;
   /** The task's prediction, or undefined when the source holds none for it. */
   get(taskId: string): Promise<Prediction | undefined>;
 }
@@ -128,11 +130,19 @@ export async function loadPredictions(pathArg: string): Promise<Predictions> {
   }
   if (info.isDirectory()) {
     const files = new Set(await readdir(path));
-    const count = [...files].filter((f) => /\.(diff|patch)$/.test(f)).length;
+    const patches = [...files].filter((f) => /\.(diff|patch)$/.test(f)).sort();
+    const hash = createHash("sha256");
+    for (const f of patches)
+      hash
+        .update(f)
+        .update("\0")
+        .update(await readFile(join(path, f)))
+        .update("\0");
     return {
       kind: "dir",
       path,
-      count,
+      count: patches.length,
+      key: hash.digest("hex").slice(0, 16),
       async get(taskId) {
         for (const ext of [".diff", ".patch"]) {
           if (!files.has(`${taskId}${ext}`)) continue;
@@ -142,12 +152,14 @@ export async function loadPredictions(pathArg: string): Promise<Predictions> {
       },
     };
   }
-  const byId = parsePredictionsText(await readFile(path, "utf8"), path);
+  const text = await readFile(path, "utf8");
+  const byId = parsePredictionsText(text, path);
   const models = new Set([...byId.values()].map((p) => p.model).filter((m): m is string => !!m));
   return {
     kind: "file",
     path,
     count: byId.size,
+    key: answerKey(text),
     ...(models.size === 1 ? { model: [...models][0]! } : {}),
     get: async (taskId) => byId.get(taskId),
   };

@@ -34,7 +34,11 @@ export interface RunInfo {
   llm?: string;
   command?: string;
   /** Where the patch agent's answers came from (`--patches`): a folder or a predictions file. */
-  patches?: { path: string; kind: "dir" | "file"; predictions: number };
+  patches?: { path: string; kind: "dir" | "file"; predictions: number; key?: string };
+  /** `--shard K/N`: this run is part K of N of the task file (task_set: a key of the whole file's tasks). */
+  shard?: { index: number; count: number; task_set: string };
+  /** `eval merge`: the shards this run was put together from. */
+  merged_shards?: Array<{ index: number; count: number; dir: string; run_id: string }>;
   tasks_file: string;
   concurrency: number;
   attempts: number;

@@ -29,15 +29,13 @@ interface Run {
 }
 
 function drydock(...args: string[]): Promise<Run> {
-  const child = spawn(
-    process.execPath,
-    [cli, ...args, "--image", inject("sandboxImage"), "--concurrency", "2"],
-    {
-      cwd: work,
-      env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  // Every run gets the test image and two boxes at a time; merge starts no box.
+  const extra = args[1] === "merge" ? [] : ["--image", inject("sandboxImage"), "--concurrency", "2"];
+  const child = spawn(process.execPath, [cli, ...args, ...extra], {
+    cwd: work,
+    env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -92,6 +90,35 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
     expect(mit.tests.grade.tests_found).toBe(Number(ran![1]));
   });
 
+  it("eval --shard K/N in two parts, then eval merge: the same results as the unsharded run", async () => {
+    for (const k of [1, 2]) {
+      const run = await drydock(
+        "eval",
+        "tasks.jsonl",
+        "--agent",
+        "patch",
+        "--shard",
+        `${k}/2`,
+        "--run-id",
+        "sharded",
+        "--out",
+        `shard-${k}`,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(Object.keys(statuses(`shard-${k}`))).toHaveLength(4);
+    }
+    const merge = await drydock("eval", "merge", "shard-2", "shard-1", "--out", "merged");
+    expect(merge.code, merge.stderr).toBe(0);
+    expect(statuses("merged")).toEqual(statuses("tasks-out"));
+    // In the task file's order, with every report.
+    expect(Object.keys(statuses("merged"))).toEqual(Object.keys(statuses("tasks-out")));
+    expect(readJson("merged", "swebench-report.json").run_id).toBe("sharded");
+    expect(readFileSync(join(work, "merged", "junit.xml"), "utf8")).toContain('<testsuite name="six-gold"');
+    const alone = await drydock("eval", "merge", "shard-1", "--out", "merged-1");
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/shard\(s\) 2 of 2 not given/);
+  });
+
   it("SWE-bench rows and predictions files give the same results, and SWE-bench's report", async () => {
     const expected: Record<(typeof KINDS)[number], Record<string, string>> = {
       gold: { [SIX]: "resolved", [MIT]: "resolved" },
@@ -128,7 +155,7 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
       else if (kind === "empty") expect(report.empty_patch_ids).toEqual([SIX, MIT]);
       else expect(report.unresolved_ids).toEqual([SIX, MIT]);
       const runJson = readJson(out, "run.json");
-      expect(runJson.patches).toEqual({
+      expect(runJson.patches).toMatchObject({
         path: join(fixtures, `predictions-${kind}.jsonl`),
         kind: "file",
         predictions: 2,
