@@ -13,10 +13,11 @@ import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
 import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
-import { applyDiff, type ApplyMode, type ApplyResult } from "../workspace/apply-diff.js";
+import type { ApplyMode, ApplyResult } from "../workspace/apply-diff.js";
 import type { HostRepo } from "../workspace/host-repo.js";
 import { snapshotCommit } from "../workspace/snapshot-commit.js";
 import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
+import { applySessionDiff } from "./session-apply.js";
 import { createSessionBox, startSessionShell } from "./session-box.js";
 import { startSessionEgress } from "./session-egress.js";
 import { SessionShell, type SessionShellSetup } from "./session-shell.js";
@@ -287,15 +288,11 @@ export class Session {
     } = {},
   ): Promise<ApplyResult> {
     const diff = await this.diffBytes(options.signal);
-    const result = await applyDiff(this.repo.root, diff, {
-      mode: options.mode ?? "branch",
-      branch: options.branch ?? `drydock/${this.id}`,
-      replaceBranch: options.replaceBranch,
-      allowIgnoreChanges: options.allowIgnoreChanges,
-      baseCommit: this.hostBaseCommit,
-      message: `drydock: changes from session ${this.id}`,
-    });
-    return result;
+    return applySessionDiff(
+      { id: this.id, repo: this.repo.root, hostBaseCommit: this.hostBaseCommit },
+      diff,
+      options,
+    );
   }
 
   /** Runs before the box is removed (the aider tool closes the session's gateway here). */
