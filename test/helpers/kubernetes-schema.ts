@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import Ajv2020, { type ErrorObject } from "ajv/dist/2020.js";
+import { Ajv2020, type ErrorObject } from "ajv/dist/2020.js";
 
 export const KUBERNETES_VERSIONS = ["1.30", "1.37"] as const;
 export type KubernetesVersion = (typeof KUBERNETES_VERSIONS)[number];

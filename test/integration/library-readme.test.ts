@@ -106,7 +106,7 @@ describe("README library example", () => {
     const repo = calcProject();
     copyFileSync(join(scratch, "fix.mjs"), join(repo.path, "fix.mjs"));
     const state = join(scratch, "server-state");
-    const env = { ...process.env, DRYDOCK_STATE_DIR: state };
+    const env: NodeJS.ProcessEnv = { ...process.env, DRYDOCK_STATE_DIR: state };
     delete env.DRYDOCK_TOKEN;
     server = await spawnHttpServer({ repo: repo.path, env });
     const readmeLine = lines().find((l) => l.startsWith("DRYDOCK_URL="))!;
