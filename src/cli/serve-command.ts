@@ -46,7 +46,11 @@ export function registerServeCommand(program: Command): void {
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
-    .option("--keep-sessions", "leave boxes running at shutdown, for inspection")
+    .option(
+      "--keep-sessions",
+      "keep sessions: boxes outlive the server (shutdown or crash) and a restarted server continues them",
+    )
+    .option("--keep-ttl <seconds>", "how long a kept box outlives a server that died (default 86400: a day)")
     .option("--network <name>", "relaxation: Docker network for every box (default: none)")
     .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
     .option("--runtime <name>", RUNTIME_HELP)
@@ -107,6 +111,7 @@ export function registerServeCommand(program: Command): void {
         environment: opts.env,
         caCert: opts.caCert,
         keepSessions: opts.keepSessions,
+        keepTtlMs: flags.keepTtlMs,
         envFile: flags.keysFile,
         sessionOptions: {
           runtime: flags.runtime,
@@ -136,6 +141,9 @@ export function registerServeCommand(program: Command): void {
         handle.tokenFile
           ? `[drydock] bearer token written to ${handle.tokenFile} (mode 0600)\n`
           : "[drydock] bearer token: the value of DRYDOCK_TOKEN\n",
+      );
+      process.stderr.write(
+        `[drydock] live view: ${handle.liveUrl} (sign in once: open ${handle.liveUrl}?token=TOKEN)\n`,
       );
       const stop = async () => {
         await handle.close();

@@ -2,7 +2,8 @@
  * Streamable HTTP transport: several clients at once, each an MCP session with its own sessions
  * and task stacks. Every request needs the bearer token; Host and Origin are checked against DNS
  * rebinding; bodies are capped. A client that ends its MCP session (or stays idle past the limit)
- * has its boxes removed.
+ * has its boxes removed. Every other path is the read-only live view (live/live-view.ts), behind
+ * the same Host and Origin checks and the same token.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { logger } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
 import type { DrydockServer } from "./drydock-server.js";
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./http-guard.js";
+import { LiveView } from "./live/live-view.js";
 
 const log = logger("http");
 
@@ -31,6 +33,8 @@ export interface HttpOptions {
 
 export interface HttpHandle {
   url: string;
+  /** The live view: a read-only page of the sessions, their logs, diffs, task stacks and cost. */
+  liveUrl: string;
   port: number;
   token: string;
   tokenFile?: string;
@@ -81,10 +85,17 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   const idleMs = options.idleTimeoutMs ?? 30 * 60_000;
   const clients = new Map<string, Client>();
   let hosts = new Set<string>();
+  let liveUrl = "";
+  const live = new LiveView(
+    { state: stateDir(), tasksDir: server.config.tasksDir, sessions: () => server.manager.list() },
+    { token, tokenFile, url: () => liveUrl },
+  );
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(req.headers.host, hosts)) return send(res, 403, "forbidden: Host header not allowed");
     if (!originAllowed(req.headers.origin, hosts)) return send(res, 403, "forbidden: Origin not allowed");
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (url.pathname !== "/mcp") return live.handle(req, res, url);
     if (!tokenMatches(req.headers.authorization, token)) {
       return send(
         res,
@@ -95,9 +106,6 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
         },
       );
     }
-    const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== "/mcp") return send(res, 404, "not found: the MCP endpoint is /mcp");
-
     let body: unknown;
     if (req.method === "POST") {
       const raw = await readBody(req, maxBody);
@@ -172,13 +180,16 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   );
   sweep.unref();
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+  liveUrl = `http://${hostForUrl}:${port}/`;
   return {
     url: `http://${hostForUrl}:${port}/mcp`,
+    liveUrl,
     port,
     token,
     tokenFile,
     close: async () => {
       clearInterval(sweep);
+      live.close();
       await Promise.allSettled([...clients.values()].map((c) => c.transport.close()));
       await new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();

@@ -1,0 +1,111 @@
+/**
+ * The live page's HTML and style, as text. The page holds no data: its script (live-script.ts)
+ * fetches it from the same origin, and puts every text in with textContent. The policy allows
+ * this origin's script, style and connections only: no inline script, nothing from elsewhere.
+ */
+
+export const LIVE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+export const LIVE_STYLE = `
+:root { color-scheme: light dark; --bg: #fff; --fg: #1d1f23; --muted: #667; --line: #dde1e6; --card: #f5f7fa;
+  --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --add: #e6ffec; --del: #ffebe9; --hunk: #ddf4ff; --sel: #eaf2ff; }
+@media (prefers-color-scheme: dark) { :root { --bg: #0d1117; --fg: #e6edf3; --muted: #8b949e; --line: #30363d;
+  --card: #161b22; --ok: #3fb950; --bad: #f85149; --warn: #d29922; --add: #12261e; --del: #25171c; --hunk: #121d2f; --sel: #1b2a40; } }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 16px 20px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
+  background: var(--bg); color: var(--fg); }
+h1 { font-size: 20px; margin: 0 0 2px; } h2 { font-size: 15px; margin: 16px 0 6px; }
+.sub, #status { color: var(--muted); font-size: 12px; }
+#status.down { color: var(--bad); }
+main { display: grid; grid-template-columns: minmax(320px, 2fr) 5fr; gap: 20px; margin-top: 12px; }
+table { width: 100%; border-collapse: collapse; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
+td.repo { max-width: 220px; overflow: hidden; text-overflow: ellipsis; }
+tr.session { cursor: pointer; } tr.session:hover { background: var(--card); } tr.session.on { background: var(--sel); }
+.badge { padding: 0 7px; border-radius: 10px; font-size: 12px; border: 1px solid currentColor; }
+.badge.alive { color: var(--ok); } .badge.ended, .badge.gone { color: var(--muted); }
+.facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; }
+.card .label { color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
+.card .value { font-size: 16px; font-weight: 600; overflow-wrap: anywhere; }
+.box { margin: 0; padding: 8px 10px; background: var(--card); border: 1px solid var(--line); border-radius: 6px;
+  max-height: 420px; overflow: auto; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+#log .entry { display: grid; grid-template-columns: 64px 56px 110px 1fr auto; gap: 8px; padding: 2px 0; border-bottom: 1px dotted var(--line); }
+#log .what { white-space: pre-wrap; overflow-wrap: anywhere; }
+#log .outcome { color: var(--ok); white-space: nowrap; } #log .entry.bad .outcome { color: var(--bad); }
+#log .entry.running .outcome { color: var(--warn); }
+#log .time, #log .actor { color: var(--muted); }
+pre.box { white-space: pre; } pre.box span { display: block; }
+.add { background: var(--add); } .del { background: var(--del); } .hunk { background: var(--hunk); color: var(--muted); }
+.file { font-weight: 600; }
+#tasks ul { list-style: none; margin: 0; padding-left: 16px; } #tasks > ul { padding-left: 0; }
+#tasks .done { color: var(--muted); text-decoration: line-through; } #tasks .current { font-weight: 600; }
+.empty { color: var(--muted); font-style: italic; }
+`;
+
+function pageHead(title: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${title}</title>
+<link rel="stylesheet" href="/live/app.css">
+</head>`;
+}
+
+/** The page: empty frames the script fills. */
+export function livePage(): string {
+  return `${pageHead("drydock live")}
+<body>
+<h1>drydock live</h1>
+<div class="sub">Sessions of this server, their audit logs as they are written, diffs, task stacks and model cost. Read-only. <span id="status">connecting…</span></div>
+<main>
+<section>
+<h2>Sessions</h2>
+<table id="sessions"><thead><tr><th>id</th><th>repository</th><th>age</th><th>state</th><th>calls</th><th>cost</th></tr></thead><tbody></tbody></table>
+<p id="no-sessions" class="empty" hidden>No sessions yet: they appear here when a client calls session_create.</p>
+</section>
+<section id="detail" hidden>
+<h2 id="detail-title"></h2>
+<div class="facts" id="facts"></div>
+<h2>Log</h2>
+<div id="log" class="box" aria-live="polite"></div>
+<h2>Task stack</h2>
+<div id="tasks" class="box"></div>
+<h2>Diff</h2>
+<pre id="diff" class="box"></pre>
+</section>
+</main>
+<noscript>The live view needs JavaScript. The same facts: drydock sessions list, drydock sessions show ID, drydock sessions log ID --follow.</noscript>
+<script src="/live/app.js"></script>
+</body>
+</html>
+`;
+}
+
+/** The page a browser gets without the token: how to open the live view. */
+export function signInPage(liveUrl: string, tokenFile: string | undefined, wrongToken: boolean): string {
+  const where = tokenFile
+    ? `open <code>${escapeHtml(liveUrl)}?token=TOKEN</code> with the token from ${escapeHtml(tokenFile)} (readable by you only), e.g. <code>xdg-open "${escapeHtml(liveUrl)}?token=$(cat ${escapeHtml(tokenFile)})"</code>`
+    : `the token is the value of DRYDOCK_TOKEN the server was started with: open <code>${escapeHtml(liveUrl)}?token=&lt;that value&gt;</code>`;
+  return `${pageHead("drydock live: sign in")}
+<body>
+<h1>drydock live</h1>
+<p>${wrongToken ? "That token is not this server's. " : ""}This page needs the server's bearer token, once per browser session: ${where}.
+The token goes into a cookie for this page only, and leaves the address bar.</p>
+</body>
+</html>
+`;
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}

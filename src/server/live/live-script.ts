@@ -1,0 +1,222 @@
+/**
+ * The live page's script, as text. It lists the sessions (again every two seconds), follows the
+ * chosen session's audit log over Server-Sent Events, and keeps its facts, task stack and diff
+ * fresh. Every text from the server goes in with textContent, never as HTML: the agent writes
+ * what the log holds.
+ */
+export const LIVE_SCRIPT = String.raw`
+"use strict";
+const $ = (sel) => document.querySelector(sel);
+function el(tag, cls, text) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+function money(usd) { return "$" + (usd || 0).toFixed(4); }
+function age(iso) {
+  if (!iso) return "–";
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (s < 60) return Math.floor(s) + " s";
+  if (s < 3600) return Math.floor(s / 60) + " min";
+  if (s < 86400) return Math.floor(s / 3600) + " h";
+  return Math.floor(s / 86400) + " d";
+}
+function duration(ms) {
+  if (ms === null || ms === undefined) return "";
+  return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(1) + " s";
+}
+function status(text, down) {
+  const s = $("#status");
+  s.textContent = text;
+  s.className = down ? "down" : "";
+}
+async function getJson(path) {
+  const res = await fetch(path, { cache: "no-store", credentials: "same-origin" });
+  if (res.status === 401) { location.reload(); throw new Error("signed out"); }
+  if (!res.ok) throw new Error(path + " answered " + res.status);
+  return res.json();
+}
+
+let selected = null;
+let source = null;
+let entries = 0;
+let diffTimer = null;
+let diffBusy = false;
+let rows = [];
+
+function stateOf(row) { return row.alive ? "alive" : row.ended ? "ended" : "gone"; }
+
+function renderList() {
+  const body = $("#sessions tbody");
+  body.replaceChildren();
+  for (const row of rows) {
+    const tr = el("tr", "session" + (row.id === selected ? " on" : ""));
+    tr.dataset.id = row.id;
+    tr.append(el("td", "id", row.id), el("td", "repo", row.repo || "–"), el("td", "age", age(row.created_at)));
+    const state = el("td", "state");
+    state.append(el("span", "badge " + stateOf(row), stateOf(row)));
+    tr.append(state, el("td", "calls", row.calls), el("td", "cost", money(row.cost_usd)));
+    tr.title = row.repo || "";
+    tr.addEventListener("click", () => select(row.id));
+    body.append(tr);
+  }
+  $("#no-sessions").hidden = rows.length > 0;
+}
+
+async function refreshList() {
+  try {
+    rows = (await getJson("/live/api/sessions")).sessions;
+    renderList();
+    const wanted = location.hash.slice(1);
+    if (!selected && rows.length) select(rows.some((r) => r.id === wanted) ? wanted : rows[0].id);
+    if (source && source.readyState !== 2) status("live");
+  } catch (e) {
+    status("the server does not answer: " + e.message, true);
+  }
+  document.body.dataset.ready = "true";
+}
+
+function card(label, value) {
+  const c = el("div", "card");
+  c.append(el("div", "label", label), el("div", "value", value));
+  return c;
+}
+
+function renderTasks(stack, problem) {
+  const box = $("#tasks");
+  box.replaceChildren();
+  if (problem) box.append(el("div", "empty", "warning: " + problem));
+  if (!stack) { box.append(el("div", "empty", "no task stack")); return; }
+  if (stack.tree.length === 0) { box.append(el("div", "empty", "(no tasks: zen state)")); return; }
+  const list = (nodes) => {
+    const ul = el("ul");
+    for (const n of nodes) {
+      const li = el("li", "task " + n.status + (n.is_current ? " current" : ""));
+      li.append(el("span", "title", "[" + n.id + "] " + n.title + " (" + n.status + ")" + (n.is_current ? "  ← here" : "")));
+      if (n.sub_tasks.length) li.append(list(n.sub_tasks));
+      ul.append(li);
+    }
+    return ul;
+  };
+  box.append(list(stack.tree));
+}
+
+async function refreshDetail() {
+  if (!selected) return;
+  const id = selected;
+  try {
+    const d = await getJson("/live/api/sessions/" + id);
+    if (id !== selected) return;
+    $("#detail-title").textContent = "session " + d.id;
+    const u = d.usage;
+    $("#facts").replaceChildren(
+      card("state", stateOf(d)),
+      card("repository", d.repo || "–"),
+      card("age", age(d.created_at)),
+      card("calls", d.calls),
+      card("model requests", u.llm_requests + (u.refused ? " (+" + u.refused + " refused)" : "")),
+      card("tokens in / out", u.input_tokens + " / " + u.output_tokens),
+      card("cost", money(u.usd)),
+    );
+    renderTasks(d.task_stack, d.task_stack_problem);
+  } catch (e) {
+    status(e.message, true);
+  }
+}
+
+function renderDiff(text) {
+  const pre = $("#diff");
+  pre.replaceChildren();
+  if (!text) { pre.append(el("span", "empty", "no changes")); return; }
+  for (const line of text.replace(/\n$/, "").split("\n")) {
+    let cls = "";
+    if (line.startsWith("diff --git") || line.startsWith("+++ ") || line.startsWith("--- ")) cls = "file";
+    else if (line.startsWith("@@")) cls = "hunk";
+    else if (line.startsWith("+")) cls = "add";
+    else if (line.startsWith("-")) cls = "del";
+    pre.append(el("span", cls, line || " "));
+  }
+}
+
+async function refreshDiff() {
+  if (!selected || diffBusy) return;
+  diffBusy = true;
+  const id = selected;
+  try {
+    const d = await getJson("/live/api/sessions/" + id + "/diff");
+    if (id !== selected) return;
+    if (!d.available) { $("#diff").replaceChildren(el("span", "empty", d.why)); return; }
+    renderDiff(d.diff);
+    if (d.truncated) $("#diff").append(el("span", "empty", "… (cut here: the diff is longer)"));
+  } catch (e) {
+    $("#diff").replaceChildren(el("span", "empty", "the diff could not be taken: " + e.message));
+  } finally {
+    diffBusy = false;
+  }
+}
+
+function diffSoon() {
+  clearTimeout(diffTimer);
+  diffTimer = setTimeout(refreshDiff, 400);
+}
+
+function addEntry(e) {
+  const log = $("#log");
+  const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+  const row = el("div", "entry" + (e.running ? " running" : e.ok ? " ok" : " bad"));
+  row.dataset.tool = e.tool;
+  const time = e.ts.slice(11, 19);
+  row.append(
+    el("span", "time", time),
+    el("span", "actor", e.actor),
+    el("span", "tool", e.tool),
+    el("span", "what", e.what),
+    el("span", "outcome", e.outcome + (e.duration_ms !== null ? "  " + duration(e.duration_ms) : "")),
+  );
+  row.title = e.ts;
+  if (entries === 0) log.replaceChildren();
+  log.append(row);
+  entries++;
+  document.body.dataset.entries = String(entries);
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+function follow(id) {
+  if (source) source.close();
+  entries = 0;
+  $("#log").replaceChildren(el("div", "empty", "nothing logged yet"));
+  source = new EventSource("/live/api/sessions/" + id + "/events");
+  source.addEventListener("open", () => status("live"));
+  source.addEventListener("entry", (m) => {
+    const e = JSON.parse(m.data);
+    addEntry(e);
+    if (!e.running && e.actor !== "drydock") { diffSoon(); refreshDetail(); }
+  });
+  source.addEventListener("end", () => {
+    source.close();
+    status("session ended; its log is complete");
+    refreshDetail();
+  });
+  source.addEventListener("error", () => { if (source.readyState !== 2) status("reconnecting…", true); });
+}
+
+function select(id) {
+  if (id === selected) return;
+  selected = id;
+  history.replaceState(null, "", "#" + id);
+  $("#detail").hidden = false;
+  $("#detail-title").textContent = "session " + id;
+  $("#facts").replaceChildren();
+  $("#tasks").replaceChildren();
+  $("#diff").replaceChildren();
+  renderList();
+  follow(id);
+  refreshDetail();
+  refreshDiff();
+}
+
+refreshList();
+setInterval(refreshList, 2000);
+setInterval(refreshDetail, 2000);
+`;

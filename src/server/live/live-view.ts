@@ -1,0 +1,220 @@
+/**
+ * The live view's routes on the HTTP server: the page at `/`, its script and style, and read-only
+ * JSON and Server-Sent Events under /live/api/. A browser signs in once with `/?token=…` (a
+ * cookie, then a redirect that drops the token from the address bar); programs send the bearer
+ * header. No route changes anything; only GET and HEAD are answered.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { auditLogPath, readAuditLog } from "../../session/audit-log.js";
+import { describeError } from "../../util/errors.js";
+import { logger } from "../../util/log.js";
+import { tokenMatches } from "../http-guard.js";
+import { entryView } from "./entry-view.js";
+import { liveCookieHeader, liveCookieMatches, queryTokenMatches } from "./live-auth.js";
+import { LiveData, type LiveSources } from "./live-data.js";
+import { LIVE_CSP, LIVE_STYLE, livePage, signInPage } from "./live-page.js";
+import { LIVE_SCRIPT } from "./live-script.js";
+
+const log = logger("live");
+
+/** How often a followed log is read again. */
+export const LIVE_POLL_MS = 250;
+const KEEP_ALIVE_MS = 15_000;
+
+const SESSION_ROUTE = /^\/live\/api\/sessions\/([^/]+)(\/diff|\/events)?$/;
+
+export interface LiveViewOptions {
+  token: string;
+  /** Where the token was written, for the sign-in page; undefined when it came from DRYDOCK_TOKEN. */
+  tokenFile?: string;
+  /** The page's own address, e.g. http://127.0.0.1:8080/ (known once the server listens). */
+  url(): string;
+}
+
+const SECURITY_HEADERS = {
+  "content-security-policy": LIVE_CSP,
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+};
+
+export class LiveView {
+  private readonly data: LiveData;
+  private readonly streams = new Set<() => void>();
+
+  constructor(
+    sources: LiveSources,
+    private readonly options: LiveViewOptions,
+  ) {
+    this.data = new LiveData(sources);
+  }
+
+  /** Answers one request for any path but /mcp (Host and Origin are checked before). */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const path = url.pathname;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      return this.json(
+        res,
+        405,
+        { error: `${req.method} is not answered here: the live view is read-only (GET only)` },
+        { allow: "GET, HEAD" },
+      );
+    }
+    if (path === "/live/app.js") return this.text(res, 200, "text/javascript; charset=utf-8", LIVE_SCRIPT);
+    if (path === "/live/app.css") return this.text(res, 200, "text/css; charset=utf-8", LIVE_STYLE);
+    if (path === "/") {
+      const given = url.searchParams.get("token");
+      if (given !== null) {
+        if (!queryTokenMatches(given, this.options.token)) return this.signIn(res, true);
+        res.writeHead(303, {
+          ...SECURITY_HEADERS,
+          location: "/",
+          "set-cookie": liveCookieHeader(this.options.token),
+        });
+        res.end();
+        return;
+      }
+      if (!this.signedIn(req)) return this.signIn(res, false);
+      return this.text(res, 200, "text/html; charset=utf-8", livePage());
+    }
+    if (!path.startsWith("/live/api/")) {
+      return this.json(res, 404, { error: `not found: the MCP endpoint is /mcp, the live view is /` });
+    }
+    if (!this.signedIn(req)) {
+      return this.json(
+        res,
+        401,
+        {
+          error:
+            "unauthorized: send Authorization: Bearer <token>, or open the live view at / with ?token=<token> once",
+        },
+        { "www-authenticate": 'Bearer realm="drydock"' },
+      );
+    }
+    if (path === "/live/api/sessions") return this.json(res, 200, { sessions: await this.data.sessions() });
+    const match = SESSION_ROUTE.exec(path);
+    const id = match ? await this.data.known(decodeURIComponent(match[1]!)) : undefined;
+    if (!match || !id) {
+      return this.json(res, 404, {
+        error: match
+          ? `no session ${match[1]} in this server's state directory; the sessions are listed at /live/api/sessions`
+          : "not found: the live view's data is at /live/api/sessions and /live/api/sessions/ID[/diff|/events]",
+      });
+    }
+    if (match[2] === "/events") return this.follow(req, res, id);
+    if (match[2] === "/diff") {
+      const abort = new AbortController();
+      res.once("close", () => abort.abort());
+      try {
+        return this.json(res, 200, await this.data.diff(id, abort.signal));
+      } catch (error) {
+        return this.json(res, 200, {
+          available: false,
+          why: `the diff could not be taken: ${describeError(error)}`,
+        });
+      }
+    }
+    return this.json(res, 200, await this.data.detail(id));
+  }
+
+  /** Ends every log being followed (the server is closing). */
+  close(): void {
+    for (const end of [...this.streams]) end();
+  }
+
+  private signedIn(req: IncomingMessage): boolean {
+    // Both are checked, so which one a request carries does not show in the time taken.
+    const bearer = tokenMatches(req.headers.authorization, this.options.token);
+    const cookie = liveCookieMatches(req.headers.cookie, this.options.token);
+    return bearer || cookie;
+  }
+
+  private signIn(res: ServerResponse, wrongToken: boolean): void {
+    this.text(
+      res,
+      401,
+      "text/html; charset=utf-8",
+      signInPage(this.options.url(), this.options.tokenFile, wrongToken),
+    );
+  }
+
+  private text(res: ServerResponse, status: number, type: string, body: string): void {
+    res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type });
+    res.end(res.req.method === "HEAD" ? undefined : body);
+  }
+
+  private json(
+    res: ServerResponse,
+    status: number,
+    value: unknown,
+    headers: Record<string, string> = {},
+  ): void {
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      "content-type": "application/json; charset=utf-8",
+      ...headers,
+    });
+    res.end(res.req.method === "HEAD" ? undefined : JSON.stringify(value));
+  }
+
+  /**
+   * The session's log as Server-Sent Events: every entry so far, then each one as it is appended
+   * (read again every 250 ms), each event's id the byte offset after it, so a reconnecting browser
+   * (Last-Event-ID) goes on where it stopped. An `end` event follows the session's last line.
+   */
+  private follow(req: IncomingMessage, res: ServerResponse, id: string): void {
+    const path = auditLogPath(id, this.data.sources.state)!;
+    const resumeAt = Number(req.headers["last-event-id"]);
+    let offset = Number.isSafeInteger(resumeAt) && resumeAt > 0 ? resumeAt : 0;
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      "content-type": "text/event-stream; charset=utf-8",
+      connection: "keep-alive",
+      "x-accel-buffering": "no",
+    });
+    if (req.method === "HEAD") {
+      res.end();
+      return;
+    }
+    res.write("retry: 1000\n\n");
+    let reading = false;
+    let done = false;
+    const read = async () => {
+      if (reading || done) return;
+      reading = true;
+      try {
+        const got = await readAuditLog(path, offset);
+        if (done) return;
+        offset = got.offset;
+        got.entries.forEach((entry, i) => {
+          const last = i === got.entries.length - 1;
+          res.write(
+            `event: entry\n${last ? `id: ${got.offset}\n` : ""}data: ${JSON.stringify(entryView(entry))}\n\n`,
+          );
+        });
+        if (got.entries.some((e) => e.tool === "session_end")) {
+          res.write("event: end\ndata: {}\n\n");
+          end();
+        }
+      } catch (error) {
+        log.warn(`session ${id}: its log could not be read: ${describeError(error)}`);
+      } finally {
+        reading = false;
+      }
+    };
+    const poll = setInterval(() => void read(), LIVE_POLL_MS);
+    const keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+    const end = () => {
+      if (done) return;
+      done = true;
+      clearInterval(poll);
+      clearInterval(keepAlive);
+      this.streams.delete(end);
+      res.end();
+    };
+    this.streams.add(end);
+    res.once("close", end);
+    void read();
+  }
+}
