@@ -5,6 +5,7 @@
 import { Engine } from "../engine/engine.js";
 import { imageFlag, llmFlag, networkFlag, offlineScriptFlag, portFlag, repoFlag } from "./flag-checks.js";
 import { cpus, memoryMB, port, seconds, wholeNumber, decimal } from "./flag-values.js";
+import { FlagError } from "../util/errors.js";
 import { keysFileFlag } from "./keys-file-flag.js";
 import { runtimeFlag } from "./runtime-flag.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
@@ -34,6 +35,8 @@ export interface ServeFlags {
   maxLlmCostUsd?: string;
   pool: string;
   poolTtl: string;
+  keepSessions?: boolean;
+  keepTtl?: string;
 }
 
 export interface CheckedServeFlags {
@@ -50,6 +53,7 @@ export interface CheckedServeFlags {
   maxLlmCostUsd?: number;
   pool: number;
   poolTtlMs: number;
+  keepTtlMs?: number;
 }
 
 export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFlags> {
@@ -61,7 +65,14 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     poolTtlMs: secondsToMs(seconds(flags.poolTtl, "--pool-ttl"))!,
+    keepTtlMs: secondsToMs(seconds(flags.keepTtl, "--keep-ttl")),
   };
+  if (flags.keepTtl !== undefined && !flags.keepSessions) {
+    throw new FlagError(
+      "--keep-ttl",
+      "applies to kept sessions only; add --keep-sessions, or drop --keep-ttl",
+    );
+  }
   // Then files and repositories on the host.
   await repoFlag(flags.repo, "--repo");
   for (const path of flags.allowRepo) await repoFlag(path, "--allow-repo");

@@ -15,6 +15,23 @@ export const LABEL_POOL = "drydock.pool";
  * drydock prunes only orphans of its own state directory, whose leftovers it can also remove.
  */
 export const LABEL_STATE = "drydock.state";
+/**
+ * On a box kept on purpose (`serve --keep-sessions`): the time (epoch seconds) until which the
+ * reaper leaves it running after its owner died, so that a later server can adopt it.
+ */
+export const LABEL_KEPT_UNTIL = "drydock.kept-until";
+
+/** The label value for a box kept `ttlMs` from now. */
+export function keptUntilLabel(ttlMs: number, now = Date.now()): string {
+  return String(Math.floor((now + ttlMs) / 1000));
+}
+
+/** When a box's keeping ends (epoch ms), or undefined for a box not kept. */
+export function keptUntil(labels: Record<string, string>): number | undefined {
+  const value = labels[LABEL_KEPT_UNTIL];
+  if (value === undefined || !/^\d{1,12}$/.test(value)) return undefined;
+  return Number(value) * 1000;
+}
 
 /** An owner is a process on a host, told apart from a later process with the same pid by its start time. */
 export interface Owner {

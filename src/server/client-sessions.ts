@@ -2,6 +2,9 @@
  * Sessions and task stacks scoped by client: each client sees and touches only what it created;
  * another client's session id is answered exactly like an unknown one. A client's default
  * session is created on first use from the server's repository and defaults.
+ *
+ * A kept session whose server died (`serve --keep-sessions`) is nobody's here until a client names
+ * it: the first client to name it adopts it and holds it from then on, as if it had created it.
  */
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import type { BoxMemory } from "../engine/box-memory.js";
@@ -98,7 +101,10 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   }
 
   async resolve(clientId: string, sessionId: string | undefined): Promise<Session> {
-    if (sessionId !== undefined) return this.owned(clientId, sessionId);
+    if (sessionId !== undefined) {
+      await this.adopt(clientId, sessionId);
+      return this.owned(clientId, sessionId);
+    }
     let pending = this.defaults.get(clientId);
     if (pending) {
       const session = await pending.catch(() => undefined);
@@ -115,6 +121,7 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   }
 
   async destroy(clientId: string, sessionId: string): Promise<void> {
+    await this.adopt(clientId, sessionId);
     this.owned(clientId, sessionId);
     this.owners.delete(sessionId);
     await this.manager.destroy(sessionId);
@@ -141,6 +148,7 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
         "use letters, digits, '.', '_' or '-' (at most 64 characters)",
       );
     }
+    await this.adopt(clientId, id);
     if (this.manager.has(id)) {
       this.owned(clientId, id);
     } else {
@@ -149,6 +157,16 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
       this.stackOwners.set(id, clientId);
     }
     return this.stacks.open(id);
+  }
+
+  /**
+   * Adopts a kept session left by a drydock that died, for the client naming it, when no one here
+   * holds it yet; a session this server holds already is left to the ownership check.
+   */
+  private async adopt(clientId: string, sessionId: string): Promise<void> {
+    if (this.manager.has(sessionId)) return;
+    const session = await this.manager.adopt(sessionId, this.serverDefaults.options);
+    if (session && !this.owners.has(session.id)) this.owners.set(session.id, clientId);
   }
 
   private owned(clientId: string, sessionId: string): Session {

@@ -42,8 +42,13 @@ export interface DrydockServerConfig {
    * (`--memory-reserve-mb`). Default: a quarter of the host's memory, at least 1024.
    */
   memoryReserveMB?: number;
-  /** Leave boxes running at shutdown, for inspection. */
+  /**
+   * Keep sessions (`--keep-sessions`): boxes stay running at shutdown and, labelled kept, outlive a
+   * server that dies for `keepTtlMs`; a later server adopts one when a client names its session.
+   */
   keepSessions?: boolean;
+  /** How long a kept box outlives its dead server (`--keep-ttl`; default 24 hours). */
+  keepTtlMs?: number;
   /** Where task stacks are kept (default: <state dir>/tasks). */
   tasksDir?: string;
   /**
@@ -68,6 +73,7 @@ export interface DrydockServerConfig {
 }
 
 export const DEFAULT_REAP_INTERVAL_MS = 60_000;
+export const DEFAULT_KEEP_TTL_MS = 24 * 60 * 60_000;
 
 /** The reaping interval DRYDOCK_REAP_INTERVAL_S asks for (seconds, 0 for none), else the default. */
 export function reapIntervalFromEnv(value = process.env.DRYDOCK_REAP_INTERVAL_S): number {
@@ -132,6 +138,7 @@ export class DrydockServer {
     const manager = await SessionManager.start(engine, {
       pool: poolReady ? poolOptions(served?.image ?? image) : undefined,
       reapEveryMs,
+      keepTtlMs: config.keepSessions ? (config.keepTtlMs ?? DEFAULT_KEEP_TTL_MS) : undefined,
     });
     if (environments && served && !poolReady && config.pool && config.pool.size > 0) {
       log.info(`building the environment of ${repo.root} (${served.definition.file}) for the warm pool`);
@@ -215,6 +222,7 @@ export class DrydockServer {
       this.clients.clear();
       if (this.config.keepSessions) {
         await this.manager.closePool();
+        await this.manager.settleAdoptions();
         const kept = this.manager.detachAll();
         if (kept.length)
           log.info(`kept ${kept.length} session(s) for inspection: ${kept.map((s) => s.id).join(", ")}`);

@@ -198,10 +198,10 @@ export function parseAuditLine(line: string): AuditEntry | undefined {
   }
 }
 
-/** Something drydock did to a session: started it, removed it, kept it at shutdown. */
+/** Something drydock did to a session: started it, removed it, kept it at shutdown, adopted it after a restart. */
 export function drydockEntry(
   session: string,
-  tool: "session_start" | "session_end" | "session_kept",
+  tool: "session_start" | "session_end" | "session_kept" | "session_adopted",
   args: Record<string, unknown> = {},
   now = new Date(),
 ): AuditEntry {

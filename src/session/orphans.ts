@@ -4,12 +4,18 @@
  * boxes of a warm pool are found the same way (they carry the session label too, and the pool
  * label), and the gateway directory of each removed box goes with it, as do gateway directories
  * whose box is gone.
+ *
+ * A box kept on purpose (`serve --keep-sessions`: the kept-until label) outlives its dead owner
+ * until that time, so a later server can adopt it; while a live server that adopted it runs (its
+ * session record names it), it is that server's. An idle warm box is never kept: it has no session
+ * record. `all` removes kept boxes too.
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { BoxEngine, BoxSummary } from "../engine/box-engine.js";
 import {
   LABEL_OWNER,
+  keptUntil,
   LABEL_POOL,
   LABEL_SESSION,
   LABEL_STATE,
@@ -19,7 +25,12 @@ import {
 import { logger } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
 import { gatewayDirFor } from "./session-box.js";
-import { recordedSessions, removeSessionRecord, sessionRecordsDir } from "./session-record.js";
+import {
+  readSessionRecord,
+  recordedSessions,
+  removeSessionRecord,
+  sessionRecordsDir,
+} from "./session-record.js";
 
 const log = logger("prune");
 
@@ -43,7 +54,7 @@ export async function pruneOrphans(engine: BoxEngine, options: { all?: boolean }
       // Compared as absolute paths: `DRYDOCK_STATE_DIR=/x/` and `=/x` are one directory.
       const label = box.labels[LABEL_STATE];
       const ours = !label || resolve(label) === resolve(stateDir());
-      const orphan = options.all || (ours && (!owner || ownerIsDead(owner)));
+      const orphan = options.all || (ours && (!owner || ownerIsDead(owner)) && !(await stillKept(box)));
       if (!orphan) {
         kept++;
         return;
@@ -62,6 +73,21 @@ export async function pruneOrphans(engine: BoxEngine, options: { all?: boolean }
   await removeDirsWithoutBox(withBox);
   await removeRecordsWithoutBox(withBox);
   return { removed, kept };
+}
+
+/**
+ * Whether a box whose owner died is kept: its kept-until time has not passed (and it serves a
+ * session: it has a record), or a live drydock adopted it.
+ */
+export async function stillKept(box: BoxSummary, now = Date.now()): Promise<boolean> {
+  const until = keptUntil(box.labels);
+  const session = box.labels[LABEL_SESSION];
+  if (until === undefined || !session) return false;
+  const record = await readSessionRecord(session);
+  if (!record) return false;
+  const adopter = parseOwner(record.adopted_by);
+  if (adopter && !ownerIsDead(adopter)) return true;
+  return until > now;
 }
 
 /**

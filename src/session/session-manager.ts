@@ -3,8 +3,26 @@
  * when it starts (and, with `reapEveryMs`, again and again while it runs: an owner killed after
  * this start, or one the system had not yet reaped at it), and every box of its own when it closes. With a warm pool, a session whose
  * options the pool serves starts on a pooled box; any other starts cold.
+ *
+ * With `keepTtlMs` (`serve --keep-sessions`) every box it makes is labelled kept: when this process
+ * dies, the reaper leaves the box running until its time passes, and a later manager with the same
+ * state directory adopts it when a client names its session (`adopt`).
  */
 import type { Engine } from "../engine/engine.js";
+import {
+  LABEL_KEPT_UNTIL,
+  LABEL_OWNER,
+  LABEL_STATE,
+  LABEL_SESSION,
+  currentOwner,
+  formatOwner,
+  keptUntil,
+  keptUntilLabel,
+  ownerIsDead,
+  parseOwner,
+} from "../engine/labels.js";
+import { resolve } from "node:path";
+import { stateDir } from "../util/paths.js";
 import {
   InvalidArgumentError,
   LimitExceededError,
@@ -15,7 +33,12 @@ import { logger } from "../util/log.js";
 import { pruneOrphans } from "./orphans.js";
 import { drydockEntry } from "./audit-entry.js";
 import { appendAuditEntry } from "./audit-log.js";
-import { removeSessionRecord, sessionRecordOf, writeSessionRecord } from "./session-record.js";
+import {
+  readSessionRecord,
+  removeSessionRecord,
+  sessionRecordOf,
+  writeSessionRecord,
+} from "./session-record.js";
 import { Session, newSessionId, type SessionOptions } from "./session.js";
 import { WarmPool, type WarmPoolOptions } from "./warm-pool.js";
 
@@ -28,10 +51,14 @@ export class SessionManager {
   private closed = false;
   private reaper: NodeJS.Timeout | undefined;
   private reaping: Promise<unknown> | undefined;
+  /** Kept boxes being adopted, by session id: two calls naming one adopt it once. */
+  private readonly adopting = new Map<string, Promise<Session | undefined>>();
 
   private constructor(
     readonly engine: Engine,
     private warmPool: WarmPool | undefined,
+    /** How long boxes are kept after this process dies; undefined: not kept. */
+    readonly keepTtlMs: number | undefined,
   ) {}
 
   /** The warm pool, when this manager keeps one. */
@@ -45,7 +72,7 @@ export class SessionManager {
    */
   startPool(options: WarmPoolOptions): void {
     if (this.warmPool || options.size <= 0 || this.closed) return;
-    this.warmPool = WarmPool.start(this.engine, options);
+    this.warmPool = WarmPool.start(this.engine, { ...options, keepTtlMs: this.keepTtlMs });
   }
 
   /**
@@ -55,11 +82,15 @@ export class SessionManager {
    */
   static async start(
     engine: Engine,
-    options: { pool?: WarmPoolOptions; reapEveryMs?: number } = {},
+    options: { pool?: WarmPoolOptions; reapEveryMs?: number; keepTtlMs?: number } = {},
   ): Promise<SessionManager> {
     await reapOnce(engine);
-    const pool = options.pool && options.pool.size > 0 ? WarmPool.start(engine, options.pool) : undefined;
-    const manager = new SessionManager(engine, pool);
+    const keepTtlMs = options.keepTtlMs;
+    const pool =
+      options.pool && options.pool.size > 0
+        ? WarmPool.start(engine, { ...options.pool, keepTtlMs })
+        : undefined;
+    const manager = new SessionManager(engine, pool, keepTtlMs);
     if (options.reapEveryMs && options.reapEveryMs > 0) manager.startReaping(options.reapEveryMs);
     return manager;
   }
@@ -92,10 +123,11 @@ export class SessionManager {
           warm: session.warm,
         }),
       );
-      await writeSessionRecord(session.id, sessionRecordOf(session)).catch((error: Error) =>
-        log.warn(
-          `session ${session.id}: could not record its repository for \`drydock sessions list\`: ${error.message}`,
-        ),
+      await writeSessionRecord(session.id, sessionRecordOf(session, session.keptUntil)).catch(
+        (error: Error) =>
+          log.warn(
+            `session ${session.id}: could not record its repository for \`drydock sessions list\`: ${error.message}`,
+          ),
       );
       return session;
     } finally {
@@ -105,15 +137,82 @@ export class SessionManager {
 
   private async startSession(options: SessionOptions): Promise<Session> {
     const warm = this.pool?.take(options);
-    if (!warm) return Session.create(this.engine, options, newSessionId());
+    if (!warm) return this.startCold(options);
     try {
-      return await Session.fromWarm(options, warm);
+      const session = await Session.fromWarm(options, warm);
+      session.keptUntil = warm.keptUntil;
+      return session;
     } catch (error) {
       // The caller's mistake fails the same way cold; a broken warm box is no reason to fail.
       if (error instanceof InvalidArgumentError || error instanceof LimitExceededError) throw error;
       log.warn(`warm box for session ${warm.sessionId} failed (${describeError(error)}); starting cold`);
-      return Session.create(this.engine, options, newSessionId());
+      return this.startCold(options);
     }
+  }
+
+  /** A new box; labelled kept when this manager keeps sessions. */
+  private async startCold(options: SessionOptions): Promise<Session> {
+    if (this.keepTtlMs === undefined) return Session.create(this.engine, options, newSessionId());
+    const kept = keptUntilLabel(this.keepTtlMs);
+    const labels = { ...options.labels, [LABEL_KEPT_UNTIL]: kept };
+    const session = await Session.create(this.engine, { ...options, labels }, newSessionId());
+    session.keptUntil = Number(kept) * 1000;
+    return session;
+  }
+
+  /**
+   * The session `id` when this manager keeps sessions and a kept box of it is left by a drydock
+   * that died (or stopped, leaving it kept), with its state directory: the box is adopted (see
+   * Session.adopt), its record names this process as its owner, and its audit log says so. Else
+   * undefined: no such box, not kept, past its time, another live drydock's, or its record is gone.
+   * `options` are the server's session defaults (the shell's environment and graces).
+   */
+  adopt(id: string, options: Partial<SessionOptions>): Promise<Session | undefined> {
+    const held = this.sessions.get(id);
+    if (held) return Promise.resolve(held);
+    if (this.keepTtlMs === undefined || this.closed || !/^[0-9a-f]{12}$/.test(id)) {
+      return Promise.resolve(undefined);
+    }
+    let adopting = this.adopting.get(id);
+    if (!adopting) {
+      adopting = this.adoptBox(id, options).finally(() => this.adopting.delete(id));
+      this.adopting.set(id, adopting);
+    }
+    return adopting;
+  }
+
+  private async adoptBox(id: string, options: Partial<SessionOptions>): Promise<Session | undefined> {
+    const here = resolve(stateDir());
+    const box = (await this.engine.listBoxes(LABEL_SESSION, id)).find(
+      (b) => b.labels[LABEL_STATE] !== undefined && resolve(b.labels[LABEL_STATE]) === here,
+    );
+    const until = box && keptUntil(box.labels);
+    if (!box || until === undefined) return undefined;
+    const owner = parseOwner(box.labels[LABEL_OWNER]);
+    if (owner && !ownerIsDead(owner)) return undefined;
+    const record = await readSessionRecord(id);
+    if (!record) return undefined;
+    // A record naming this process: an adoption of ours that failed part way; try again.
+    const adopter = parseOwner(record.adopted_by);
+    const self = formatOwner(currentOwner());
+    if (adopter && formatOwner(adopter) !== self && !ownerIsDead(adopter)) return undefined;
+    if (until <= Date.now()) return undefined;
+    if (!(await this.engine.isRunning(box.id))) {
+      log.warn(`session ${id}: its kept box ${box.id.slice(0, 12)} is not running; it cannot be adopted`);
+      return undefined;
+    }
+    // Named first, so that no other drydock's reaper or adoption takes it meanwhile.
+    await writeSessionRecord(id, { ...record, adopted_by: self });
+    const session = await Session.adopt(this.engine, id, box.id, record, options);
+    session.keptUntil = until;
+    if (this.closed) {
+      // Closing while adopting: leave the box kept, as shutdown leaves the others.
+      await session.detach();
+      return undefined;
+    }
+    this.sessions.set(id, session);
+    appendAuditEntry(drydockEntry(id, "session_adopted", { box: session.box.shortId }));
+    return session;
   }
 
   get(id: string): Session {
@@ -174,6 +273,11 @@ export class SessionManager {
     this.sessions.clear();
     for (const s of all) appendAuditEntry(drydockEntry(s.id, "session_kept", { box: s.box.shortId }));
     return all;
+  }
+
+  /** Adoptions under way, waited for at a shutdown that keeps sessions. */
+  async settleAdoptions(): Promise<void> {
+    await Promise.allSettled([...this.adopting.values()]);
   }
 }
 

@@ -24,10 +24,17 @@ export interface SessionRecord {
   egress?: string[];
   /** True when the box came from the warm pool. */
   warm?: boolean;
+  /** A kept session (`--keep-sessions`): until when (ISO time) a dead server's box is left running. */
+  kept_until?: string;
+  /**
+   * The drydock process that adopted the kept box after its first server died (host/pid/start):
+   * while it lives the box is its, whatever the box's owner label says (labels cannot change).
+   */
+  adopted_by?: string;
 }
 
 /** The record of a session as it starts. */
-export function sessionRecordOf(session: Session): SessionRecord {
+export function sessionRecordOf(session: Session, keptUntil?: number): SessionRecord {
   const info = session.info();
   return {
     repo: info.repo,
@@ -39,6 +46,7 @@ export function sessionRecordOf(session: Session): SessionRecord {
     limits: { ...info.limits },
     egress: info.egress.allowlist,
     warm: session.warm,
+    ...(keptUntil === undefined ? {} : { kept_until: new Date(keptUntil).toISOString() }),
   };
 }
 

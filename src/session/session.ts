@@ -2,23 +2,24 @@
  * A session: one box, the repository copied into it, and its persistent shell. The host never
  * shares a path with the box; files move as tar streams and changes come out as a diff.
  */
-import { rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import type { Engine } from "../engine/engine.js";
 import type { EgressProxy } from "../gateway/egress-proxy.js";
 import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
-import type { Box } from "../sandbox/box.js";
-import type { BoxLimits, BoxOptions } from "../sandbox/box-profile.js";
+import { Box } from "../sandbox/box.js";
+import { DEFAULT_LIMITS, type BoxLimits, type BoxOptions } from "../sandbox/box-profile.js";
 import type { StreamName } from "../sandbox/output-capture.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
 import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
 import type { ApplyMode, ApplyResult } from "../workspace/apply-diff.js";
-import type { HostRepo } from "../workspace/host-repo.js";
+import { openHostRepo, type HostRepo } from "../workspace/host-repo.js";
 import { snapshotCommit } from "../workspace/snapshot-commit.js";
 import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
 import { applySessionDiff } from "./session-apply.js";
-import { createSessionBox, startSessionShell } from "./session-box.js";
+import { createSessionBox, gatewayDirFor, startSessionShell } from "./session-box.js";
+import type { SessionRecord } from "./session-record.js";
 import { startSessionEgress } from "./session-egress.js";
 import { SessionShell, type SessionShellSetup } from "./session-shell.js";
 import { DEFAULT_WATCHDOG_GRACE_MS } from "./shell-watchdog.js";
@@ -68,7 +69,9 @@ export interface SessionInfo {
 }
 
 export class Session {
-  readonly createdAt = new Date();
+  readonly createdAt: Date;
+  /** When a kept session's box is no longer kept after its server died (epoch ms); undefined: not kept. */
+  keptUntil: number | undefined;
   /** Set by task_done: the agent said its work is finished. */
   done: { at: Date; summary?: string } | undefined;
   /** The session's egress proxy, when its box may reach hosts. */
@@ -95,7 +98,9 @@ export class Session {
     readonly warm: boolean,
     /** Starts a new shell like the first; the watchdog's grace. */
     shellSetup: SessionShellSetup,
+    createdAt = new Date(),
   ) {
+    this.createdAt = createdAt;
     this.shells = new SessionShell(shell, shellSetup, id);
   }
 
@@ -143,6 +148,78 @@ export class Session {
       await disposeWarmBox(warm);
       throw error;
     }
+  }
+
+  /**
+   * A session around a kept box whose server died (`serve --keep-sessions`): the box, its
+   * workspace and its gateway directory are as they were; the host repository, the commits and
+   * the limits come from the session record; a new shell starts as a new session's does, and the
+   * egress proxy, when the session had one, listens again at the same socket. The box is left as
+   * it is on failure (it stays kept).
+   */
+  static async adopt(
+    engine: Engine,
+    id: string,
+    containerId: string,
+    record: SessionRecord,
+    options: Partial<SessionOptions>,
+  ): Promise<Session> {
+    const started = Date.now();
+    const repo = await openHostRepo(record.repo, "repo");
+    const recorded = record.limits ?? {};
+    const num = (key: string, fallback: number): number =>
+      typeof recorded[key] === "number" ? recorded[key] : fallback;
+    const limits: BoxLimits = {
+      network: typeof recorded.network === "string" ? recorded.network : "none",
+      memoryMB: num("memoryMB", DEFAULT_LIMITS.memoryMB),
+      cpus: num("cpus", DEFAULT_LIMITS.cpus),
+      pidsLimit: num("pidsLimit", DEFAULT_LIMITS.pidsLimit),
+      workspaceMB: num("workspaceMB", DEFAULT_LIMITS.workspaceMB),
+      tmpMB: num("tmpMB", DEFAULT_LIMITS.tmpMB),
+    };
+    const box = Box.adopt(engine, containerId, id, record.image ?? "", limits);
+    // The box's bind mount holds this directory open; made again only if it went missing.
+    const gatewayDir = gatewayDirFor(id);
+    await mkdir(gatewayDir, { recursive: true, mode: 0o700 });
+    const shell = await startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs });
+    const baseCommit = record.base_commit ?? "";
+    const session = new Session(
+      id,
+      box,
+      shell,
+      repo,
+      baseCommit,
+      record.host_base_commit !== undefined && record.host_base_commit !== baseCommit,
+      record.host_base_commit ?? baseCommit,
+      num("command_timeout_s", DEFAULT_COMMAND_TIMEOUT_MS / 1000) * 1000,
+      num("max_output_bytes", DEFAULT_MAX_OUTPUT_BYTES),
+      gatewayDir,
+      record.warm === true,
+      {
+        start: () => startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs }),
+        interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
+        graceMs: options.watchdogGraceMs ?? DEFAULT_WATCHDOG_GRACE_MS,
+      },
+      record.created_at ? new Date(record.created_at) : new Date(),
+    );
+    if (record.egress?.length) {
+      try {
+        const proxy = await startSessionEgress({
+          sessionId: id,
+          box,
+          gatewayDir,
+          allowlist: record.egress,
+          caFile: options.egressCaFile,
+        });
+        session.egress = proxy;
+        session.cleanups.push(() => proxy.close());
+      } catch (error) {
+        await session.shells.dispose();
+        throw error;
+      }
+    }
+    log.info(`session ${id} adopted in ${Date.now() - started} ms (box ${box.shortId})`);
+    return session;
   }
 
   private static async ready(
@@ -304,6 +381,12 @@ export class Session {
     await this.box.remove();
     await rm(this.gatewayDir, { recursive: true, force: true });
     log.info(`session ${this.id} removed`);
+  }
+
+  /** Lets go of the session without removing its box (a kept box stays for a later server). */
+  async detach(): Promise<void> {
+    await Promise.allSettled(this.cleanups.splice(0).map((c) => c()));
+    await this.shells.dispose();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -12,7 +12,7 @@
  */
 import { rm } from "node:fs/promises";
 import type { Engine } from "../engine/engine.js";
-import { LABEL_POOL } from "../engine/labels.js";
+import { LABEL_KEPT_UNTIL, LABEL_POOL, keptUntilLabel } from "../engine/labels.js";
 import type { Box } from "../sandbox/box.js";
 import type { PtyShell } from "../sandbox/pty-shell.js";
 import { describeError } from "../util/errors.js";
@@ -33,6 +33,11 @@ export interface WarmPoolOptions {
   profile: PoolProfile;
   /** How long a box may wait idle before it is replaced (default 15 minutes). */
   ttlMs?: number;
+  /**
+   * Sessions are kept (`--keep-sessions`) this long: each box is labelled kept until its idle time
+   * to live plus this, so a session on it is kept at least this long.
+   */
+  keepTtlMs?: number;
 }
 
 /** A box ready for a session: its id is the session's id. */
@@ -42,6 +47,8 @@ export interface WarmBox {
   shell: PtyShell;
   gatewayDir: string;
   receiver: SnapshotReceiver;
+  /** When the box's keeping ends (epoch ms; its kept-until label), for a pool of kept sessions. */
+  keptUntil?: number;
 }
 
 interface Idle {
@@ -67,6 +74,7 @@ export class WarmPool {
   private wake: (() => void) | undefined;
   private waiters: Array<() => void> = [];
   readonly ttlMs: number;
+  private keepTtlMs: number | undefined;
 
   private constructor(
     private readonly engine: Engine,
@@ -80,6 +88,7 @@ export class WarmPool {
   /** Makes a pool and starts filling it in the background. */
   static start(engine: Engine, options: WarmPoolOptions): WarmPool {
     const pool = new WarmPool(engine, Math.max(0, Math.floor(options.size)), options.profile, options.ttlMs);
+    pool.keepTtlMs = options.keepTtlMs;
     if (pool.size > 0) log.info(`keeping ${pool.size} warm box(es) of ${options.profile.image}`);
     pool.refill();
     return pool;
@@ -162,14 +171,16 @@ export class WarmPool {
 
   private async fillOne(): Promise<void> {
     const sessionId = newSessionId();
-    const labels = { [LABEL_POOL]: "warm" };
+    const kept = this.keepTtlMs === undefined ? undefined : keptUntilLabel(this.keepTtlMs + this.ttlMs);
+    const labels = { [LABEL_POOL]: "warm", ...(kept ? { [LABEL_KEPT_UNTIL]: kept } : {}) };
     const { box, gatewayDir } = await createSessionBox(this.engine, sessionId, { ...this.profile, labels });
     let shell: PtyShell | undefined;
     try {
       shell = await startSessionShell(box);
       // The receiver waits as long as the box may, plus the time a copy-in may take.
       const receiver = SnapshotReceiver.open(box, { timeoutMs: this.ttlMs + 600_000 });
-      const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver };
+      const keptUntil = kept === undefined ? undefined : Number(kept) * 1000;
+      const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver, keptUntil };
       // Idle means ready: the receiver's exec is attached, so a take pays for no exec start.
       await receiver.ready;
       if (this.closed) {
