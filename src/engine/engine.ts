@@ -16,6 +16,7 @@ import {
 import { toCreateOptions, type ContainerSpec } from "./container-spec.js";
 import { openTerminalExec, type TerminalExec, type TerminalExecOptions } from "./exec-terminal.js";
 import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
+import { parseEngineAddress } from "./engine-address.js";
 import { terminalArgv } from "./runtime-terminal.js";
 
 export { short, type BoxSummary, type EngineRuntime } from "./box-engine.js";
@@ -34,20 +35,62 @@ export class Engine implements BoxEngine, ImageEngine {
   /** Each box's runtime, as made or as inspected once. */
   private readonly boxRuntimes = new Map<string, string | undefined>();
 
-  private constructor(readonly docker: Docker) {}
+  private constructor(
+    readonly docker: Docker,
+    /** How messages name the engine: its URL (DOCKER_HOST or the default socket when none was given). */
+    readonly name: string = process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock",
+  ) {}
 
-  /** Connects to the engine named by DOCKER_HOST or the default socket, and checks it answers. */
-  static async connect(options: { timeoutMs?: number } = {}): Promise<Engine> {
-    const docker = new Docker({ timeout: options.timeoutMs });
+  /**
+   * Connects to the engine at `url` (see engine-address.ts; TLS files from `tlsDir`), else to
+   * the one DOCKER_HOST or the default socket names, and checks it answers.
+   */
+  static async connect(options: { timeoutMs?: number; url?: string; tlsDir?: string } = {}): Promise<Engine> {
+    const address = options.url ? parseEngineAddress(options.url, options.tlsDir) : undefined;
+    const docker = new Docker({ ...address?.options, timeout: options.timeoutMs });
+    const engine = new Engine(docker, address?.name);
     try {
       await docker.ping();
     } catch (error) {
-      throw new EngineUnavailableError(
-        `${process.env.DOCKER_HOST ?? "/var/run/docker.sock"}: ${(error as Error).message}`,
-        { cause: error },
-      );
+      throw new EngineUnavailableError(`${engine.name}: ${(error as Error).message}`, { cause: error });
     }
-    return new Engine(docker);
+    return engine;
+  }
+
+  /** Whether the engine answers a ping within timeoutMs. */
+  async answers(timeoutMs = 5_000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([
+        this.docker.ping().then(
+          () => true,
+          () => false,
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Sends an image to another engine as `docker save | docker load` would: same id, same tags. */
+  async sendImage(ref: string, to: Engine): Promise<void> {
+    try {
+      const tar = (await this.docker.getImage(ref).get()) as NodeJS.ReadableStream;
+      const answer = (await to.docker.loadImage(tar, { quiet: true })) as NodeJS.ReadableStream;
+      await new Promise<void>((resolve, reject) => {
+        tar.on("error", reject);
+        to.docker.modem.followProgress(answer, (error: Error | null, output: Array<{ error?: string }>) => {
+          const failed = error?.message ?? output.find((o) => o.error)?.error;
+          if (failed) reject(new Error(failed));
+          else resolve();
+        });
+      });
+      log.info(`sent image ${ref} from ${this.name} to ${to.name}`);
+    } catch (error) {
+      throw this.wrap(error, `send image ${ref} to ${to.name}`);
+    }
   }
 
   async version(): Promise<EngineVersion> {
