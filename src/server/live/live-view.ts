@@ -63,6 +63,12 @@ export class LiveView {
     }
     if (path === "/live/app.js") return this.text(res, 200, "text/javascript; charset=utf-8", LIVE_SCRIPT);
     if (path === "/live/app.css") return this.text(res, 200, "text/css; charset=utf-8", LIVE_STYLE);
+    if (path === "/favicon.ico") {
+      // Browsers ask for it on their own; there is none, and that is not an error worth a 404.
+      res.writeHead(204, SECURITY_HEADERS);
+      res.end();
+      return;
+    }
     if (path === "/") {
       const given = url.searchParams.get("token");
       if (given !== null) {
