@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { drydockEntry, gatewayEntry, type AuditEntry } from "../../../src/session/audit-entry.js";
+import { emptyTally, entryView, tallyEntries } from "../../../src/server/live/entry-view.js";
+import {
+  LIVE_COOKIE,
+  liveCookieHeader,
+  liveCookieMatches,
+  liveCookieValue,
+  queryTokenMatches,
+} from "../../../src/server/live/live-auth.js";
+import { escapeHtml, signInPage } from "../../../src/server/live/live-page.js";
+
+describe("the live view's cookie", () => {
+  it("is derived from the token without holding it, and differs for another token", () => {
+    const value = liveCookieValue("s3cret-token");
+    expect(value).not.toContain("s3cret");
+    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(liveCookieValue("other-token")).not.toBe(value);
+    expect(liveCookieHeader("s3cret-token")).toBe(
+      `${LIVE_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/`,
+    );
+  });
+
+  it("matches only its own value, among other cookies, and never the token itself", () => {
+    const value = liveCookieValue("t");
+    expect(liveCookieMatches(`a=1; ${LIVE_COOKIE}=${value}; b=2`, "t")).toBe(true);
+    expect(liveCookieMatches(`${LIVE_COOKIE}=forged; ${LIVE_COOKIE}=${value}`, "t")).toBe(true);
+    expect(liveCookieMatches(`${LIVE_COOKIE}=t`, "t")).toBe(false);
+    expect(liveCookieMatches(`other_${LIVE_COOKIE}=${value}`, "t")).toBe(false);
+    expect(liveCookieMatches(undefined, "t")).toBe(false);
+    expect(queryTokenMatches("t", "t")).toBe(true);
+    expect(queryTokenMatches("t ", "t")).toBe(false);
+    expect(queryTokenMatches(null, "t")).toBe(false);
+  });
+});
+
+describe("entryView", () => {
+  const bash = (command: string, outcome: AuditEntry["outcome"]): AuditEntry => ({
+    ts: "2026-01-02T03:04:05.678Z",
+    session: "0123456789ab",
+    actor: "agent",
+    tool: "bash",
+    args: { command, session_id: "0123456789ab" },
+    outcome,
+    duration_ms: 12,
+    output_bytes: 3,
+  });
+
+  it("says what a command was and how it ended, keeping its text as it was", () => {
+    const view = entryView(bash("echo '<b>hi</b>'", { ok: false, exit_code: 2 }));
+    expect(view).toMatchObject({ what: "echo '<b>hi</b>'", outcome: "exit 2", ok: false, running: false });
+    expect(entryView(bash("sleep 9", { ok: false, running: true }))).toMatchObject({
+      outcome: "running…",
+      running: true,
+    });
+    expect(entryView(bash("sleep 9", { ok: false, exit_code: null, timed_out: true })).outcome).toBe(
+      "timed out",
+    );
+  });
+
+  it("adds up calls, model requests, tokens and cost, and sees the session's end", () => {
+    const llm = (input: number, output: number, costUsd: number) =>
+      gatewayEntry("0123456789ab", {
+        provider: "openai",
+        path: "/v1/chat/completions",
+        model: "m",
+        status: 200,
+        source: "live",
+        inputTokens: input,
+        outputTokens: output,
+        costUsd,
+        usageEstimated: false,
+        durationMs: 5,
+      });
+    const tally = tallyEntries(emptyTally(), [
+      drydockEntry("0123456789ab", "session_start", { repo: "/src/app", image: "i" }),
+      bash("true", { ok: false, running: true }),
+      bash("true", { ok: true, exit_code: 0 }),
+      llm(100, 20, 0.5),
+      llm(1, 2, 0.25),
+    ]);
+    expect(tally).toMatchObject({
+      calls: 1,
+      llm_requests: 2,
+      input_tokens: 101,
+      output_tokens: 22,
+      usd: 0.75,
+      repo: "/src/app",
+      ended: false,
+    });
+    tallyEntries(tally, [drydockEntry("0123456789ab", "session_end")]);
+    expect(tally.ended).toBe(true);
+  });
+});
+
+describe("the sign-in page", () => {
+  it("says where the token is, escaped", () => {
+    const page = signInPage("http://127.0.0.1:1/", "/home/a<b>/http-token", false);
+    expect(page).toContain("?token=TOKEN");
+    expect(page).toContain("/home/a&lt;b&gt;/http-token");
+    expect(page).not.toContain("a<b>");
+    expect(signInPage("http://127.0.0.1:1/", undefined, true)).toMatch(
+      /not this server's[\s\S]*DRYDOCK_TOKEN/,
+    );
+    expect(escapeHtml(`<"'&>`)).toBe("&lt;&quot;&#39;&amp;&gt;");
+  });
+});
