@@ -9,6 +9,7 @@ import {
   LABEL_POOL,
   LABEL_SESSION,
   LABEL_STATE,
+  keptUntil,
   parseOwner,
 } from "../engine/labels.js";
 import { LABEL_EVAL_TASK } from "../eval/run-attempt.js";
@@ -27,8 +28,13 @@ export interface SessionRow {
   owner: string;
   /** Whether the drydock process that made the box runs: null when it is on another host. */
   alive: boolean | null;
-  /** No live owner: `drydock sessions prune` removes it. */
+  /** No live owner and not kept: `drydock sessions prune` removes it. */
   orphan: boolean;
+  /**
+   * A session kept with `serve --keep-sessions`: until when (ISO time) its box outlives a dead
+   * owner, for a later server to continue it; null when not kept (or its time has passed).
+   */
+  kept_until: string | null;
   /** Made by a warm pool (idle, or taken by the session it names). */
   pool: boolean;
   state_dir: string | null;
@@ -51,6 +57,9 @@ export function sessionRow(box: BoxSummary, facts: RowFacts): SessionRow {
   const repo = facts.repoOf(box) ?? null;
   const pool = labels[LABEL_POOL] !== undefined;
   const evalTask = labels[LABEL_EVAL_TASK] ?? null;
+  // An idle warm box (no record, so no repository) is never kept.
+  const until = keptUntil(labels);
+  const kept = until !== undefined && until > facts.now.getTime() && repo !== null ? until : undefined;
   return {
     session: labels[LABEL_SESSION] ?? "",
     box: box.id.slice(0, 12),
@@ -62,7 +71,8 @@ export function sessionRow(box: BoxSummary, facts: RowFacts): SessionRow {
     eval_task: evalTask,
     owner,
     alive,
-    orphan: alive === false,
+    orphan: alive === false && kept === undefined,
+    kept_until: kept === undefined ? null : new Date(kept).toISOString(),
     pool,
     state_dir: labels[LABEL_STATE] ?? null,
   };
@@ -98,7 +108,13 @@ export function sessionTableRows(rows: readonly SessionRow[]): string[][] {
         r.state,
         formatAge(r.age_s),
         owner(r.owner),
-        r.alive === null ? "?" : r.alive ? "yes" : "no",
+        r.alive === null
+          ? "?"
+          : r.alive
+            ? "yes"
+            : r.kept_until
+              ? `no, kept until ${r.kept_until.slice(0, 16).replace("T", " ")}Z`
+              : "no",
         what(r),
       ]),
   ];

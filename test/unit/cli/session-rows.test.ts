@@ -68,6 +68,31 @@ describe("sessions list rows", () => {
     );
   });
 
+  it("a kept session whose owner died is no orphan until its time passes; an idle warm box is never kept", () => {
+    const labels = {
+      "drydock.session": "666666666666",
+      "drydock.owner": "vm/8/1",
+      "drydock.created": "2026-11-21T11:00:00Z",
+      "drydock.kept-until": String(Date.parse("2026-11-22T11:00:00Z") / 1000),
+    };
+    const kept = sessionRow(
+      box("ffffffffffff", labels),
+      facts({ "666666666666": "/src/app" }, { "vm/8/1": false }),
+    );
+    expect(kept).toMatchObject({ alive: false, orphan: false, kept_until: "2026-11-22T11:00:00.000Z" });
+    expect(textTable(sessionTableRows([kept])).split("\n")[1]).toContain("no, kept until 2026-11-22 11:00Z");
+    const later = {
+      ...facts({ "666666666666": "/src/app" }, { "vm/8/1": false }),
+      now: new Date("2026-11-22T11:00:01Z"),
+    };
+    expect(sessionRow(box("ffffffffffff", labels), later)).toMatchObject({ orphan: true, kept_until: null });
+    const idle = sessionRow(
+      box("ffffffffffff", { ...labels, "drydock.pool": "warm" }),
+      facts({}, { "vm/8/1": false }),
+    );
+    expect(idle).toMatchObject({ kind: "warm", orphan: true, kept_until: null });
+  });
+
   it("a box without a readable owner has no live owner", () => {
     expect(sessionRow(box("e", { "drydock.session": "5" }), facts())).toMatchObject({
       alive: false,
