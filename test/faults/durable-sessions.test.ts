@@ -149,6 +149,30 @@ describe("durable sessions", () => {
     await stopServer(second.child);
   });
 
+  it("a session kept at a clean shutdown is continued by the next server as well", async () => {
+    state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    const first = await serve(["--keep-sessions", "--pool", "0"]);
+    const id = ok(await first.client.callTool({ name: "session_create", arguments: {} }))
+      .session_id as string;
+    ok(
+      await first.client.callTool({
+        name: "bash",
+        arguments: { command: "echo kept > kept.txt", session_id: id },
+      }),
+    );
+    await stopServer(first.child);
+    const second = await serve(["--keep-sessions", "--pool", "0"]);
+    const read = ok(
+      await second.client.callTool({ name: "bash", arguments: { command: "cat kept.txt", session_id: id } }),
+    );
+    expect(read.output).toBe("kept\n");
+    // Destroyed by the client that holds it: the box and its record go.
+    ok(await second.client.callTool({ name: "session_destroy", arguments: { session_id: id } }));
+    expect(await boxesOf(id)).toBe(0);
+    expect(existsSync(join(state, "sessions", `${id}.json`))).toBe(false);
+    await stopServer(second.child);
+  });
+
   it("a kept box is reaped once its --keep-ttl has passed; a box that was not kept is reaped at once", async () => {
     state = mkdtempSync(join(tmpdir(), "drydock-state-"));
     const keeping = await serve(["--keep-sessions", "--keep-ttl", "40", "--pool", "0"]);
