@@ -3,8 +3,9 @@
  * long-lived program in the box (`box-channel-program`), started once per box, that runs each
  * request as a child of its own. A request then costs a write and a read on a stream that is
  * already open instead of an exec through the engine (create, start, inspect: tens of ms each
- * time). Where the program cannot run (no python3 in the image) or has gone (the agent killed it),
- * requests run as one exec each, as before, so a caller sees the same results either way.
+ * time). The program starts at the box's first request, which runs as an exec meanwhile. Where it
+ * cannot run (no python3 in the image) or has gone (the agent killed it), requests run as one exec
+ * each, as before, so a caller sees the same results either way.
  */
 import { PassThrough } from "node:stream";
 import type { ExecOptions, ExecResult } from "../engine/exec.js";
@@ -235,7 +236,9 @@ export function closeBoxChannel(box: Box): void {
 
 /**
  * Runs a short bash script with positional arguments in the box as `Box.sh` does (same result,
- * same errors), through the box's channel when it has one.
+ * same errors), through the box's channel when it has one open. The first request starts the
+ * channel and runs as an exec meanwhile, so no request waits for the program to start and a
+ * session's start pays nothing for it.
  */
 export async function boxSh(
   box: Box,
@@ -250,10 +253,13 @@ export async function boxSh(
     options.onStdout === undefined &&
     options.onStderr === undefined &&
     (options.stdin === undefined || typeof options.stdin === "string" || Buffer.isBuffer(options.stdin));
-  if (plain && (await openBoxChannel(box))) {
-    const argv = ["bash", "-c", script, "drydock", ...args];
-    const result = await channels.get(box)?.channel.run(argv, options);
-    if (result !== undefined) return result;
+  if (plain) {
+    void openBoxChannel(box);
+    const channel = channels.get(box)?.channel;
+    if (channel?.open) {
+      const result = await channel.run(["bash", "-c", script, "drydock", ...args], options);
+      if (result !== undefined) return result;
+    }
   }
   return box.sh(script, args, options);
 }

@@ -5,7 +5,7 @@
  */
 import tar from "tar-stream";
 import type { Box } from "../sandbox/box.js";
-import { boxSh, openBoxChannel } from "../sandbox/box-channel.js";
+import { boxSh } from "../sandbox/box-channel.js";
 import { CommandExitError, LimitExceededError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
@@ -65,8 +65,6 @@ async function* coalesce(source: AsyncIterable<Buffer>, bytes = 64 * 1024): Asyn
  */
 export async function copyIn(box: Box, repoPath: string, options: CopyInOptions = {}): Promise<CopyInResult> {
   const receiver = options.receiver ?? SnapshotReceiver.open(box);
-  // The channel the tools' file access and diffs ride starts while the snapshot flows.
-  const channel = openBoxChannel(box);
   let plan;
   try {
     plan = await planSnapshot(repoPath, options.ref);
@@ -99,7 +97,6 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
     throw new CommandExitError(received.exitCode, stderr, "copying the repository into the box");
   }
   const stats = await packing;
-  await channel;
   const [baseCommit, dirty] = received.stdout.toString("utf8").trim().split(" ");
   log.debug(
     `box ${box.shortId}: tree of ${plan.commit?.slice(0, 12) ?? "(none)"} ${cacheHit ? "from the cache" : "from git"}, ${stats.files} files and ${stats.bytes} bytes from the host; base ${baseCommit!.slice(0, 12)}`,

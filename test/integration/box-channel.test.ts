@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BOX_CHANNEL_NAME, boxSh } from "../../src/sandbox/box-channel.js";
+import { BOX_CHANNEL_NAME, boxSh, openBoxChannel } from "../../src/sandbox/box-channel.js";
 import type { Session } from "../../src/session/session.js";
 import { codeSearchTool } from "../../src/tools/code-search-tool.js";
 import { runEdit } from "../../src/tools/file-editor.js";
@@ -39,6 +39,9 @@ describe("the box channel", () => {
   beforeAll(async () => {
     repo = tempRepo({ "a.txt": "one\ntwo\nthree\n" });
     session = await testSession(repo.path);
+    // A box's first request starts the channel (and runs as an exec); these tests are about what
+    // comes after.
+    expect(await openBoxChannel(session.box)).toBe(true);
   });
   afterAll(async () => {
     await session?.destroy();
@@ -117,6 +120,7 @@ describe("the box channel", () => {
     await session.bash(`pkill -f '^${BOX_CHANNEL_NAME} '; sleep 0.5`);
     const view = await runEdit(session, { operation: "view", path: "a.txt" });
     expect(view.output).toContain("two");
+    expect(await openBoxChannel(session.box)).toBe(true);
     // The next operation has a channel again: no exec for it.
     const execs = await execsDuring(session.box.id, async () => {
       await runEdit(session, { operation: "view", path: "a.txt" });

@@ -1,7 +1,7 @@
 import type { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { ExecOptions, ExecResult } from "../../../src/engine/exec.js";
-import { boxSh } from "../../../src/sandbox/box-channel.js";
+import { boxSh, openBoxChannel } from "../../../src/sandbox/box-channel.js";
 import type { Box } from "../../../src/sandbox/box.js";
 
 type Reply = (request: { id: number; argv: string[]; cap: number }, send: (data: Buffer) => void) => void;
@@ -24,7 +24,8 @@ function fakeBox(reply?: Reply) {
       };
       if (reply === undefined) return Promise.resolve(done);
       const input = options.stdin as PassThrough;
-      const send = (data: Buffer) => options.onStdout?.(data);
+      // As from a real box: answers arrive on a later turn of the event loop.
+      const send = (data: Buffer) => void setImmediate(() => options.onStdout?.(data));
       let buffered = "";
       let loaded = false;
       return new Promise<ExecResult>((resolve) => {
@@ -64,6 +65,14 @@ function answer(id: number, out: string, extra: Record<string, unknown> = {}): B
 }
 
 describe("boxSh", () => {
+  it("runs the first request as an exec while the channel starts", async () => {
+    const { box, calls } = fakeBox((request, send) => send(answer(request.id, "by channel")));
+    expect((await boxSh(box, "echo", ["first"])).stdout.toString()).toBe("by exec: first");
+    expect(await openBoxChannel(box)).toBe(true);
+    expect((await boxSh(box, "echo", ["next"])).stdout.toString()).toBe("by channel");
+    expect(calls).toEqual({ exec: 1, sh: 1 });
+  });
+
   it("runs each request as an exec when the channel's program cannot start, and tries it once", async () => {
     const { box, calls } = fakeBox();
     expect((await boxSh(box, "echo", ["one"])).stdout.toString()).toBe("by exec: one");
@@ -76,6 +85,7 @@ describe("boxSh", () => {
       const bytes = answer(request.id, `ran ${request.argv.slice(4).join(" ")}`);
       for (const byte of bytes) send(Buffer.from([byte]));
     });
+    expect(await openBoxChannel(box)).toBe(true);
     const results = await Promise.all([boxSh(box, "x", ["a"]), boxSh(box, "x", ["b"])]);
     expect(results.map((r) => r.stdout.toString())).toEqual(["ran a", "ran b"]);
     expect(calls).toEqual({ exec: 1, sh: 0 });
@@ -83,12 +93,14 @@ describe("boxSh", () => {
 
   it("gives up a channel that sends what is not an answer, and runs the request as an exec", async () => {
     const { box, calls } = fakeBox((_request, send) => send(Buffer.from("not json\n")));
+    expect(await openBoxChannel(box)).toBe(true);
     expect((await boxSh(box, "x", ["a"])).stdout.toString()).toBe("by exec: a");
     expect(calls.sh).toBe(1);
   });
 
   it("refuses an answer longer than the request's output cap", async () => {
     const { box, calls } = fakeBox((request, send) => send(answer(request.id, "x".repeat(100))));
+    expect(await openBoxChannel(box)).toBe(true);
     const result = await boxSh(box, "x", ["a"], { maxOutputBytes: 10 });
     expect(result.stdout.toString()).toBe("by exec: a");
     expect(calls.sh).toBe(1);
