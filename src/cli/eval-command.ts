@@ -131,6 +131,15 @@ export function registerEvalCommand(program: Command): void {
     .option("--aider-options <json>", 'aider settings for every task, e.g. \'{"edit_format":"whole"}\'')
     .option("--max-llm-requests <n>", "per-box limit on model requests")
     .option("--max-llm-cost-usd <n>", "per-box limit on model cost in USD")
+    .option(
+      "--engine <url>",
+      "run on this Docker engine (repeatable; unix:///path or tcp://host:port; default DOCKER_HOST or the socket): attempts go where memory is free",
+      collect,
+    )
+    .option(
+      "--engine-tls-dir <dir>",
+      "ca.pem, cert.pem and key.pem for tcp:// engines, as DOCKER_CERT_PATH (or per engine: tcp://host:port?tls=DIR)",
+    )
     .option("--verbose", "log every box and model call on stderr")
     .action(async (tasks: string | undefined, flags: EvalFlags) => {
       if (!tasks) {
@@ -192,6 +201,8 @@ export function registerEvalCommand(program: Command): void {
           shard: checked.shard,
           swebenchTestCmd: flags.swebenchTestCmd,
           agentVersion: flags.agentVersion,
+          engines: flags.engine,
+          engineTlsDir: flags.engineTlsDir,
           signal: controller.signal,
           onProgress: (counts) => progress.update(counts),
           onNote: (message) => progress.note(`[eval] ${message}`),

@@ -5,6 +5,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { Engine } from "../engine/engine.js";
+import { parseEngineAddress } from "../engine/engine-address.js";
 import { AGENTS, type AgentName } from "../eval/eval-run.js";
 import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-options.js";
 import { FlagError } from "../util/errors.js";
@@ -43,6 +44,8 @@ export interface EvalFlags {
   aiderOptions?: string;
   maxLlmRequests?: string;
   maxLlmCostUsd?: string;
+  engine?: string[];
+  engineTlsDir?: string;
 }
 
 export interface CheckedEvalFlags {
@@ -167,7 +170,20 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
   const keysFile = await keysFileFlag(flags.keysFile, flags.envFile);
   const offlineScript = await offlineScriptFlag(flags.offlineScript, "--offline-script");
   await llmFlag(flags.llm);
-  const engine = await Engine.connect();
+  if (flags.engineTlsDir !== undefined && !flags.engine?.some((url) => url.startsWith("tcp://"))) {
+    throw new FlagError(
+      "--engine-tls-dir",
+      "holds the certificates of tcp:// engines; add --engine tcp://HOST:PORT",
+    );
+  }
+  for (const url of flags.engine ?? []) {
+    await asFlagError(() => parseEngineAddress(url, flags.engineTlsDir));
+  }
+  if (new Set(flags.engine ?? []).size !== (flags.engine ?? []).length) {
+    throw new FlagError("--engine", "an engine is given twice; give each engine once");
+  }
+  // Images and limits are checked on the first engine: images are found there and sent to the others.
+  const engine = await Engine.connect({ url: flags.engine?.[0], tlsDir: flags.engineTlsDir });
   const capacity = await engine.capacity();
   await imageFlag(engine, flags.image);
   const runtime = await runtimeFlag(engine, flags.runtime);

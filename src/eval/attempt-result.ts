@@ -50,6 +50,10 @@ export interface AttemptResult {
   /** Agents that grade given answers: whether the task's answer was given, empty or missing. */
   prediction?: "given" | "empty" | "missing";
   session_id?: string;
+  /** The engine that ran it (its --engine URL), when the run used several. */
+  engine?: string;
+  /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */
+  retried_after?: string;
   started_at: string;
   finished_at: string;
   duration_ms: number;

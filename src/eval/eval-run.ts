@@ -86,6 +86,13 @@ export interface EvalOptions {
   /** The agent's and the tests' own limits for tasks that set none (see the task fields). */
   agentTimeoutS?: number;
   testTimeoutS?: number;
+  /**
+   * `--engine`: the engines to run on (unix:// or tcp:// URLs, see engine-address.ts); default
+   * the one DOCKER_HOST or the socket names. The first is where images are found and built.
+   */
+  engines?: string[];
+  /** `--engine-tls-dir`: ca.pem, cert.pem and key.pem for tcp:// engines without a `?tls=` of their own. */
+  engineTlsDir?: string;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   onNote?: (message: string) => void;
@@ -125,7 +132,16 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       `${out} holds a run of the ${previous.agent} agent; pass --force to start over there, or choose another --out`,
     );
   }
-  const engine = await Engine.connect();
+  const engines = options.engines?.length
+    ? await Promise.all(options.engines.map((url) => Engine.connect({ url, tlsDir: options.engineTlsDir })))
+    : [await Engine.connect()];
+  const engine = engines[0]!;
+  if (options.agent === "aider" && options.engines?.some((url) => !url.startsWith("unix://"))) {
+    throw new InvalidArgumentError(
+      "--engine",
+      "the aider agent reaches its model through a socket on this machine, which boxes on a tcp:// engine cannot see; run the patch or command agent there, or give unix:// engines of this machine",
+    );
+  }
   const image = options.image ?? (await defaultSandboxImage(engine));
   if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
   const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile })));
@@ -157,7 +173,13 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   }
 
   const memoryMB = options.memoryMB ?? DEFAULT_LIMITS.memoryMB;
-  const concurrency = options.concurrency ?? defaultConcurrency(memoryMB);
+  const concurrency =
+    options.concurrency ??
+    (engines.length > 1
+      ? (await Promise.all(engines.map((e) => e.capacity())))
+          .map((c) => defaultConcurrency(memoryMB, c.cpus, c.memoryMB))
+          .reduce((a, b) => a + b, 0)
+      : defaultConcurrency(memoryMB));
   const agentVersion =
     options.agentVersion ??
     (options.agent === "aider" && !options.image && !process.env.DRYDOCK_IMAGE
@@ -198,7 +220,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   let outcome: EvalRunOutcome;
   try {
     outcome = await runEval({
-      engine,
+      engines,
       tasks,
       agent,
       aider,
@@ -223,6 +245,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   }
   run.finished_at = new Date().toISOString();
   if (outcome.cancelled > 0) run.interrupted = true;
+  if (engines.length > 1) run.engines = outcome.engines;
   await writeRunInfo(out, run);
   const results = await writeReports(out);
   const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;

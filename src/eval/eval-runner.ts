@@ -7,7 +7,6 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
-import { SessionManager } from "../session/session-manager.js";
 import { describeError } from "../util/errors.js";
 import { RESULT_SCHEMA_VERSION, type AttemptResult } from "./attempt-result.js";
 import type { EvalAgent } from "./eval-agent.js";
@@ -15,11 +14,14 @@ import type { EvalTask } from "./eval-task.js";
 import type { MeteredAiderService } from "./metered-aider-service.js";
 import type { ProgressCounts } from "./progress-line.js";
 import { RepoSources } from "./repo-source.js";
-import { readAttempts, writeAttempt } from "./results-dir.js";
+import { readAttempts, writeAttempt, type RunInfo } from "./results-dir.js";
+import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
+import { EnginePool, engineDied, type EngineSlot } from "./engine-pool.js";
 import { runAttempt, type AttemptEnv } from "./run-attempt.js";
 
 export interface EvalRunOptions {
-  engine: Engine;
+  /** The engines to run on; the first is where images are found and built (see engine-pool.ts). */
+  engines: Engine[];
   tasks: EvalTask[];
   agent: EvalAgent;
   aider?: MeteredAiderService;
@@ -48,11 +50,18 @@ export interface EvalRunOutcome {
   ran: number;
   skipped: number;
   cancelled: number;
+  /** Each engine, with the attempts placed there (retries included) and why it died, if it did. */
+  engines: NonNullable<RunInfo["engines"]>;
 }
+
+/** How many times an attempt runs again after the engine under it died. */
+export const ENGINE_RETRIES = 2;
 
 interface Item {
   task: EvalTask;
   attempt: number;
+  /** "engine X died", once per engine lost under it. */
+  retriedAfter: string[];
 }
 
 /** Whether a finished attempt still counts for this task and run. */
@@ -133,15 +142,16 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
         continue;
       }
       inputs.set(task.id, input);
-      queue.push({ task, attempt });
+      queue.push({ task, attempt, retriedAfter: [] });
     }
   }
   options.onProgress?.({ ...counts });
-  if (queue.length === 0) return { ran: 0, skipped, cancelled: 0 };
+  if (queue.length === 0) return { ran: 0, skipped, cancelled: 0, engines: [] };
 
-  const manager = await SessionManager.start(options.engine);
-  const env: AttemptEnv = {
-    manager,
+  const pool = await EnginePool.start(options.engines);
+  const several = pool.slots.length > 1;
+  const memoryMB = options.memoryMB ?? DEFAULT_LIMITS.memoryMB;
+  const env: Omit<AttemptEnv, "manager"> = {
     repos: new RepoSources(join(out, ".repos")),
     agent,
     aider: options.aider,
@@ -154,36 +164,82 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     defaultTestTimeoutS: options.defaultTestTimeoutS,
     signal,
   };
+  const envOn = (slot: EngineSlot): AttemptEnv =>
+    several
+      ? {
+          ...env,
+          manager: slot.manager,
+          engine: slot.engine.name,
+          ensureImage: (image) => pool.ensureImage(slot, image),
+        }
+      : { ...env, manager: slot.manager };
   let ran = 0;
   let cancelled = 0;
-  let next = 0;
+  let inFlight = 0;
+  // Workers with nothing to take wait here while attempts run: one may come back for a retry.
+  let changed: () => void = () => undefined;
+  let change = new Promise<void>((resolve) => (changed = resolve));
+  const announce = () => {
+    changed();
+    change = new Promise<void>((resolve) => (changed = resolve));
+  };
   const worker = async () => {
-    while (!signal.aborted && next < queue.length) {
-      const item = queue[next++]!;
-      counts.running++;
-      options.onProgress?.({ ...counts });
+    while (!signal.aborted) {
+      if (queue.length === 0) {
+        if (inFlight === 0) return;
+        await change;
+        continue;
+      }
+      const item = queue.shift()!;
+      inFlight++;
+      let slot: EngineSlot | undefined;
       try {
-        const outcome = await runAttempt(env, item.task, item.attempt, inputs.get(item.task.id));
+        slot = await pool.acquire(memoryMB, signal);
+        if (!slot) {
+          queue.unshift(item);
+          return;
+        }
+        counts.running++;
+        options.onProgress?.({ ...counts });
+        const outcome = await runAttempt(envOn(slot), item.task, item.attempt, inputs.get(item.task.id));
         if (outcome === "cancelled") {
           cancelled++;
           continue;
         }
-        await writeAttempt(out, outcome.result, outcome.texts);
-        ran++;
-        count(outcome.result);
         const r = outcome.result;
+        const label = `${r.task_id}${options.attempts > 1 ? `#${r.attempt}` : ""}`;
         if (r.status !== "resolved" && r.status !== "unresolved") {
-          options.onNote?.(
-            `${r.task_id}${options.attempts > 1 ? `#${r.attempt}` : ""}: ${r.status}: ${r.error ?? ""}`,
-          );
+          const died = await engineDied(slot);
+          if (died) {
+            pool.markDead(slot, died);
+            const why = `engine ${slot.engine.name} died`;
+            if (item.retriedAfter.length < ENGINE_RETRIES && pool.live().length > 0) {
+              options.onNote?.(`${label}: ${why} (${died}); running it again on another engine`);
+              queue.unshift({ ...item, retriedAfter: [...item.retriedAfter, why] });
+              continue;
+            }
+            r.error = `${r.error ?? r.status}; ${why}`;
+          }
+        }
+        if (item.retriedAfter.length > 0) r.retried_after ??= item.retriedAfter.join("; ");
+        await writeAttempt(out, r, outcome.texts);
+        ran++;
+        count(r);
+        if (r.status !== "resolved" && r.status !== "unresolved") {
+          options.onNote?.(`${label}: ${r.status}: ${r.error ?? ""}`);
         }
       } catch (error) {
         // Writing the result failed (disk full, permissions): the run cannot keep its promise.
         options.onNote?.(`${item.task.id}: could not record the result: ${describeError(error)}`);
         throw error;
       } finally {
-        counts.running--;
-        options.onProgress?.({ ...counts });
+        inFlight--;
+        if (slot) {
+          pool.release(slot, memoryMB);
+          counts.running--;
+          options.onProgress?.({ ...counts });
+        }
+        announce();
       }
     }
   };
@@ -193,8 +249,19 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     const failed = settled.find((s) => s.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
   } finally {
-    await manager.closeAll();
+    await pool.closeAll();
   }
-  cancelled += queue.length - next;
-  return { ran, skipped, cancelled };
+  if (queue.length > 0 && !signal.aborted && pool.live().length === 0) {
+    options.onNote?.(
+      `every engine died; ${queue.length} attempt(s) did not run (run the same command again to run them)`,
+    );
+  }
+  cancelled += queue.length;
+  const engines = pool.slots.map((s) => ({
+    name: s.engine.name,
+    memory_mb: s.capacityMB,
+    attempts: s.placed,
+    ...(s.dead ? { died: s.dead } : {}),
+  }));
+  return { ran, skipped, cancelled, engines };
 }

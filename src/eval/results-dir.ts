@@ -47,6 +47,11 @@ export interface RunInfo {
   default_agent_timeout_s?: number;
   default_test_timeout_s?: number;
   image: string;
+  /**
+   * `--engine`: each engine the run used, with its memory, the attempts placed there (retries
+   * included) and, for one that died, why. Absent for a run on the one default engine.
+   */
+  engines?: Array<{ name: string; memory_mb: number; attempts: number; died?: string }>;
   started_at: string;
   finished_at?: string;
   /** True when the run was stopped (Ctrl-C) before every attempt finished. */

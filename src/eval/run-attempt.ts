@@ -50,6 +50,10 @@ export interface AttemptEnv {
   defaultTestTimeoutS?: number;
   /** Aborted when the run is stopped. */
   signal: AbortSignal;
+  /** With several engines: makes an image present on the engine of `manager` (sent there once). */
+  ensureImage?: (image: string) => Promise<void>;
+  /** With several engines: the engine's name, recorded in the result. */
+  engine?: string;
 }
 
 export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "cancelled";
@@ -114,6 +118,19 @@ export async function runAttempt(
         return finish();
       }
       deadline += Date.now() - building;
+    }
+    if (env.ensureImage) {
+      // Like an environment build, sending the image is the run's cost, not the task's.
+      const sending = Date.now();
+      try {
+        await env.ensureImage(image);
+        deadline += Date.now() - sending;
+      } catch (e) {
+        if (env.signal.aborted) return "cancelled";
+        status = "box_error";
+        error = `could not send the image ${image} to ${env.engine ?? "the engine"}: ${describeError(e)}`;
+        return finish();
+      }
     }
     try {
       session = await env.manager.create({
@@ -242,6 +259,7 @@ export async function runAttempt(
         ? { prediction: outcome?.empty ? ("empty" as const) : ("given" as const) }
         : {}),
       ...(session ? { session_id: session.id } : {}),
+      ...(env.engine ? { engine: env.engine } : {}),
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),
       duration_ms: finishedAt.getTime() - startedAt.getTime(),

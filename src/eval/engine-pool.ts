@@ -1,0 +1,149 @@
+/**
+ * The engines an eval runs on, with a SessionManager each, and where the next attempt goes: the
+ * live engine with the most memory free, counting each running attempt at the memory its box asks
+ * for (--memory-mb) against the engine's own total. When no engine has room the attempt waits. An
+ * engine that dies is marked so and gets no more attempts.
+ *
+ * Images reach an engine by being sent from the first engine (`docker save | docker load` through
+ * the API) once per engine per image, before the first attempt there. Sending, not building: the
+ * image is the same one (same id, so every engine runs the same bytes), and building would need
+ * the Debian base and the network for packages on every engine.
+ */
+import type { Engine } from "../engine/engine.js";
+import { SessionManager } from "../session/session-manager.js";
+
+export interface EngineSlot {
+  readonly engine: Engine;
+  readonly manager: SessionManager;
+  /** The engine's host memory, MiB. */
+  readonly capacityMB: number;
+  /** Memory asked for by the attempts running there, MiB. */
+  usedMB: number;
+  running: number;
+  /** Attempts placed here, retries included. */
+  placed: number;
+  /** Why the engine is no longer used, once it died. */
+  dead?: string;
+  readonly images: Map<string, Promise<void>>;
+}
+
+export class EnginePool {
+  private waiters: Array<() => void> = [];
+
+  private constructor(readonly slots: EngineSlot[]) {}
+
+  /** Starts a SessionManager on each engine (which prunes that engine's orphans) and reads its capacity. */
+  static async start(engines: Engine[]): Promise<EnginePool> {
+    const slots = await Promise.all(
+      engines.map(async (engine) => ({
+        engine,
+        manager: await SessionManager.start(engine),
+        capacityMB: (await engine.capacity()).memoryMB,
+        usedMB: 0,
+        running: 0,
+        placed: 0,
+        images: new Map<string, Promise<void>>(),
+      })),
+    );
+    return new EnginePool(slots);
+  }
+
+  /** The first engine: where images are looked up and built, and sent from. */
+  get home(): EngineSlot {
+    return this.slots[0]!;
+  }
+
+  live(): EngineSlot[] {
+    return this.slots.filter((s) => !s.dead);
+  }
+
+  /**
+   * Waits for room for a box of memoryMB and takes it on the live engine with the most free
+   * memory; undefined once every engine is dead or the signal is aborted. An engine running
+   * nothing always has room (the flags already refused a box larger than the engine).
+   */
+  async acquire(memoryMB: number, signal: AbortSignal): Promise<EngineSlot | undefined> {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      const live = this.live();
+      if (live.length === 0) return undefined;
+      const fits = live
+        .filter((s) => s.running === 0 || s.usedMB + memoryMB <= s.capacityMB)
+        .sort((a, b) => b.capacityMB - b.usedMB - (a.capacityMB - a.usedMB) || a.running - b.running);
+      const slot = fits[0];
+      if (slot) {
+        slot.usedMB += memoryMB;
+        slot.running++;
+        slot.placed++;
+        return slot;
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          signal.removeEventListener("abort", wake);
+          resolve();
+        };
+        this.waiters.push(wake);
+        signal.addEventListener("abort", wake, { once: true });
+      });
+    }
+  }
+
+  release(slot: EngineSlot, memoryMB: number): void {
+    slot.usedMB -= memoryMB;
+    slot.running--;
+    this.wake();
+  }
+
+  /** Stops placing attempts on the engine. */
+  markDead(slot: EngineSlot, why: string): void {
+    slot.dead ??= why;
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Makes the image present on the slot's engine, sending it from the first engine once. */
+  ensureImage(slot: EngineSlot, ref: string): Promise<void> {
+    if (slot === this.home) return Promise.resolve();
+    let sending = slot.images.get(ref);
+    if (!sending) {
+      sending = (async () => {
+        const [there, here] = await Promise.all([slot.engine.imageId(ref), this.home.engine.imageId(ref)]);
+        if (there !== undefined && (here === undefined || there === here)) return;
+        if (here === undefined) throw new Error(`${this.home.engine.name} has no image ${ref} to send`);
+        await this.home.engine.sendImage(ref, slot.engine);
+      })();
+      // A failed send is tried again by the next attempt there, not remembered.
+      sending.catch(() => slot.images.delete(ref));
+      slot.images.set(ref, sending);
+    }
+    return sending;
+  }
+
+  /** Removes every box on every live engine (a dead one's are left to its next prune). */
+  async closeAll(): Promise<void> {
+    await Promise.allSettled(
+      this.slots.map((s) =>
+        s.dead
+          ? Promise.race([s.manager.closeAll(), new Promise((r) => setTimeout(r, 5_000).unref())])
+          : s.manager.closeAll(),
+      ),
+    );
+  }
+}
+
+/**
+ * Why an engine counts as gone, or undefined while it answers: three pings a second apart all
+ * failed (one slow answer on a loaded machine is no death).
+ */
+export async function engineDied(slot: EngineSlot, tries = 3): Promise<string | undefined> {
+  for (let i = 0; i < tries; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (await slot.engine.answers()) return undefined;
+  }
+  return `${slot.engine.name} stopped answering`;
+}
