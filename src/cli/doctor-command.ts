@@ -63,6 +63,47 @@ async function runtimeCheck(engine: Engine): Promise<Check> {
   }
 }
 
+/**
+ * `--engine`, once or more: each engine answers (over TLS for tcp://), with its memory and cores,
+ * and whether it has the sandbox image; the first engine's is sent to the others by `drydock eval`.
+ */
+async function engineChecks(urls: string[], tlsDir: string | undefined, image?: string): Promise<Check[]> {
+  const checks: Check[] = [];
+  let first: { engine: Engine; image: string } | undefined;
+  for (const url of urls) {
+    try {
+      const engine = await Engine.connect({ url, tlsDir, timeoutMs: 5_000 });
+      const [v, capacity] = await Promise.all([engine.version(), engine.capacity()]);
+      checks.push({
+        name: `engine ${engine.name}`,
+        ok: true,
+        detail: `Docker Engine ${v.version} (API ${v.apiVersion}, ${v.os}); ${capacity.cpus} cores, ${capacity.memoryMB} MiB`,
+      });
+      const wanted = image ?? first?.image ?? (await defaultSandboxImage(engine));
+      const present = await engine.hasImage(wanted);
+      checks.push({
+        name: `image on ${engine.name}`,
+        ok: present || first !== undefined,
+        detail: present
+          ? wanted
+          : first
+            ? `${wanted} is missing; drydock eval sends it from ${first.engine.name} before the first attempt there`
+            : `${wanted} is missing`,
+        ...(present || first ? {} : { fix: "drydock image build (with DOCKER_HOST set to this engine)" }),
+      });
+      first ??= { engine, image: wanted };
+    } catch (error) {
+      checks.push({
+        name: `engine ${url.replace(/\?.*$/, "")}`,
+        ok: false,
+        detail: (error as Error).message,
+        fix: "start that engine, check its address, and for tcp:// the certificates in --engine-tls-dir (ca.pem, cert.pem, key.pem)",
+      });
+    }
+  }
+  return checks;
+}
+
 async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> {
   const checks: Check[] = [];
   let engine: Engine | undefined;
@@ -115,6 +156,14 @@ async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> 
   return checks;
 }
 
+interface DoctorFlags {
+  engineOnly?: boolean;
+  json?: boolean;
+  image?: string;
+  engine?: string[];
+  engineTlsDir?: string;
+}
+
 export function registerDoctorCommand(program: Command): void {
   program
     .command("doctor")
@@ -124,8 +173,16 @@ export function registerDoctorCommand(program: Command): void {
     .option("--engine-only", "check only that the engine answers")
     .option("--json", "print the checks as JSON")
     .option("--image <image>", "check that an image can serve as a box (in a throwaway box, no network)")
-    .action(async (opts: { engineOnly?: boolean; json?: boolean; image?: string }) => {
-      const checks = await runChecks(Boolean(opts.engineOnly), opts.image);
+    .option(
+      "--engine <url>",
+      "check these engines instead (repeatable, as drydock eval --engine takes them): each answers, its memory, its image",
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option("--engine-tls-dir <dir>", "ca.pem, cert.pem and key.pem for tcp:// engines")
+    .action(async (opts: DoctorFlags) => {
+      const checks = opts.engine?.length
+        ? await engineChecks(opts.engine, opts.engineTlsDir, opts.image)
+        : await runChecks(Boolean(opts.engineOnly), opts.image);
       if (opts.json) process.stdout.write(JSON.stringify(checks, null, 2) + "\n");
       else {
         for (const c of checks) {
