@@ -46,6 +46,9 @@ export default defineConfig({
             // Restarts a private dockerd of its own, which has no runsc registered; what it tests
             // (drydock across an engine restart) does not depend on the box's runtime.
             "test/faults/engine-restart.test.ts",
+            // Starts dockerds of its own (no runsc registered there); placement and engine death do
+            // not depend on the box's runtime, and it is the slowest fault test.
+            "test/faults/engines.test.ts",
           ],
           testTimeout: 180_000,
           hookTimeout: 300_000,
