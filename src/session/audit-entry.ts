@@ -97,18 +97,28 @@ export function summarizeArgs(tool: string, args: unknown): Record<string, unkno
   return out;
 }
 
-function summarizeValue(value: unknown, maxChars: number): unknown {
+function summarizeValue(value: unknown, maxChars: number, depth = 0): unknown {
   if (typeof value === "string") return capText(value, maxChars);
   if (typeof value === "number" || typeof value === "boolean" || value === null) return value;
-  if (Array.isArray(value)) {
-    const items = value.slice(0, MAX_LIST_ITEMS).map((v) => summarizeValue(v, MAX_TEXT_CHARS));
+  // Lists inside lists are shown as JSON text: a client's arguments may nest arbitrarily deep.
+  if (Array.isArray(value) && depth === 0) {
+    const items = value.slice(0, MAX_LIST_ITEMS).map((v) => summarizeValue(v, MAX_TEXT_CHARS, depth + 1));
     return value.length > MAX_LIST_ITEMS ? [...items, `… ${value.length - MAX_LIST_ITEMS} more`] : items;
   }
-  return capText(JSON.stringify(value) ?? "", MAX_TEXT_CHARS);
+  return capText(safeJson(value), MAX_TEXT_CHARS);
+}
+
+/** JSON text of a value, or a note when it cannot be written (nested too deep for the stack). */
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "(not shown: nested too deep)";
+  }
 }
 
 function jsonLength(value: unknown): number {
-  return (JSON.stringify(value) ?? "").length;
+  return safeJson(value).length;
 }
 
 /** The outcome of a call that answered `reply` (the tool's JSON). */
