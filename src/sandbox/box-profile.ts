@@ -83,6 +83,17 @@ export function relaxations(options: BoxOptions): string[] {
   return out;
 }
 
+/**
+ * The engine's pids limit of a runsc box. The host counts gVisor's own threads and, on its ptrace
+ * platform, a stub thread for each thread of the box: at the box's limit alone gVisor cannot make
+ * them, its kernel stops, and the box is lost (aider's threads were enough). gVisor does not count
+ * the box's processes against the limit itself, so under runsc a fork bomb runs until this larger
+ * limit and then stops the box, the host untouched (docs/runtimes.md).
+ */
+export function runscHostPids(pidsLimit: number): number {
+  return pidsLimit * 2 + 512;
+}
+
 export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
   const limits = boxLimits(options);
   const egress = (options.egress?.length ?? 0) > 0;
@@ -97,7 +108,7 @@ export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
     network: limits.network,
     memoryMB: limits.memoryMB,
     cpus: limits.cpus,
-    pidsLimit: limits.pidsLimit,
+    pidsLimit: options.runtime === "runsc" ? runscHostPids(limits.pidsLimit) : limits.pidsLimit,
     readOnlyRootfs: !options.writableRootfs,
     capDrop: ["ALL"],
     capAdd: options.capAdd ?? [],

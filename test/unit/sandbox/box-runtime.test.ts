@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { toCreateOptions } from "../../../src/engine/container-spec.js";
 import type { EngineRuntime } from "../../../src/engine/engine.js";
 import { terminalArgv } from "../../../src/engine/runtime-terminal.js";
-import { boxSpec } from "../../../src/sandbox/box-profile.js";
+import { boxSpec, runscHostPids } from "../../../src/sandbox/box-profile.js";
 import {
   checkRuntimeNetwork,
   parseRuntimeChoice,
@@ -90,7 +90,10 @@ describe("the box profile's runtime", () => {
   it("keeps every default of the hardened profile under runsc", () => {
     const spec = boxSpec({ image: "i", runtime: "runsc" });
     const plain = boxSpec({ image: "i" });
-    expect({ ...spec, runtime: undefined }).toEqual(plain);
+    // The engine's pids limit leaves room for gVisor's own threads (see runscHostPids).
+    expect(spec.pidsLimit).toBe(runscHostPids(plain.pidsLimit));
+    expect(spec.pidsLimit).toBeGreaterThan(plain.pidsLimit * 2);
+    expect({ ...spec, runtime: undefined, pidsLimit: plain.pidsLimit }).toEqual(plain);
     expect(spec).toMatchObject({ network: "none", user: "1000", readOnlyRootfs: true, capDrop: ["ALL"] });
   });
 
