@@ -179,6 +179,12 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
   for (const url of flags.engine ?? []) {
     await asFlagError(() => parseEngineAddress(url, flags.engineTlsDir));
   }
+  if (agent === "aider" && flags.engine?.some((url) => !url.startsWith("unix://"))) {
+    throw new FlagError(
+      "--engine",
+      "the aider agent reaches its model through a socket on this machine, which boxes on a tcp:// engine cannot see; run the patch or command agent there, or give unix:// engines of this machine",
+    );
+  }
   if (new Set(flags.engine ?? []).size !== (flags.engine ?? []).length) {
     throw new FlagError("--engine", "an engine is given twice; give each engine once");
   }

@@ -16,7 +16,7 @@ import { LABEL_EVAL_TASK } from "../../src/eval/run-attempt.js";
 import { Engine } from "../../src/engine/engine.js";
 import { LABEL_STATE } from "../../src/engine/labels.js";
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
-import { TlsEngines, type TlsEngine } from "../helpers/tls-engines.js";
+import { TlsEngines, type TlsEngine } from "../helpers/tls-engines.mjs";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
 const TASKS = 9;
@@ -192,7 +192,7 @@ describe("eval across three engines, one killed mid-run", () => {
     });
   }, 420_000);
 
-  it("refuses an ssh:// engine with the socket-forwarding alternative, before any box starts", async () => {
+  it("refuses an ssh:// engine, and the aider agent on a tcp:// engine, before any box starts", async () => {
     const run = await cliRun([
       "eval",
       join(work, "tasks.jsonl"),
@@ -204,6 +204,11 @@ describe("eval across three engines, one killed mid-run", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /--engine: ssh:\/\/me@far: ssh:\/\/ engines are not supported; forward the engine's socket/,
+    );
+    const aider = await cliRun(["eval", join(work, "tasks.jsonl"), "--engine", "tcp://127.0.0.1:9"]);
+    expect(aider.code).toBe(2);
+    expect(aider.stderr).toMatch(
+      /--engine: the aider agent reaches its model through a socket on this machine/,
     );
   });
 });

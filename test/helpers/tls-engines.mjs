@@ -1,3 +1,4 @@
+// Plain JavaScript (types in tls-engines.d.mts) so the tests and bench/eval-engines.mjs share it.
 import { execFileSync, spawn } from "node:child_process";
 import {
   closeSync,
@@ -11,7 +12,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-
 /**
  * Docker Engines of the test's own, each reachable only over verified TLS on an address of a
  * private /30: a network namespace per engine joined to the host by a veth pair, a dockerd inside
@@ -19,16 +19,19 @@ import { join } from "node:path";
  * certificate for that IP, one client certificate for all). No bridge and no iptables rules, so
  * the host's engine and network are left alone. Needs root, `ip`, `openssl` and dockerd.
  */
-export class TlsEngines implements AsyncDisposable {
-  readonly engines: TlsEngine[] = [];
-
-  private constructor(
-    readonly dir: string,
+export class TlsEngines {
+  dir;
+  clientTlsDir;
+  engines = [];
+  constructor(
+    dir,
     /** The client's TLS folder (ca.pem, cert.pem, key.pem), as --engine-tls-dir takes it. */
-    readonly clientTlsDir: string,
-  ) {}
-
-  static async start(count: number): Promise<TlsEngines> {
+    clientTlsDir,
+  ) {
+    this.dir = dir;
+    this.clientTlsDir = clientTlsDir;
+  }
+  static async start(count) {
     if (process.getuid?.() !== 0) {
       throw new Error(
         "the engines test starts dockerds in network namespaces and needs root; run the tests as root (CI does)",
@@ -38,7 +41,7 @@ export class TlsEngines implements AsyncDisposable {
       ["dockerd", "--version"],
       ["ip", "-V"],
       ["openssl", "version"],
-    ] as const) {
+    ]) {
       try {
         execFileSync(program, [arg], { stdio: "ignore" });
       } catch {
@@ -55,7 +58,7 @@ export class TlsEngines implements AsyncDisposable {
       makeCert(dir, "client", "drydock-test-client", "clientAuth");
       const octets = freeOctets(count);
       for (let i = 0; i < count; i++) {
-        const engine = new TlsEngine(set, i, octets[i]!);
+        const engine = new TlsEngine(set, i, octets[i]);
         set.engines.push(engine);
         engine.plumb();
       }
@@ -66,37 +69,34 @@ export class TlsEngines implements AsyncDisposable {
       throw error;
     }
   }
-
-  async [Symbol.asyncDispose](): Promise<void> {
+  async [Symbol.asyncDispose]() {
     for (const engine of this.engines) await engine.dispose();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
 export class TlsEngine {
-  readonly dir: string;
-  readonly ns: string;
-  readonly hostVeth: string;
-  readonly address: string;
-
-  constructor(
-    private readonly set: TlsEngines,
-    readonly index: number,
-    readonly octet: number,
-  ) {
+  set;
+  index;
+  octet;
+  dir;
+  ns;
+  hostVeth;
+  address;
+  constructor(set, index, octet) {
+    this.set = set;
+    this.index = index;
+    this.octet = octet;
     this.dir = join(set.dir, `e${index}`);
     this.ns = `ddt-${process.pid}-${index}`;
     this.hostVeth = `ddt${process.pid % 100_000}h${index}`;
     this.address = `10.231.${octet}.2`;
   }
-
   /** `tcp://10.231.X.2:2376`, for --engine (with the client's TLS folder). */
-  get url(): string {
+  get url() {
     return `tcp://${this.address}:2376`;
   }
-
   /** The namespace, the veth pair and the server's certificate. */
-  plumb(): void {
+  plumb() {
     mkdirSync(this.dir, { recursive: true });
     makeCert(this.set.dir, `e${this.index}/tls`, this.address, "serverAuth", this.address);
     writeFileSync(join(this.dir, "daemon.json"), "{}\n");
@@ -110,8 +110,7 @@ export class TlsEngine {
     ip("netns", "exec", this.ns, "ip", "link", "set", nsVeth, "up");
     ip("netns", "exec", this.ns, "ip", "link", "set", "lo", "up");
   }
-
-  async up(): Promise<void> {
+  async up() {
     const d = this.dir;
     const tls = join(d, "tls");
     const log = openSync(join(d, "dockerd.log"), "a");
@@ -139,12 +138,10 @@ export class TlsEngine {
     const tail = readFileSync(join(d, "dockerd.log"), "utf8").slice(-2000);
     throw new Error(`the dockerd at ${this.url} did not answer (within 60 s):\n${tail}`);
   }
-
-  get cgroupParent(): string {
+  get cgroupParent() {
     return `drydock-tls-${process.pid}-${this.index}`;
   }
-
-  answers(): boolean {
+  answers() {
     try {
       this.docker(["version", "--format", "{{.Server.Version}}"]);
       return true;
@@ -152,9 +149,8 @@ export class TlsEngine {
       return false;
     }
   }
-
   /** The docker CLI against this engine, over TLS with the client certificate. */
-  docker(args: string[]): string {
+  docker(args) {
     return execFileSync("docker", args, {
       env: {
         ...process.env,
@@ -167,23 +163,20 @@ export class TlsEngine {
       timeout: 30_000,
     });
   }
-
-  pid(): number | undefined {
+  pid() {
     try {
       return Number(readFileSync(join(this.dir, "pid"), "utf8").trim()) || undefined;
     } catch {
       return undefined;
     }
   }
-
   /** The engine dies as a crash would: dockerd gets SIGKILL; its containerd and boxes are left. */
-  kill(): void {
+  kill() {
     const pid = this.pid();
     if (pid !== undefined) process.kill(pid, "SIGKILL");
   }
-
   /** Every process of this engine (dockerd, containerd, shims, boxes) is killed; then its files, veth and namespace go. */
-  async dispose(): Promise<void> {
+  async dispose() {
     if (existsSync(`/run/netns/${this.ns}`)) {
       for (const pid of nsPids(this.ns)) killQuietly(pid);
     }
@@ -215,12 +208,10 @@ export class TlsEngine {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
-function ip(...args: string[]): void {
+function ip(...args) {
   execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
 }
-
-function nsPids(ns: string): number[] {
+function nsPids(ns) {
   try {
     return execFileSync("ip", ["netns", "pids", ns], { encoding: "utf8" })
       .split("\n")
@@ -230,15 +221,13 @@ function nsPids(ns: string): number[] {
     return [];
   }
 }
-
-function killQuietly(pid: number): void {
+function killQuietly(pid) {
   try {
     process.kill(pid, "SIGKILL");
   } catch {
     // Already gone.
   }
 }
-
 const CGROUP_ROOTS = () => {
   if (existsSync("/sys/fs/cgroup/cgroup.controllers")) return ["/sys/fs/cgroup"];
   try {
@@ -247,11 +236,10 @@ const CGROUP_ROOTS = () => {
     return [];
   }
 };
-
 /** Every process under the cgroup parent the engine put its boxes in. */
-function cgroupPids(parent: string): number[] {
-  const pids = new Set<number>();
-  const walk = (dir: string) => {
+function cgroupPids(parent) {
+  const pids = new Set();
+  const walk = (dir) => {
     try {
       for (const line of readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n"))
         if (line) pids.add(Number(line));
@@ -264,9 +252,8 @@ function cgroupPids(parent: string): number[] {
   for (const root of CGROUP_ROOTS()) walk(join(root, parent));
   return [...pids];
 }
-
-function removeCgroups(parent: string): void {
-  const remove = (dir: string) => {
+function removeCgroups(parent) {
+  const remove = (dir) => {
     try {
       for (const entry of readdirSync(dir, { withFileTypes: true }))
         if (entry.isDirectory()) remove(join(dir, entry.name));
@@ -281,36 +268,26 @@ function removeCgroups(parent: string): void {
   };
   for (const root of CGROUP_ROOTS()) remove(join(root, parent));
 }
-
 /** Third octets of 10.231.X.0/30 no interface here uses yet. */
-function freeOctets(count: number): number[] {
+function freeOctets(count) {
   const used = execFileSync("ip", ["-4", "-o", "addr"], { encoding: "utf8" });
-  const free: number[] = [];
+  const free = [];
   for (let x = 10 + (process.pid % 200); free.length < count; x = x >= 250 ? 10 : x + 1) {
     if (!used.includes(`10.231.${x}.`)) free.push(x);
   }
   return free;
 }
-
-function openssl(dir: string, args: string[]): void {
+function openssl(dir, args) {
   execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
 }
-
-function makeCa(dir: string): void {
+function makeCa(dir) {
   openssl(dir, [
     ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
     ...["-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", "/CN=drydock test CA"],
   ]);
 }
-
 /** A key and a certificate signed by the CA in `dir/sub`, with the CA beside them as ca.pem. */
-function makeCert(
-  dir: string,
-  sub: string,
-  cn: string,
-  usage: "serverAuth" | "clientAuth",
-  ipSan?: string,
-): void {
+function makeCert(dir, sub, cn, usage, ipSan) {
   const out = join(dir, sub);
   mkdirSync(out, { recursive: true });
   openssl(out, [
