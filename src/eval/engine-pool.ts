@@ -27,6 +27,23 @@ export interface EngineSlot {
   readonly images: Map<string, Promise<void>>;
 }
 
+type Load = Pick<EngineSlot, "capacityMB" | "usedMB" | "running" | "dead">;
+
+/**
+ * Where a box of memoryMB goes: the live engine with the most memory free (fewest running on a
+ * tie, then the first given); one running nothing always has room. Undefined when none has room.
+ */
+export function pickSlot<T extends Load>(slots: readonly T[], memoryMB: number): T | undefined {
+  let best: T | undefined;
+  for (const s of slots) {
+    if (s.dead || (s.running > 0 && s.usedMB + memoryMB > s.capacityMB)) continue;
+    const free = s.capacityMB - s.usedMB;
+    const bestFree = best ? best.capacityMB - best.usedMB : -Infinity;
+    if (!best || free > bestFree || (free === bestFree && s.running < best.running)) best = s;
+  }
+  return best;
+}
+
 export class EnginePool {
   private waiters: Array<() => void> = [];
 
@@ -65,12 +82,8 @@ export class EnginePool {
   async acquire(memoryMB: number, signal: AbortSignal): Promise<EngineSlot | undefined> {
     for (;;) {
       if (signal.aborted) return undefined;
-      const live = this.live();
-      if (live.length === 0) return undefined;
-      const fits = live
-        .filter((s) => s.running === 0 || s.usedMB + memoryMB <= s.capacityMB)
-        .sort((a, b) => b.capacityMB - b.usedMB - (a.capacityMB - a.usedMB) || a.running - b.running);
-      const slot = fits[0];
+      if (this.live().length === 0) return undefined;
+      const slot = pickSlot(this.slots, memoryMB);
       if (slot) {
         slot.usedMB += memoryMB;
         slot.running++;
