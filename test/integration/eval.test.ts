@@ -320,6 +320,9 @@ describe("drydock eval", () => {
   it("an empty patch resolves none, and compare lists the tasks that broke", async () => {
     const file = writeTasks("calc.jsonl", calcTasks());
     mkdirSync(join(work, "no-patches"));
+    // Empty answers, each given: the tests run on the unchanged tree (a missing file is no answer).
+    for (const id of ["calc-exit", "calc-names", "calc-hidden"])
+      writeFileSync(join(work, "no-patches", `${id}.diff`), "");
     const out = join(work, "out-empty");
     const run = await runCli(
       "eval",
