@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
+import { boxRuntime } from "../helpers/runtime.js";
 import { testSession } from "../helpers/sessions.js";
 
 /** Text only drydock's framing prints: a result holding it leaked the frame. */
@@ -63,9 +64,20 @@ describe("shell abuse", () => {
   it("a full-screen editor on the terminal times out, is killed, and the shell goes on", async () => {
     for (const command of ["vi /tmp/notes.txt", "vi /tmp/other.txt < /dev/tty"]) {
       const r = await session.bash(command, { timeoutMs: 2_000 });
+      if (boxRuntime() === "runsc" && command.endsWith("/dev/tty")) {
+        // Under gVisor a command's /dev/tty is refused at once (docs/runtimes.md): nothing waits.
+        expect(r).toMatchObject({ timedOut: false, exitCode: 1 });
+        expect(r.output).toMatch(/\/dev\/tty: Input\/output error/);
+        expect(await session.bash("echo after-vi")).toMatchObject({ output: "after-vi\n", exitCode: 0 });
+        continue;
+      }
       expect(r.timedOut, command).toBe(true);
       expect(r.exitCode).toBeNull();
-      expect(r.note).toMatch(/timed out after 2 s/);
+      // Under gVisor the stop and the new shell can outlast the watchdog's margin on a loaded
+      // machine: the answer then says the shell stopped answering, and the next command still runs.
+      expect(r.note).toMatch(
+        boxRuntime() === "runsc" ? /timed out after 2 s|the shell stopped answering/ : /timed out after 2 s/,
+      );
       expect(r.output).not.toMatch(FRAMING);
       expect(await session.bash("echo after-vi")).toMatchObject({ output: "after-vi\n", exitCode: 0 });
     }
