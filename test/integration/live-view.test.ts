@@ -14,6 +14,12 @@ import { appendAuditEntry } from "../../src/session/audit-log.js";
 import { spawnHttpServer, stopServer, type SpawnedHttpServer } from "../helpers/http-server.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 
+// The page's globals, used inside page.evaluate callbacks (tests compile without the DOM library).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const document: any;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+declare const getComputedStyle: (element: unknown) => any;
+
 const CHROMIUM = process.env.DRYDOCK_CHROMIUM ?? "/usr/bin/chromium";
 const VIEWPORT = { width: 1280, height: 900 };
 
