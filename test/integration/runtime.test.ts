@@ -192,6 +192,23 @@ describe("--runtime on the command line", () => {
     expect(runc.stderr).not.toMatch(/^4\.4\.0$/m);
   });
 
+  it("gives a runsc box with --egress the host's proxy through the socket, which refuses a host not listed", async () => {
+    // No outside traffic: the proxy answers 403 for a host not on the list, without dialling it.
+    const r = await drydock([
+      "run",
+      "--runtime",
+      "runsc",
+      "--egress",
+      "pypi",
+      "--no-diff",
+      "--",
+      'uname -r; curl -sS -o /dev/null -w "%{http_connect}\\n" https://example.com 2>/dev/null',
+    ]);
+    expect(r.stderr).toMatch(/^4\.4\.0$/m);
+    expect(r.stderr).toMatch(/^403$/m);
+    expect(r.stderr).toMatch(/egress refused example\.com:443/);
+  });
+
   it("refuses a runtime that is not one, and a Docker network under runsc, with exit 2", async () => {
     const bad = await drydock(["run", "--runtime", "kata", "--", "true"]);
     expect(bad).toMatchObject({ code: 2 });
