@@ -86,16 +86,19 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   const clients = new Map<string, Client>();
   let hosts = new Set<string>();
   let liveUrl = "";
-  const live = new LiveView(
-    { state: stateDir(), tasksDir: server.config.tasksDir, sessions: () => server.manager.list() },
-    { token, tokenFile, url: () => liveUrl },
-  );
+  // Made at the first request for it: a server that fails to listen never needs one.
+  let live: LiveView | undefined;
+  const liveView = () =>
+    (live ??= new LiveView(
+      { state: stateDir(), tasksDir: server.config.tasksDir, sessions: () => server.manager.list() },
+      { token, tokenFile, url: () => liveUrl },
+    ));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (!hostAllowed(req.headers.host, hosts)) return send(res, 403, "forbidden: Host header not allowed");
     if (!originAllowed(req.headers.origin, hosts)) return send(res, 403, "forbidden: Origin not allowed");
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (url.pathname !== "/mcp") return live.handle(req, res, url);
+    if (url.pathname !== "/mcp") return liveView().handle(req, res, url);
     if (!tokenMatches(req.headers.authorization, token)) {
       return send(
         res,
@@ -189,7 +192,7 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
     tokenFile,
     close: async () => {
       clearInterval(sweep);
-      live.close();
+      live?.close();
       await Promise.allSettled([...clients.values()].map((c) => c.transport.close()));
       await new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
