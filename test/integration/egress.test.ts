@@ -152,7 +152,9 @@ describe("a box without egress", () => {
     expect(env.output.trim()).toBe("done");
     expect(readdirSync(session.gatewayDir)).not.toContain("egress.sock");
     const run = await session.bash("cp /bin/true ~/t && ~/t; echo exit=$?");
-    expect(run.output.trim()).toMatch(/\/home\/agent\/t: Permission denied\s+exit=126$/);
+    // stderr and stdout are two terminals: their order in `output` is not fixed.
+    expect(run.output).toMatch(/\/home\/agent\/t: Permission denied/);
+    expect(run.output).toMatch(/^exit=126$/m);
     const pip = await session.bash(
       "pip download --no-cache-dir --timeout 5 --retries 0 -d /tmp/x six==1.16.0 2>&1; echo exit=$?",
       { timeoutMs: 60_000 },
