@@ -307,7 +307,12 @@ export class Engine implements BoxEngine, ImageEngine {
   /** Boxes carrying a label (any value), or a label with the given value. */
   async listBoxes(label: string, value?: string): Promise<BoxSummary[]> {
     const filter = value === undefined ? label : `${label}=${value}`;
-    const list = await this.docker.listContainers({ all: true, filters: { label: [filter] } });
+    let list: Docker.ContainerInfo[];
+    try {
+      list = await this.docker.listContainers({ all: true, filters: { label: [filter] } });
+    } catch (error) {
+      throw this.wrap(error, `list boxes labelled ${filter}`);
+    }
     return list.map((c) => ({
       id: c.Id,
       name: (c.Names[0] ?? "").replace(/^\//, ""),
