@@ -240,7 +240,7 @@ describe("the live view of drydock serve --http", () => {
   });
 
   it("shows the diff coloured, the task stack, and the model's tokens and cost", async () => {
-    await page.waitForSelector("#diff span.add", { timeout: 5000 });
+    await page.waitForSelector("#diff span.add", { timeout: 20_000 });
     expect(await page.$$eval("#diff span.add", (els) => els.map((e) => e.textContent))).toContain("+changed");
     expect(await page.$$eval("#diff span.file", (els) => els.map((e) => e.textContent))).toContain(
       "diff --git a/README.md b/README.md",
@@ -248,11 +248,12 @@ describe("the live view of drydock serve --http", () => {
     const colours = await page.$eval("#diff span.add", (e) => getComputedStyle(e).backgroundColor);
     expect(colours).not.toMatch(/^rgba\(0, 0, 0, 0\)$|^transparent$/);
 
+    // The facts and task stack refresh every 2 s; a loaded machine may need a few rounds.
     await call("create_new_task", { title: "Show the live view", body: "all of it", session_id: sessionId });
     await page.waitForFunction(
       () => document.querySelector("#tasks .current")?.textContent?.includes("Show the live view"),
       null,
-      { timeout: 5000 },
+      { timeout: 20_000 },
     );
 
     // A model request as the session's gateway logs it.
@@ -275,7 +276,7 @@ describe("the live view of drydock serve --http", () => {
       () => document.querySelector("#facts")?.textContent?.includes("$0.0789"),
       null,
       {
-        timeout: 5000,
+        timeout: 20_000,
       },
     );
     expect(await page.textContent("#facts")).toContain("1234 / 56");
@@ -283,7 +284,7 @@ describe("the live view of drydock serve --http", () => {
     await page.waitForFunction(
       (id) => document.querySelector(`tr.session[data-id="${id}"] .cost`)?.textContent === "$0.0789",
       sessionId,
-      { timeout: 5000 },
+      { timeout: 20_000 },
     );
   });
 
@@ -311,13 +312,13 @@ describe("the live view of drydock serve --http", () => {
       () => document.querySelector("#status")?.textContent?.includes("ended"),
       null,
       {
-        timeout: 5000,
+        timeout: 20_000,
       },
     );
     await page.waitForFunction(
       (id) => document.querySelector(`tr.session[data-id="${id}"] .badge`)?.textContent === "ended",
       sessionId,
-      { timeout: 5000 },
+      { timeout: 20_000 },
     );
     expect(problems).toEqual([]);
     expect(requests.length).toBeGreaterThan(3);
