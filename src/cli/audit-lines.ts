@@ -3,6 +3,7 @@
  * JSON lines themselves are what `--json` prints.
  */
 import type { AuditEntry, AuditOutcome } from "../session/audit-entry.js";
+import { auditArgsText } from "../session/audit-text.js";
 
 const MAX_SHOWN = 160;
 
@@ -13,7 +14,7 @@ export function formatAuditEntry(entry: AuditEntry): string {
     time,
     entry.actor.padEnd(7),
     entry.tool.padEnd(14),
-    clip(argsText(entry.tool, entry.args)),
+    clip(auditArgsText(entry.tool, entry.args)),
     "→",
     outcomeText(entry.outcome),
   ];
@@ -27,39 +28,6 @@ export function formatAuditEntry(entry: AuditEntry): string {
 function clip(text: string): string {
   const oneLine = text.replace(/\r?\n/g, " ⏎ ");
   return oneLine.length > MAX_SHOWN ? `${oneLine.slice(0, MAX_SHOWN - 1)}…` : oneLine;
-}
-
-function str(value: unknown): string {
-  if (value === undefined || value === null) return "";
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-function argsText(tool: string, args: Record<string, unknown>): string {
-  const a = args ?? {};
-  switch (tool) {
-    case "bash":
-    case "person_command":
-      return str(a.command);
-    case "file_editor":
-      return `${str(a.operation)} ${str(a.path)}`;
-    case "str_replace_based_edit_tool":
-      return `${str(a.command)} ${str(a.path)}`;
-    case "json_editor":
-      return `${str(a.operation)} ${str(a.file_path)} ${str(a.json_path)}`.trim();
-    case "aider_ai_code": {
-      const files = Array.isArray(a.relative_editable_files) ? a.relative_editable_files.join(" ") : "";
-      return `${a.model ? `[${str(a.model)}] ` : ""}${files}: ${str(a.ai_coding_prompt)}`;
-    }
-    case "llm_request":
-      return `${str(a.provider)} ${str(a.model) || "(model not named)"}`;
-    case "session_start":
-      return `${str(a.repo)} on ${str(a.image)}`;
-    default:
-      return Object.entries(a)
-        .filter(([key, value]) => key !== "session_id" && value !== undefined)
-        .map(([key, value]) => `${key}=${str(value)}`)
-        .join(" ");
-  }
 }
 
 function outcomeText(outcome: AuditOutcome): string {

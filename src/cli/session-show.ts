@@ -7,10 +7,8 @@ import { LABEL_OWNER, ownerIsDead, parseOwner } from "../engine/labels.js";
 import type { AuditEntry } from "../session/audit-entry.js";
 import { readAuditLog } from "../session/audit-log.js";
 import type { SessionRecord } from "../session/session-record.js";
-import { bigPictureJson, renderBigPictureText, type BigPictureNode } from "../tasks/render-big-picture.js";
-import { stackOverview } from "../tasks/stack-overview.js";
+import { taskStackFacts, type TaskStackFacts } from "../tasks/task-stack-facts.js";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
-import { describeError } from "../util/errors.js";
 import { formatAuditEntry } from "./audit-lines.js";
 import type { SessionTarget } from "./session-target.js";
 
@@ -28,13 +26,7 @@ export interface SessionFacts {
   calls: number;
   cost: { llm_requests: number; refused: number; input_tokens: number; output_tokens: number; usd: number };
   last_commands: AuditEntry[];
-  task_stack: {
-    tasks: number;
-    open: number;
-    current: string | null;
-    outline: string;
-    tree: BigPictureNode[];
-  } | null;
+  task_stack: TaskStackFacts | null;
   task_stack_problem?: string;
 }
 
@@ -52,22 +44,7 @@ export async function sessionFacts(target: SessionTarget, tasksDir?: string): Pr
     ...auditSummary(entries),
     task_stack: null,
   };
-  try {
-    const peeked = await new TaskStackStore({ dir: tasksDir }).peek(target.id);
-    if (peeked) {
-      const { counts } = stackOverview(peeked.stack);
-      facts.task_stack = {
-        tasks: counts.total,
-        open: counts.open,
-        current: peeked.stack.currentTask()?.title ?? null,
-        outline: renderBigPictureText(peeked.stack),
-        tree: bigPictureJson(peeked.stack),
-      };
-      if (peeked.warning) facts.task_stack_problem = peeked.warning;
-    }
-  } catch (error) {
-    facts.task_stack_problem = describeError(error);
-  }
+  Object.assign(facts, await taskStackFacts(new TaskStackStore({ dir: tasksDir }), target.id));
   return facts;
 }
 

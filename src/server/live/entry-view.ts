@@ -3,6 +3,7 @@
  * page puts in with textContent. Pure.
  */
 import type { AuditEntry, AuditOutcome } from "../../session/audit-entry.js";
+import { auditArgsText } from "../../session/audit-text.js";
 
 export interface EntryView {
   ts: string;
@@ -16,36 +17,6 @@ export interface EntryView {
   running: boolean;
   duration_ms: number | null;
   output_bytes: number | null;
-}
-
-function str(value: unknown): string {
-  if (value === undefined || value === null) return "";
-  return typeof value === "string" ? value : JSON.stringify(value);
-}
-
-function whatOf(tool: string, args: Record<string, unknown>): string {
-  switch (tool) {
-    case "bash":
-    case "person_command":
-      return str(args.command);
-    case "file_editor":
-      return `${str(args.operation)} ${str(args.path)}`.trim();
-    case "str_replace_based_edit_tool":
-      return `${str(args.command)} ${str(args.path)}`.trim();
-    case "json_editor":
-      return `${str(args.operation)} ${str(args.file_path)} ${str(args.json_path)}`.trim();
-    case "aider_ai_code":
-      return `${args.model ? `[${str(args.model)}] ` : ""}${str(args.ai_coding_prompt)}`;
-    case "llm_request":
-      return `${str(args.provider)} ${str(args.model) || "(model not named)"}`;
-    case "session_start":
-      return `${str(args.repo)} on ${str(args.image)}`;
-    default:
-      return Object.entries(args)
-        .filter(([key, value]) => key !== "session_id" && value !== undefined)
-        .map(([key, value]) => `${key}=${str(value)}`)
-        .join(" ");
-  }
 }
 
 function outcomeOf(o: AuditOutcome): string {
@@ -74,7 +45,7 @@ export function entryView(entry: AuditEntry): EntryView {
     ts: entry.ts,
     actor: entry.actor,
     tool: entry.tool,
-    what: whatOf(entry.tool, entry.args ?? {}),
+    what: auditArgsText(entry.tool, entry.args ?? {}),
     outcome: outcomeOf(outcome),
     ok: outcome.ok === true,
     running: outcome.running === true,

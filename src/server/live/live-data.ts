@@ -6,10 +6,8 @@
 import { stat } from "node:fs/promises";
 import { auditedSessions, auditLogPath, readAuditLog } from "../../session/audit-log.js";
 import { readSessionRecord } from "../../session/session-record.js";
-import { bigPictureJson, renderBigPictureText, type BigPictureNode } from "../../tasks/render-big-picture.js";
-import { stackOverview } from "../../tasks/stack-overview.js";
+import { taskStackFacts, type TaskStackFacts } from "../../tasks/task-stack-facts.js";
 import { TaskStackStore } from "../../tasks/task-stack-store.js";
-import { describeError } from "../../util/errors.js";
 import { emptyTally, tallyEntries, type LogTally } from "./entry-view.js";
 
 /** A session this server holds now. */
@@ -45,13 +43,7 @@ export interface SessionDetail extends SessionRow {
   image: string | null;
   base_commit: string | null;
   usage: { llm_requests: number; refused: number; input_tokens: number; output_tokens: number; usd: number };
-  task_stack: {
-    tasks: number;
-    open: number;
-    current: string | null;
-    outline: string;
-    tree: BigPictureNode[];
-  } | null;
+  task_stack: TaskStackFacts | null;
   task_stack_problem?: string;
 }
 
@@ -143,22 +135,7 @@ export class LiveData {
       },
       task_stack: null,
     };
-    try {
-      const peeked = await this.stacks.peek(id);
-      if (peeked) {
-        const { counts } = stackOverview(peeked.stack);
-        detail.task_stack = {
-          tasks: counts.total,
-          open: counts.open,
-          current: peeked.stack.currentTask()?.title ?? null,
-          outline: renderBigPictureText(peeked.stack),
-          tree: bigPictureJson(peeked.stack),
-        };
-        if (peeked.warning) detail.task_stack_problem = peeked.warning;
-      }
-    } catch (error) {
-      detail.task_stack_problem = describeError(error);
-    }
+    Object.assign(detail, await taskStackFacts(this.stacks, id));
     return detail;
   }
 
