@@ -318,6 +318,11 @@ export class Session {
         throw new EngineUnavailableError((engineError as Error).message, { cause: engineError });
       });
       if (!running) throw new BoxGoneError(this.box.shortId, { cause: error });
+      // The engine refused to start the new shell because the box had stopped, while (stopping
+      // itself) it still lists the box as running: the box is gone all the same.
+      if (/cannot exec in a stopped state/i.test((error as Error).message)) {
+        throw new BoxGoneError(this.box.shortId, { cause: error });
+      }
       throw error;
     }
   }
