@@ -272,6 +272,8 @@ describe("the live view of drydock serve --http", () => {
       }),
       state,
     );
+    // A fresh load reads everything again (the page picks the only session).
+    await page.reload();
     await page.waitForFunction(
       () => document.querySelector("#facts")?.textContent?.includes("$0.0789"),
       null,
