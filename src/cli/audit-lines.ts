@@ -2,8 +2,8 @@
  * `drydock sessions log` as text: one line per audit entry, for a person reading along. Pure; the
  * JSON lines themselves are what `--json` prints.
  */
-import type { AuditEntry, AuditOutcome } from "../session/audit-entry.js";
-import { auditArgsText } from "../session/audit-text.js";
+import type { AuditEntry } from "../session/audit-entry.js";
+import { auditArgsText, auditOutcomeText } from "../session/audit-text.js";
 
 const MAX_SHOWN = 160;
 
@@ -16,7 +16,7 @@ export function formatAuditEntry(entry: AuditEntry): string {
     entry.tool.padEnd(14),
     clip(auditArgsText(entry.tool, entry.args)),
     "→",
-    outcomeText(entry.outcome),
+    auditOutcomeText(entry.outcome ?? { ok: false }, clip),
   ];
   const extras = [
     entry.duration_ms === null || entry.duration_ms === undefined ? "" : formatDuration(entry.duration_ms),
@@ -28,29 +28,6 @@ export function formatAuditEntry(entry: AuditEntry): string {
 function clip(text: string): string {
   const oneLine = text.replace(/\r?\n/g, " ⏎ ");
   return oneLine.length > MAX_SHOWN ? `${oneLine.slice(0, MAX_SHOWN - 1)}…` : oneLine;
-}
-
-function outcomeText(outcome: AuditOutcome): string {
-  const o = outcome ?? { ok: false };
-  if (o.running) return "running…";
-  if (typeof o.error === "string") {
-    return o.refused ? `refused: ${clip(o.error)}` : `error: ${clip(o.error.split("\n")[0] ?? "")}`;
-  }
-  const bits: string[] = [];
-  if (typeof o.exit_code === "number") bits.push(`exit ${o.exit_code}`);
-  else if (o.exit_code === null) bits.push(o.timed_out ? "timed out" : "stopped");
-  if (typeof o.status === "number") bits.push(String(o.status));
-  if (o.success === true) bits.push("done");
-  if (o.success === false) bits.push("failed");
-  const tokens = o.tokens as { input?: number; output?: number } | undefined;
-  if (tokens && (tokens.input || tokens.output))
-    bits.push(`${tokens.input ?? 0}+${tokens.output ?? 0} tokens`);
-  if (typeof o.cost_usd === "number" && o.cost_usd > 0) bits.push(`$${o.cost_usd.toFixed(4)}`);
-  if (typeof o.files === "number") bits.push(`${o.files} file(s)`);
-  if (typeof o.branch === "string") bits.push(`branch ${o.branch}`);
-  if (typeof o.commit === "string") bits.push(o.commit.slice(0, 12));
-  if (bits.length === 0) bits.push(o.ok ? "ok" : "not ok");
-  return bits.join(", ");
 }
 
 export function formatDuration(ms: number): string {

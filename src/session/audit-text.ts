@@ -1,7 +1,8 @@
 /**
- * What an audit entry's call was asked, as one line of text (the command, the file, the model…):
- * shared by `drydock sessions log` and the live page. Pure.
+ * What an audit entry's call was asked and how it ended, as text a person reads: shared by
+ * `drydock sessions log` and the live page. Pure.
  */
+import type { AuditOutcome } from "./audit-entry.js";
 
 function str(value: unknown): string {
   if (value === undefined || value === null) return "";
@@ -35,4 +36,27 @@ export function auditArgsText(tool: string, args: Record<string, unknown> | unde
         .map(([key, value]) => `${key}=${str(value)}`)
         .join(" ");
   }
+}
+
+/** How a call ended: exit code, error, tokens and cost… `clip` shortens an error's text. */
+export function auditOutcomeText(o: AuditOutcome, clip: (text: string) => string = (t) => t): string {
+  if (o.running) return "running…";
+  if (typeof o.error === "string") {
+    return o.refused ? `refused: ${clip(o.error)}` : `error: ${clip(o.error.split("\n")[0] ?? "")}`;
+  }
+  const bits: string[] = [];
+  if (typeof o.exit_code === "number") bits.push(`exit ${o.exit_code}`);
+  else if (o.exit_code === null) bits.push(o.timed_out ? "timed out" : "stopped");
+  if (typeof o.status === "number") bits.push(String(o.status));
+  if (o.success === true) bits.push("done");
+  if (o.success === false) bits.push("failed");
+  const tokens = o.tokens as { input?: number; output?: number } | undefined;
+  if (tokens && (tokens.input || tokens.output))
+    bits.push(`${tokens.input ?? 0}+${tokens.output ?? 0} tokens`);
+  if (typeof o.cost_usd === "number" && o.cost_usd > 0) bits.push(`$${o.cost_usd.toFixed(4)}`);
+  if (typeof o.files === "number") bits.push(`${o.files} file(s)`);
+  if (typeof o.branch === "string") bits.push(`branch ${o.branch}`);
+  if (typeof o.commit === "string") bits.push(o.commit.slice(0, 12));
+  if (bits.length === 0) bits.push(o.ok ? "ok" : "not ok");
+  return bits.join(", ");
 }

@@ -2,8 +2,8 @@
  * One audit entry as the live page shows it: what was asked and how it ended, as plain text the
  * page puts in with textContent. Pure.
  */
-import type { AuditEntry, AuditOutcome } from "../../session/audit-entry.js";
-import { auditArgsText } from "../../session/audit-text.js";
+import type { AuditEntry } from "../../session/audit-entry.js";
+import { auditArgsText, auditOutcomeText } from "../../session/audit-text.js";
 
 export interface EntryView {
   ts: string;
@@ -19,26 +19,6 @@ export interface EntryView {
   output_bytes: number | null;
 }
 
-function outcomeOf(o: AuditOutcome): string {
-  if (o.running) return "running…";
-  if (typeof o.error === "string")
-    return `${o.refused ? "refused" : "error"}: ${o.error.split("\n")[0] ?? ""}`;
-  const bits: string[] = [];
-  if (typeof o.exit_code === "number") bits.push(`exit ${o.exit_code}`);
-  else if (o.exit_code === null) bits.push(o.timed_out ? "timed out" : "stopped");
-  if (typeof o.status === "number") bits.push(String(o.status));
-  if (o.success === true) bits.push("done");
-  if (o.success === false) bits.push("failed");
-  const tokens = o.tokens as { input?: number; output?: number } | undefined;
-  if (tokens && (tokens.input || tokens.output))
-    bits.push(`${tokens.input ?? 0}+${tokens.output ?? 0} tokens`);
-  if (typeof o.cost_usd === "number" && o.cost_usd > 0) bits.push(`$${o.cost_usd.toFixed(4)}`);
-  if (typeof o.files === "number") bits.push(`${o.files} file(s)`);
-  if (typeof o.branch === "string") bits.push(`branch ${o.branch}`);
-  if (bits.length === 0) bits.push(o.ok ? "ok" : "not ok");
-  return bits.join(", ");
-}
-
 export function entryView(entry: AuditEntry): EntryView {
   const outcome = entry.outcome ?? { ok: false };
   return {
@@ -46,7 +26,7 @@ export function entryView(entry: AuditEntry): EntryView {
     actor: entry.actor,
     tool: entry.tool,
     what: auditArgsText(entry.tool, entry.args ?? {}),
-    outcome: outcomeOf(outcome),
+    outcome: auditOutcomeText(outcome),
     ok: outcome.ok === true,
     running: outcome.running === true,
     duration_ms: entry.duration_ms ?? null,
