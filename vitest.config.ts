@@ -53,10 +53,6 @@ export default defineConfig({
             // 3.9 MB command typed into the shell, which bash reads a byte per system call: about
             // 40 s per MB under gVisor, past the client's 60 s (docs/runtimes.md).
             "test/security/http-server.test.ts",
-            // Known problem under runsc, not yet fixed (docs/runtimes.md): after a box is killed in
-            // the middle of a command, a call through the server gets no answer within the client's
-            // 60 s, where runc answers at once that the box is gone.
-            "test/faults/box-killed.test.ts",
           ],
           testTimeout: 180_000,
           hookTimeout: 300_000,

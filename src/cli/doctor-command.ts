@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
+import type { EngineRuntime } from "../engine/box-engine.js";
 import { runscProblems, resolveRuntime, runtimeFromEnv } from "../sandbox/box-runtime.js";
 import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
@@ -36,10 +37,25 @@ async function imageChecks(engine: Engine, image: string): Promise<Check[]> {
   }));
 }
 
+/**
+ * The runtimes' names, with the containerd names an engine lists for runc itself
+ * (`io.containerd.runc.v2`, ...) folded into runc's entry, so the names a user passes come first.
+ */
+function runtimeNames(runtimes: EngineRuntime[]): string {
+  const runc = runtimes.find((r) => r.name === "runc");
+  const alias = (r: EngineRuntime) =>
+    runc !== undefined && r.name.startsWith("io.containerd.") && r.path === runc.path;
+  const aliases = runtimes.filter(alias).map((r) => r.name);
+  return runtimes
+    .filter((r) => !alias(r))
+    .map((r) => (r === runc && aliases.length > 0 ? `runc (also named ${aliases.join(", ")})` : r.name))
+    .join(", ");
+}
+
 /** The runtimes the engine has, and the one boxes get (DRYDOCK_RUNTIME, else runc). */
 async function runtimeCheck(engine: Engine): Promise<Check> {
   const runtimes = await engine.runtimes();
-  const names = runtimes.map((r) => r.name).join(", ");
+  const names = runtimeNames(runtimes);
   const runsc = runtimes.find((r) => r.name === "runsc");
   const runscNote = !runsc
     ? "; runsc (gVisor) is not registered: bash scripts/setup.sh as root, see docs/runtimes.md"

@@ -67,6 +67,7 @@ export async function openTerminalExec(
       Tty: true,
     });
     stream = (await exec.start({ hijack: true, stdin: input, Tty: true })) as Duplex;
+    engine.trackStream(id, stream);
     // A terminal of 0x0 makes some programs wrap every character; the size is best effort.
     await exec.resize({ h: options.rows ?? 50, w: options.cols ?? 500 }).catch(() => undefined);
   } catch (error) {

@@ -4,7 +4,7 @@
  * stream that ends mid-frame is handled and nothing is buffered beyond the cap.
  */
 import type Docker from "dockerode";
-import { Readable } from "node:stream";
+import { Readable, type Duplex } from "node:stream";
 import { CommandTimeoutError } from "../util/errors.js";
 
 export interface ExecOptions {
@@ -56,6 +56,8 @@ export async function runExec(
   container: Docker.Container,
   argv: string[],
   options: ExecOptions,
+  /** Told of the exec's stream once it is open (the engine ends it when the box is removed). */
+  onStream?: (stream: Duplex) => void,
 ): Promise<ExecResult> {
   const timeoutMs = options.timeoutMs ?? 120_000;
   const cap = options.maxOutputBytes ?? 64 * 1024 * 1024;
@@ -69,7 +71,8 @@ export async function runExec(
     AttachStderr: true,
     Tty: false,
   });
-  const stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
+  const stream = (await exec.start({ hijack: true, stdin: options.stdin !== undefined })) as Duplex;
+  onStream?.(stream);
   const stdout = new CappedBuffer(cap);
   const stderr = new CappedBuffer(cap);
 

@@ -227,6 +227,6 @@ describe("--runtime on the command line", () => {
       (c) => c.name === "runtimes",
     );
     expect(check).toMatchObject({ ok: true });
-    expect(check!.detail).toMatch(/^runc, runsc\b.*; boxes get runsc \(DRYDOCK_RUNTIME=auto\)/);
+    expect(check!.detail).toMatch(/^runc\b.*, runsc; boxes get runsc \(DRYDOCK_RUNTIME=auto\)/);
   });
 });
