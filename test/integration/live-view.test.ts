@@ -272,8 +272,8 @@ describe("the live view of drydock serve --http", () => {
       }),
       state,
     );
-    // A fresh load reads everything again (the page picks the only session).
-    await page.reload();
+    // The page shows it without a reload, counted once: its list and its facts read the log at
+    // the same moment, and each must add the new entry once.
     await page.waitForFunction(
       () => document.querySelector("#facts")?.textContent?.includes("$0.0789"),
       null,

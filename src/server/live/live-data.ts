@@ -53,7 +53,7 @@ export const MAX_DIFF_BYTES = 2 * 1024 * 1024;
 const ID = /^[0-9a-f]{12}$/;
 
 export class LiveData {
-  /** Each log's tally so far, read on from where the last read stopped. */
+  /** Each log's tally so far. */
   private readonly tallies = new Map<string, { offset: number; size: number; tally: LogTally }>();
   private readonly stacks: TaskStackStore;
 
@@ -72,7 +72,25 @@ export class LiveData {
     return this.sources.sessions().find((s) => s.id === id);
   }
 
-  private async tally(id: string): Promise<LogTally> {
+  /** Each log's read in progress: reads of one log go one after another. */
+  private readonly reads = new Map<string, Promise<LogTally>>();
+
+  /**
+   * The log's tally, read on from where the last read stopped. Reads of one log are chained: two
+   * at once (the page's list and detail refresh together) would both add the same new entries.
+   */
+  private tally(id: string): Promise<LogTally> {
+    const before = this.reads.get(id);
+    const read = (before ? before.catch(() => undefined) : Promise.resolve()).then(() => this.readOn(id));
+    this.reads.set(id, read);
+    const done = () => {
+      if (this.reads.get(id) === read) this.reads.delete(id);
+    };
+    read.then(done, done);
+    return read;
+  }
+
+  private async readOn(id: string): Promise<LogTally> {
     const path = auditLogPath(id, this.sources.state);
     if (!path) return emptyTally();
     const size = await stat(path).then(

@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { appendAuditEntry } from "../../../src/session/audit-log.js";
+import { LiveData } from "../../../src/server/live/live-data.js";
 import { drydockEntry, gatewayEntry, type AuditEntry } from "../../../src/session/audit-entry.js";
 import { emptyTally, entryView, tallyEntries } from "../../../src/server/live/entry-view.js";
 import {
@@ -103,5 +108,41 @@ describe("the sign-in page", () => {
       /not this server's[\s\S]*DRYDOCK_TOKEN/,
     );
     expect(escapeHtml(`<"'&>`)).toBe("&lt;&quot;&#39;&amp;&gt;");
+  });
+});
+
+describe("LiveData", () => {
+  it("counts each logged model request once, however many pages read the log at the same time", async () => {
+    const state = mkdtempSync(join(tmpdir(), "drydock-live-"));
+    try {
+      const id = "0123456789ab";
+      const llm = () =>
+        gatewayEntry(id, {
+          provider: "openai",
+          path: "/v1/chat/completions",
+          model: "m",
+          status: 200,
+          source: "live",
+          inputTokens: 10,
+          outputTokens: 2,
+          costUsd: 0.0789,
+          usageEstimated: false,
+          durationMs: 5,
+        });
+      appendAuditEntry(drydockEntry(id, "session_start", { repo: "/src/app", image: "i" }), state);
+      const data = new LiveData({ state, sessions: () => [] });
+      expect((await data.detail(id)).usage.usd).toBe(0);
+      appendAuditEntry(llm(), state);
+      // The list and the detail refresh together, as the page's two timers do.
+      const [list, detail, again] = await Promise.all([data.sessions(), data.detail(id), data.detail(id)]);
+      expect(list[0]!.cost_usd).toBe(0.0789);
+      expect(detail.usage).toMatchObject({ llm_requests: 1, usd: 0.0789, input_tokens: 10 });
+      expect(again.usage.llm_requests).toBe(1);
+      appendAuditEntry(llm(), state);
+      const both = await Promise.all(Array.from({ length: 5 }, () => data.detail(id)));
+      for (const d of both) expect(d.usage).toMatchObject({ llm_requests: 2, usd: 0.1578 });
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });
