@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages, type EnvironmentStatus } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { registerEnvImageCommands } from "./env-images-command.js";
 
 interface EnvOptions {
   repo: string;
@@ -99,4 +100,5 @@ export function registerEnvCommand(program: Command): void {
     else if (!status.built) process.stderr.write(`${status.image} is up to date\n`);
     process.stdout.write(`${status.image}\n`);
   });
+  registerEnvImageCommands(env);
 }

@@ -23,6 +23,14 @@ export { short, type BoxSummary, type EngineRuntime } from "./box-engine.js";
 
 const log = logger("engine");
 
+export interface ImageSummary {
+  id: string;
+  tags: string[];
+  labels: Record<string, string>;
+  createdAt: Date;
+  sizeBytes: number;
+}
+
 export interface EngineVersion {
   version: string;
   apiVersion: string;
@@ -147,6 +155,50 @@ export class Engine implements BoxEngine, ImageEngine {
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return false;
       throw this.wrap(error, `inspect image ${ref}`);
+    }
+  }
+
+  /** The engine's images that carry `label` (any value). */
+  async listImages(label: string): Promise<ImageSummary[]> {
+    try {
+      const list = await this.docker.listImages({ filters: { label: [label] } });
+      return list.map((i) => ({
+        id: i.Id,
+        tags: (i.RepoTags ?? []).filter((t) => t !== "<none>:<none>"),
+        labels: i.Labels ?? {},
+        createdAt: new Date(i.Created * 1000),
+        sizeBytes: i.Size,
+      }));
+    } catch (error) {
+      throw this.wrap(error, `list images labelled ${label}`);
+    }
+  }
+
+  /** How many containers (running or not) were made from each image, by image id. */
+  async boxesByImage(): Promise<Map<string, number>> {
+    try {
+      const counts = new Map<string, number>();
+      for (const c of await this.docker.listContainers({ all: true }))
+        counts.set(c.ImageID, (counts.get(c.ImageID) ?? 0) + 1);
+      return counts;
+    } catch (error) {
+      throw this.wrap(error, "list the containers");
+    }
+  }
+
+  /**
+   * Removes an image reference (a tag, or an untagged image's id), never by force: an image a
+   * container uses is refused (false). One already gone is not an error (true).
+   */
+  async removeImage(ref: string): Promise<boolean> {
+    try {
+      await this.docker.getImage(ref).remove();
+      return true;
+    } catch (error) {
+      const code = (error as { statusCode?: number }).statusCode;
+      if (code === 404) return true;
+      if (code === 409) return false;
+      throw this.wrap(error, `remove image ${ref}`);
     }
   }
 

@@ -200,7 +200,7 @@ export class EnvironmentImages {
           buildArgs: { DRYDOCK_SANDBOX: this.options.baseImage, ...args },
           dockerfile: ".drydock.Dockerfile",
           target,
-          labels: { "drydock.env.base-of": plan.tag },
+          labels: { "drydock.env.base-of": plan.tag, "drydock.env.repo": files.root },
         },
         { instructions: [], setup: [] },
         { file: definition.base.from.file, what: `building ${dockerfile}` },

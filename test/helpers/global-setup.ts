@@ -1,12 +1,16 @@
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { Engine } from "../../src/engine/engine.js";
+import { environmentImages, removeImages } from "../../src/environment/environment-prune.js";
 import { buildSandboxImage } from "../../src/sandbox/sandbox-image.js";
 
 /**
  * Integration tests need a real Docker Engine and the sandbox image. No engine is a failure with
  * the fix in its message, never a silent skip. The image is built here if it is missing.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let engine: Engine;
   try {
     engine = await Engine.connect();
@@ -20,6 +24,16 @@ export default async function setup(project: TestProject): Promise<void> {
     process.env.DRYDOCK_IMAGE ??
     (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
   project.provide("sandboxImage", image);
+  // After the run: the environment images built for the tests' own temporary repositories, once
+  // those are gone (a test that forgot its image, or stopped before removing it).
+  return async () => {
+    const ours = [join(tmpdir(), "drydock-repo-"), join(tmpdir(), "drydock-readme-")];
+    const left = (await environmentImages(engine)).filter(
+      (i) =>
+        i.repo !== null && ours.some((p) => i.repo!.startsWith(p)) && !existsSync(i.repo) && i.boxes === 0,
+    );
+    await removeImages(engine, left).catch(() => undefined);
+  };
 }
 
 declare module "vitest" {

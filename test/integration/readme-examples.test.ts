@@ -56,6 +56,9 @@ describe("README examples", () => {
     const ran = await sh(block("mkdir -p /tmp/envdemo"), scratch);
     expect(ran.out).toMatch(/definition: \.drydock\/environment\.yaml/);
     expect(ran.out).toMatch(/1 passed/);
+    const tag = /^image: (drydock-env:[0-9a-f]{12}) /m.exec(ran.out)?.[1];
+    expect(tag, "env show names the image").toBeDefined();
+    expect(ran.out).toMatch(new RegExp(`^${tag}\\s+environment\\s`, "m"));
     expect(ran.code).toBe(0);
   });
 
