@@ -1,4 +1,29 @@
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+
+/**
+ * The state directory of this run's drydock processes (audit logs, session records, caches): one
+ * of its own under the temporary directory, so tests leave nothing in the user's
+ * ~/.local/state/drydock; those of earlier runs whose process is gone are removed here.
+ */
+function testStateDir(): string {
+  if (process.env.DRYDOCK_STATE_DIR) return process.env.DRYDOCK_STATE_DIR;
+  for (const name of readdirSync(tmpdir())) {
+    const pid = /^drydock-test-state-(\d+)$/.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid) continue;
+    try {
+      process.kill(Number(pid), 0);
+    } catch {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+  const dir = join(tmpdir(), `drydock-test-state-${process.pid}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return dir;
+}
+const DRYDOCK_STATE_DIR = testStateDir();
 
 // Three projects, all run by `npm test` and in CI: unit tests need no Docker; integration tests
 // start real containers and fail (never skip) with a fix hint when no engine answers; the security
@@ -28,7 +53,7 @@ export default defineConfig({
           globalSetup: ["test/helpers/global-setup.ts"],
           // Servers the tests start keep no warm boxes unless a test asks (--pool): on two cores,
           // idle pools in every spawned server only slow the rest down. The pool has its own tests.
-          env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0" },
+          env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0", DRYDOCK_STATE_DIR },
           // Boxes are real containers on a 2-core machine: a few files at a time.
           maxWorkers: 2,
           fileParallelism: true,
@@ -57,7 +82,7 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 300_000,
           globalSetup: ["test/helpers/runsc-setup.ts", "test/helpers/global-setup.ts"],
-          env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0", DRYDOCK_RUNTIME: "runsc" },
+          env: { DRYDOCK_POOL: process.env.DRYDOCK_POOL ?? "0", DRYDOCK_RUNTIME: "runsc", DRYDOCK_STATE_DIR },
           maxWorkers: 2,
           fileParallelism: true,
         },
