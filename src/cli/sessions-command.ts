@@ -2,10 +2,12 @@ import type { Command } from "commander";
 import { hostname } from "node:os";
 import { Engine } from "../engine/engine.js";
 import { LABEL_SESSION, LABEL_STATE, ownerIsDead, parseOwner } from "../engine/labels.js";
+import { pruneAuditLogs } from "../session/audit-log.js";
 import { pruneOrphans } from "../session/orphans.js";
 import { readSessionRecord } from "../session/session-record.js";
 import { FlagError } from "../util/errors.js";
 import { stateDir } from "../util/paths.js";
+import { decimal } from "./flag-values.js";
 import { applySession, sessionDiff, sessionDiffStat } from "./session-changes.js";
 import { printSessionLog } from "./session-log.js";
 import { sessionRow, sessionTableRows } from "./session-rows.js";
@@ -179,13 +181,28 @@ export function registerSessionsCommand(program: Command): void {
     });
   sessions
     .command("prune")
-    .description("remove boxes whose drydock process is gone (with --all: every drydock box)")
+    .description(
+      "remove boxes whose drydock process is gone (with --all: every drydock box); with --logs-older-than, also the audit logs of sessions that ended that long ago",
+    )
     .option("--all", "remove every drydock box, including those of running drydock processes")
-    .action(async (opts: { all?: boolean }) => {
+    .option(
+      "--logs-older-than <days>",
+      "also remove the audit logs of this state directory's sessions that have no box and were last written at least this many days ago (0: every one without a box)",
+    )
+    .action(async (opts: { all?: boolean; logsOlderThan?: string }) => {
+      const days = decimal(opts.logsOlderThan, "--logs-older-than", { min: 0, example: 30 });
       const engine = await Engine.connect();
       const result = await pruneOrphans(engine, { all: opts.all });
       process.stdout.write(
         `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
+      );
+      if (days === undefined) return;
+      const withBox = new Set(
+        (await engine.listBoxes(LABEL_SESSION)).map((b) => b.labels[LABEL_SESSION] ?? ""),
+      );
+      const logs = await pruneAuditLogs(days * 86_400_000, withBox);
+      process.stdout.write(
+        `removed ${logs.length} audit log(s) of sessions without a box, last written ${days} day(s) ago or more\n`,
       );
     });
 }

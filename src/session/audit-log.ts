@@ -6,7 +6,7 @@
  * returns: a crash loses nothing already logged. Strings are redacted as every log is.
  */
 import { appendFileSync, chmodSync, mkdirSync } from "node:fs";
-import { open, readdir } from "node:fs/promises";
+import { open, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { logger, redactLogText } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
@@ -109,4 +109,29 @@ export async function auditedSessions(state: string = stateDir()): Promise<strin
     .filter((n) => n.endsWith(".jsonl"))
     .map((n) => n.slice(0, -".jsonl".length))
     .filter((id) => SESSION_ID.test(id));
+}
+
+/**
+ * Removes the logs of sessions that have no box (their records went with the box), last written more than
+ * `olderThanMs` ago; a session in `withBox` keeps its log whatever its age. Returns their ids.
+ */
+export async function pruneAuditLogs(
+  olderThanMs: number,
+  withBox: ReadonlySet<string>,
+  state: string = stateDir(),
+  now = Date.now(),
+): Promise<string[]> {
+  const removed: string[] = [];
+  for (const id of await auditedSessions(state)) {
+    if (withBox.has(id)) continue;
+    const path = auditLogPath(id, state)!;
+    const written = await stat(path).then(
+      (s) => s.mtimeMs,
+      () => undefined,
+    );
+    if (written === undefined || now - written < olderThanMs) continue;
+    await rm(path, { force: true });
+    removed.push(id);
+  }
+  return removed;
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import {
   auditDir,
   auditLogPath,
   auditedSessions,
+  pruneAuditLogs,
   readAuditLog,
 } from "../../../src/session/audit-log.js";
 import { addLogRedactor } from "../../../src/util/log.js";
@@ -23,6 +24,27 @@ describe("audit log files", () => {
   };
   afterEach(() => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it("prune removes the logs of sessions without a box last written long enough ago, and no other", async () => {
+    const dir = state();
+    const day = 86_400_000;
+    const now = Date.now();
+    const ids = { old: "aaaaaaaaaaaa", recent: "bbbbbbbbbbbb", boxed: "cccccccccccc" };
+    for (const id of Object.values(ids))
+      appendAuditEntry(drydockEntry(id, "session_start", { repo: "/r" }), dir);
+    const age = (id: string, days: number) => {
+      const when = new Date(now - days * day);
+      utimesSync(auditLogPath(id, dir)!, when, when);
+    };
+    age(ids.old, 40);
+    age(ids.recent, 3);
+    age(ids.boxed, 40);
+    const removed = await pruneAuditLogs(30 * day, new Set([ids.boxed]), dir, now);
+    expect(removed).toEqual([ids.old]);
+    expect(existsSync(auditLogPath(ids.old, dir)!)).toBe(false);
+    expect((await auditedSessions(dir)).sort()).toEqual([ids.recent, ids.boxed]);
+    expect(await pruneAuditLogs(0, new Set(), dir, now)).toHaveLength(2);
   });
 
   it("appends one JSON line per entry in a 0700 directory, file 0600", async () => {
