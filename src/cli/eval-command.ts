@@ -89,6 +89,10 @@ export function registerEvalCommand(program: Command): void {
       "the tests' own time limit, from when they start (a slow agent cannot eat it), unless the task sets test_timeout_s",
     )
     .option(
+      "--grade-in-agent-box",
+      "run the tests in the agent's own box instead of a fresh one (faster; but what the agent left outside its diff can sway them)",
+    )
+    .option(
       "--shard <k/n>",
       "run part K of N of the task file (every N-th task from the K-th), for N CI jobs; put them together with eval merge",
     )
@@ -196,6 +200,7 @@ export function registerEvalCommand(program: Command): void {
           timeoutS: checked.timeoutS,
           agentTimeoutS: checked.agentTimeoutS,
           testTimeoutS: checked.testTimeoutS,
+          gradeInAgentBox: flags.gradeInAgentBox,
           runId: checked.runId,
           clones: checked.clones,
           shard: checked.shard,

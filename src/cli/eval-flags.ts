@@ -28,6 +28,7 @@ export interface EvalFlags {
   timeout: string;
   agentTimeout?: string;
   testTimeout?: string;
+  gradeInAgentBox?: boolean;
   runId?: string;
   agentVersion?: string;
   repos?: string[];

@@ -50,6 +50,11 @@ export interface AttemptResult {
   /** Agents that grade given answers: whether the task's answer was given, empty or missing. */
   prediction?: "given" | "empty" | "missing";
   session_id?: string;
+  /**
+   * Where the tests ran, once they did: "fresh box" (the task's setup, the agent's diff and the
+   * test patch, nothing else) or "agent box" (`--grade-in-agent-box`).
+   */
+  graded_in?: "fresh box" | "agent box";
   /** The engine that ran it (its --engine URL), when the run used several. */
   engine?: string;
   /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */

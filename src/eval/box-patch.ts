@@ -47,6 +47,13 @@ export async function applyPatchInBox(
 ): Promise<PatchApplied> {
   if (patch.trim() === "")
     return { applied: true, method: "nothing (empty patch)", log: "empty patch: nothing to apply\n" };
+  const git = gitDirPaths(patch);
+  if (git.length > 0) {
+    return {
+      applied: false,
+      log: `refused: the patch changes git's own files (${git.slice(0, 5).join(", ")}); a patch changes the repository's files only\n`,
+    };
+  }
   const path = `${EVAL_DIR_IN_BOX}/${name}.patch`;
   const text = patch.endsWith("\n") ? patch : `${patch}\n`;
   const write = await box.sh('mkdir -p "$(dirname "$1")" && cat > "$1"', [path], { stdin: text, signal });
@@ -61,4 +68,24 @@ export async function applyPatchInBox(
   const method = /^@@method (.+)$/m.exec(output)?.[1];
   const log = output.replace(/^@@method .+\n?/m, "");
   return result.exitCode === 0 && method ? { applied: true, method, log } : { applied: false, log };
+}
+
+/**
+ * The paths in a patch's headers (git's and plain unified diff's) that lie in a `.git` directory:
+ * git apply refuses them, but `patch` would write them (an ignore rule that hides a file from the
+ * diff, a hook). Pure.
+ */
+export function gitDirPaths(patch: string): string[] {
+  const found = new Set<string>();
+  const header =
+    /^(?:diff --git (\S+) (\S+)|(?:---|\+\+\+) (\S+)|rename (?:from|to) (.+)|copy (?:from|to) (.+))$/gm;
+  for (const m of patch.matchAll(header)) {
+    for (const raw of m.slice(1)) {
+      if (raw === undefined || raw === "/dev/null") continue;
+      const path = raw.replace(/^"|"$/g, "");
+      if (path.split("/").some((part) => part.toLowerCase() === ".git"))
+        found.add(path.replace(/^[ab]\//, ""));
+    }
+  }
+  return [...found];
 }

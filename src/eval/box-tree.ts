@@ -8,6 +8,7 @@ import { CommandExitError, LimitExceededError } from "../util/errors.js";
 
 export const EVAL_DIR_IN_BOX = "/tmp/drydock-eval";
 const INDEX = `${EVAL_DIR_IN_BOX}/tree.index`;
+const EXCLUDE = `${EVAL_DIR_IN_BOX}/exclude`;
 const MAX_DIFF_BYTES = 32 * 1024 * 1024;
 
 const RECORD = `
@@ -18,16 +19,22 @@ git_dir=$(git rev-parse --git-dir)
 mkdir -p "$git_dir/info"
 # aider's caches and history files never belong to a patch.
 grep -qxF '.aider*' "$git_dir/info/exclude" 2>/dev/null || printf '.aider*\\n' >> "$git_dir/info/exclude"
+# The ignore rules as they are now; the diff is taken under these, whatever the agent writes there.
+cp "$git_dir/info/exclude" ${EXCLUDE}
 export GIT_INDEX_FILE=${INDEX}
-git add -A >/dev/null
+git -c core.excludesFile=/dev/null add -A >/dev/null
 git write-tree
 `;
 
 const DIFF = `
 set -e
 cd /workspace
+git_dir=$(git rev-parse --git-dir)
+# A file the agent listed in .git/info/exclude (or in a global ignore file) would be left out of
+# the diff; the rules recorded before the agent ran are put back first.
+mkdir -p "$git_dir/info" && cp ${EXCLUDE} "$git_dir/info/exclude"
 export GIT_INDEX_FILE=${INDEX}
-git add -A >/dev/null
+git -c core.excludesFile=/dev/null add -A >/dev/null
 after=$(git write-tree)
 git diff --no-color --no-ext-diff --no-textconv --binary --full-index --src-prefix=a/ --dst-prefix=b/ "$1" "$after"
 `;

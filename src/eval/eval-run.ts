@@ -86,6 +86,8 @@ export interface EvalOptions {
   /** The agent's and the tests' own limits for tasks that set none (see the task fields). */
   agentTimeoutS?: number;
   testTimeoutS?: number;
+  /** `--grade-in-agent-box`: the tests run in the agent's box, not a fresh one (see AttemptEnv). */
+  gradeInAgentBox?: boolean;
   /**
    * `--engine`: the engines to run on (unix:// or tcp:// URLs, see engine-address.ts); default
    * the one DOCKER_HOST or the socket names. The first is where images are found and built.
@@ -211,6 +213,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     default_timeout_s: options.timeoutS ?? DEFAULT_TIMEOUT_S,
     ...(options.agentTimeoutS ? { default_agent_timeout_s: options.agentTimeoutS } : {}),
     ...(options.testTimeoutS ? { default_test_timeout_s: options.testTimeoutS } : {}),
+    graded_in: options.gradeInAgentBox ? "agent box" : "fresh box",
     image,
     started_at: new Date().toISOString(),
     tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
@@ -236,6 +239,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       defaultTimeoutS: run.default_timeout_s,
       defaultAgentTimeoutS: options.agentTimeoutS,
       defaultTestTimeoutS: options.testTimeoutS,
+      gradeInAgentBox: options.gradeInAgentBox,
       signal: options.signal,
       onProgress: options.onProgress,
       onNote: note,

@@ -40,6 +40,7 @@ export interface EvalRunOptions {
   defaultTimeoutS: number;
   defaultAgentTimeoutS?: number;
   defaultTestTimeoutS?: number;
+  gradeInAgentBox?: boolean;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   /** Things worth a line of their own (a task run again because it changed, a failure). */
@@ -162,6 +163,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     defaultTimeoutS: options.defaultTimeoutS,
     defaultAgentTimeoutS: options.defaultAgentTimeoutS,
     defaultTestTimeoutS: options.defaultTestTimeoutS,
+    gradeInAgentBox: options.gradeInAgentBox,
     signal,
   };
   const envOn = (slot: EngineSlot): AttemptEnv =>

@@ -46,6 +46,8 @@ export interface RunInfo {
   /** `--agent-timeout` / `--test-timeout`: limits of their own for tasks that set none. */
   default_agent_timeout_s?: number;
   default_test_timeout_s?: number;
+  /** Where the tests ran: a fresh box per attempt (the default), or the agent's (`--grade-in-agent-box`). */
+  graded_in?: "fresh box" | "agent box";
   image: string;
   /**
    * `--engine`: each engine the run used, with its memory, the attempts placed there (retries

@@ -1,7 +1,8 @@
 /**
- * One attempt at one task, in a box of its own: start the box with the repository, run setup,
- * record the tree, let the agent work, take its diff, apply the test patch, run the tests in the
- * same box, grade. Whatever happens the box is removed. Every way it can end is a status; only
+ * One attempt at one task: start a box with the repository, run setup, record the tree, let the
+ * agent work, take its diff; then, in a fresh box of the task (setup again), apply that diff and
+ * the test patch, run the tests, grade. Only what is in the diff reaches the tests, as in
+ * SWE-bench's harness (`--grade-in-agent-box` grades in the agent's box instead). Whatever happens the box is removed. Every way it can end is a status; only
  * a stopped run (Ctrl-C) returns "cancelled", which is not recorded so a resume runs it again.
  */
 import type { Session } from "../session/session.js";
@@ -30,6 +31,8 @@ const log = logger("eval");
 /** Test output kept per attempt (the shell keeps head and tail past it). */
 const MAX_TEST_OUTPUT_BYTES = 4 * 1024 * 1024;
 export const LABEL_EVAL_TASK = "drydock.eval.task";
+/** On the box the tests run in: "grade". */
+export const LABEL_EVAL_PHASE = "drydock.eval.phase";
 
 export interface AttemptEnv {
   manager: SessionManager;
@@ -54,6 +57,12 @@ export interface AttemptEnv {
   ensureImage?: (image: string) => Promise<void>;
   /** With several engines: the engine's name, recorded in the result. */
   engine?: string;
+  /**
+   * Grade in the agent's own box (`--grade-in-agent-box`): faster, but what the agent left outside
+   * its diff (a file hidden from git, a module in its home) can sway the tests. By default the
+   * tests run in a fresh box holding only the task's setup, the agent's diff and the test patch.
+   */
+  gradeInAgentBox?: boolean;
 }
 
 export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "cancelled";
@@ -91,6 +100,8 @@ export async function runAttempt(
     phaseStarted = Date.now();
   };
   let session: Session | undefined;
+  /** The fresh box the tests run in (none with gradeInAgentBox). */
+  let grading: Session | undefined;
   let outcome: AgentOutcome | undefined;
   let tests: AttemptResult["tests"];
   let integrity: Integrity | undefined;
@@ -132,17 +143,18 @@ export async function runAttempt(
         return finish();
       }
     }
+    const boxOptions = {
+      repo,
+      ref: task.ref,
+      image,
+      memoryMB: env.memoryMB,
+      cpus: env.cpus,
+      commandTimeoutMs: Math.max(timeoutS, agentTimeoutS ?? 0, testTimeoutS ?? 0) * 1000,
+      maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
+      labels: { [LABEL_EVAL_TASK]: task.id },
+    };
     try {
-      session = await env.manager.create({
-        repo,
-        ref: task.ref,
-        image,
-        memoryMB: env.memoryMB,
-        cpus: env.cpus,
-        commandTimeoutMs: Math.max(timeoutS, agentTimeoutS ?? 0, testTimeoutS ?? 0) * 1000,
-        maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
-        labels: { [LABEL_EVAL_TASK]: task.id },
-      });
+      session = await env.manager.create(boxOptions);
     } catch (e) {
       if (env.signal.aborted) return "cancelled";
       const message = describeError(e);
@@ -191,15 +203,57 @@ export async function runAttempt(
     }
 
     enter("tests");
-    const testDeadline = testTimeoutS ? Date.now() + testTimeoutS * 1000 : deadline;
     integrity = integrityOf(texts.diff, task.test_patch, task.editable_files);
+    let testBox = session;
+    let testTree = tree;
+    if (!env.gradeInAgentBox) {
+      // As SWE-bench grades: a fresh box with the task's setup and the agent's diff, nothing else.
+      texts.testOutput += "$ (grading in a fresh box: the task's setup, then the agent's diff)\n";
+      await env.manager.destroy(session.id).catch(() => undefined);
+      try {
+        grading = await env.manager.create({
+          ...boxOptions,
+          labels: { ...boxOptions.labels, [LABEL_EVAL_PHASE]: "grade" },
+        });
+      } catch (e) {
+        if (env.signal.aborted) return "cancelled";
+        status = "box_error";
+        error = `could not start the box the tests run in: ${describeError(e)}`;
+        return finish();
+      }
+      testBox = grading;
+      if (task.setup) {
+        const r = await grading.bash(task.setup, { timeoutMs: remainingMs(deadline), signal: env.signal });
+        texts.testOutput += `$ ${task.setup}  (setup)\n${r.output}\n`;
+        if (env.signal.aborted) return "cancelled";
+        if (r.timedOut) timedOut("setup in the box the tests run in");
+        else if (r.exitCode !== 0) {
+          status = "setup_error";
+          error =
+            (await boxTrouble(grading)) ??
+            `setup in the box the tests run in exited ${r.exitCode ?? "without a code"}: ${r.output.trim().slice(-500)}`;
+        }
+        if (error) return finish();
+      }
+      testTree = await recordTree(grading.box, env.signal);
+      const applied = await applyPatchInBox(grading.box, texts.diff, "agent", env.signal);
+      texts.testOutput += `$ (applying the agent's diff)\n${applied.log}\n`;
+      if (!applied.applied) {
+        status = "error";
+        error =
+          "the agent's diff does not apply in a fresh box of the task (a setup that differs from run to run?)";
+        return finish();
+      }
+    }
+    // The tests' own limit counts from here: the fresh box's start and setup count against timeout_s.
+    const testDeadline = testTimeoutS ? Date.now() + testTimeoutS * 1000 : deadline;
     if (task.test_patch !== undefined) {
       // The tests graded are the task's, whatever the agent did to them.
-      await restorePaths(session.box, tree, touchedPaths(task.test_patch), env.signal);
+      await restorePaths(testBox.box, testTree, touchedPaths(task.test_patch), env.signal);
       if (integrity.test_files_restored.length > 0) {
         texts.testOutput += `$ (the agent changed test files; restored before test_patch: ${integrity.test_files_restored.join(", ")})\n`;
       }
-      const applied = await applyPatchInBox(session.box, task.test_patch, "test", env.signal);
+      const applied = await applyPatchInBox(testBox.box, task.test_patch, "test", env.signal);
       texts.testOutput += `$ (applying test_patch)\n${applied.log}\n`;
       if (!applied.applied) {
         status = "setup_error";
@@ -208,7 +262,7 @@ export async function runAttempt(
       }
     }
     texts.testOutput += `$ ${task.test_cmd}\n`;
-    const r = await session.bash(task.test_cmd, { timeoutMs: remainingMs(testDeadline), signal: env.signal });
+    const r = await testBox.bash(task.test_cmd, { timeoutMs: remainingMs(testDeadline), signal: env.signal });
     texts.testOutput += r.output;
     if (env.signal.aborted) return "cancelled";
     tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut };
@@ -216,7 +270,7 @@ export async function runAttempt(
       timedOut("the tests", testLimit);
       return finish();
     }
-    const trouble = r.exitCode === null ? await boxTrouble(session) : undefined;
+    const trouble = r.exitCode === null ? await boxTrouble(testBox) : undefined;
     if (trouble) {
       status = "box_error";
       error = trouble;
@@ -230,7 +284,8 @@ export async function runAttempt(
   } catch (e) {
     if (env.signal.aborted) return "cancelled";
     if (!error) {
-      const trouble = session ? await boxTrouble(session) : undefined;
+      const box = grading ?? session;
+      const trouble = box ? await boxTrouble(box) : undefined;
       status = trouble ? "box_error" : "error";
       error = trouble ?? describeError(e);
     }
@@ -238,6 +293,7 @@ export async function runAttempt(
     return finish();
   } finally {
     if (session) await env.manager.destroy(session.id).catch(() => undefined);
+    if (grading) await env.manager.destroy(grading.id).catch(() => undefined);
   }
 
   function finish(): AttemptOutcome {
@@ -259,6 +315,7 @@ export async function runAttempt(
         ? { prediction: outcome?.empty ? ("empty" as const) : ("given" as const) }
         : {}),
       ...(session ? { session_id: session.id } : {}),
+      ...(tests ? { graded_in: env.gradeInAgentBox ? ("agent box" as const) : ("fresh box" as const) } : {}),
       ...(env.engine ? { engine: env.engine } : {}),
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),

@@ -54,6 +54,7 @@ function settings(run: RunInfo): Record<string, unknown> {
     default_timeout_s: run.default_timeout_s,
     default_agent_timeout_s: run.default_agent_timeout_s,
     default_test_timeout_s: run.default_test_timeout_s,
+    graded_in: run.graded_in,
     image: run.image,
   };
 }

@@ -52,7 +52,11 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function evalRun(patch: string, name: string): Promise<Record<string, unknown>> {
+function evalRun(
+  patch: string,
+  name: string,
+  agent: string[] = ["--agent", "patch"],
+): Promise<Record<string, unknown>> {
   const tasks = join(work, `${name}.jsonl`);
   const task = {
     id: name,
@@ -69,7 +73,7 @@ function evalRun(patch: string, name: string): Promise<Record<string, unknown>> 
   const out = join(work, `${name}-out`);
   const child = spawn(
     process.execPath,
-    [cli, "eval", tasks, "--agent", "patch", "--out", out, "--image", inject("sandboxImage")],
+    [cli, "eval", tasks, ...agent, "--out", out, "--image", inject("sandboxImage")],
     { env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";
@@ -81,7 +85,11 @@ function evalRun(patch: string, name: string): Promise<Record<string, unknown>> 
         string,
         unknown
       >;
-      resolve(result);
+      resolve({
+        ...result,
+        diff: readFileSync(join(out, "tasks", name, "patch.diff"), "utf8"),
+        agentLog: readFileSync(join(out, "tasks", name, "agent.log"), "utf8"),
+      });
     }),
   );
 }
@@ -100,5 +108,68 @@ describe("eval grading integrity", () => {
     const result = await evalRun(gold, "gold");
     expect(result.status).toBe("resolved");
     expect(result.integrity).toEqual({ test_files_restored: [], outside_editable_files: [] });
+  });
+
+  it("a patch that writes into .git (an ignore rule hiding a file from the diff) is refused", async () => {
+    const hidden = `${gold}diff --git a/.git/info/exclude b/.git/info/exclude
+--- a/.git/info/exclude
++++ b/.git/info/exclude
+@@ -0,0 +1 @@
++hack.py
+`;
+    const result = await evalRun(hidden, "git-dir");
+    expect(result.status).toBe("agent_error");
+    expect(result.agentLog).toMatch(/refused: the patch changes git's own files \(\.git\/info\/exclude\)/);
+    expect(result.diff).toBe("");
+  });
+
+  /** A command agent that runs one shell command in its box through the MCP endpoint. */
+  function commandAgent(name: string, command: string): string[] {
+    const sdk = join(process.cwd(), "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client");
+    const path = join(work, `${name}.mjs`);
+    writeFileSync(
+      path,
+      `import { Client } from ${JSON.stringify(`file://${sdk}/index.js`)};
+import { StreamableHTTPClientTransport } from ${JSON.stringify(`file://${sdk}/streamableHttp.js`)};
+const client = new Client({ name: "agent", version: "1" });
+await client.connect(new StreamableHTTPClientTransport(new URL(process.env.DRYDOCK_MCP_URL), {
+  requestInit: { headers: { Authorization: "Bearer " + process.env.DRYDOCK_MCP_TOKEN } } }));
+const r = await client.callTool({ name: "bash", arguments: { command: ${JSON.stringify(command)} } });
+if (JSON.parse(r.content[0].text).exit_code !== 0) process.exit(5);
+await client.close();
+`,
+    );
+    return ["--agent", "command", "--agent-command", `node ${path}`];
+  }
+
+  // Outside the repository, so outside any diff: a module Python loads at every start, from the
+  // box user's home, that puts the fix in place before the tests import it.
+  const USER_SITE_CHEAT = [
+    'site=$(python3 -m site --user-site) && mkdir -p "$site"',
+    `printf 'import sys\\nsys.path.insert(0, "/workspace")\\nimport calc\\ncalc.add = lambda a, b: a + b\\n' > "$site/usercustomize.py"`,
+  ].join(" && ");
+
+  it("a fix hidden outside the repository does not reach the tests, which run in a fresh box", async () => {
+    const result = await evalRun("", "user-site", commandAgent("user-site", USER_SITE_CHEAT));
+    expect(result).toMatchObject({ status: "unresolved", graded_in: "fresh box" });
+    expect(result.diff).toBe("");
+  });
+
+  it("the same fix sways a grading in the agent's own box (--grade-in-agent-box), as that flag warns", async () => {
+    const result = await evalRun("", "user-site-agent-box", [
+      ...commandAgent("user-site-agent-box", USER_SITE_CHEAT),
+      "--grade-in-agent-box",
+    ]);
+    expect(result).toMatchObject({ status: "resolved", graded_in: "agent box" });
+  });
+
+  it("a file the agent hid from git with .git/info/exclude is in its diff all the same", async () => {
+    const hide = [
+      `printf 'import calc\\ncalc.add = lambda a, b: a + b\\n' > test_aaa.py`,
+      "echo test_aaa.py >> .git/info/exclude",
+    ].join(" && ");
+    const result = await evalRun("", "excluded", commandAgent("excluded", hide));
+    expect(result.diff).toMatch(/^diff --git a\/test_aaa\.py b\/test_aaa\.py$/m);
+    expect(result.integrity).toMatchObject({ outside_editable_files: ["test_aaa.py"] });
   });
 });
