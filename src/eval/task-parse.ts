@@ -50,6 +50,23 @@ function issueField(issue: z.core.$ZodIssue): string {
   return out || "(task)";
 }
 
+/** Drydock's task fields as a SWE-bench row names them. */
+const ROW_NAMES: Record<string, string> = {
+  id: "instance_id",
+  ref: "base_commit",
+  prompt: "problem_statement",
+  fail_to_pass: "FAIL_TO_PASS",
+  pass_to_pass: "PASS_TO_PASS",
+  environment_ref: "environment_setup_commit",
+  test_cmd: "test_patch (the test command is made from its files; or give the row a test_cmd, or --swebench-test-cmd)",
+};
+
+function rowFieldName(field: string): string {
+  const head = /^[a-z_]+/.exec(field)?.[0] ?? field;
+  const name = ROW_NAMES[head];
+  return name === undefined ? field : name + field.slice(head.length);
+}
+
 function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === "invalid_type" && /received undefined/.test(issue.message)) return "is required";
   if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.join(", ")}`;
@@ -67,6 +84,19 @@ function check(
 ): void {
   let swebench = false;
   if (isSwebenchRow(value)) {
+    // SWE-bench grades by FAIL_TO_PASS at base_commit: without either a row would resolve with no
+    // fix at all (its other tests already pass), or be graded on whatever the clone holds now.
+    let missing = false;
+    for (const [field, why] of [
+      ["base_commit", "the commit the task starts from"],
+      ["FAIL_TO_PASS", "the tests the fix must make pass, as JSON text of a list"],
+    ] as const) {
+      if (value[field] === undefined || value[field] === null || value[field] === "") {
+        out.problems.push({ source, line, field, message: `is required (${why})` });
+        missing = true;
+      }
+    }
+    if (missing) return;
     const converted = rowToTask(value, options.swebenchTestCmd);
     if (converted.unknown.length > 0) {
       out.warnings.push({
@@ -95,13 +125,24 @@ function check(
   const parsed = evalTaskSchema.safeParse(value);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
+      const field = issueField(issue);
       out.problems.push({
         source,
         line: lineOf(issue.path) ?? line,
-        field: issueField(issue),
+        // A row's problems name the row's own fields.
+        field: swebench ? rowFieldName(field) : field,
         message: issueMessage(issue),
       });
     }
+    return;
+  }
+  if (swebench && (parsed.data.fail_to_pass ?? []).length === 0) {
+    out.problems.push({
+      source,
+      line,
+      field: "FAIL_TO_PASS",
+      message: "is an empty list: the task would be resolved with no fix at all; name the tests the fix makes pass",
+    });
     return;
   }
   out.tasks.push({ task: parsed.data, source, line, ...(swebench ? { swebench } : {}) });

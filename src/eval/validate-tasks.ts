@@ -71,6 +71,9 @@ export function judgeTask(
       }
       const p2pFailing = [...(grade.pass_to_pass?.failed ?? []), ...(grade.pass_to_pass?.missing ?? [])];
       if (p2pFailing.length > 0) problems.push(`PASS_TO_PASS do not pass without a fix: ${list(p2pFailing)}`);
+      if (base!.resolved && f2pPassing.length === 0) {
+        problems.push("resolved without a fix (no FAIL_TO_PASS test to fail): the task grades nothing");
+      }
     } else if (base!.resolved) {
       problems.push("test_cmd already exits 0 without a fix: the task grades nothing");
     }
