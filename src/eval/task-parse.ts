@@ -58,7 +58,8 @@ const ROW_NAMES: Record<string, string> = {
   fail_to_pass: "FAIL_TO_PASS",
   pass_to_pass: "PASS_TO_PASS",
   environment_ref: "environment_setup_commit",
-  test_cmd: "test_patch (the test command is made from its files; or give the row a test_cmd, or --swebench-test-cmd)",
+  test_cmd:
+    "test_patch (the test command is made from its files; or give the row a test_cmd, or --swebench-test-cmd)",
 };
 
 function rowFieldName(field: string): string {
@@ -141,7 +142,8 @@ function check(
       source,
       line,
       field: "FAIL_TO_PASS",
-      message: "is an empty list: the task would be resolved with no fix at all; name the tests the fix makes pass",
+      message:
+        "is an empty list: the task would be resolved with no fix at all; name the tests the fix makes pass",
     });
     return;
   }
