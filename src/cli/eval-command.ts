@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { compareRuns, formatComparison } from "../eval/compare-runs.js";
+import { compareRuns, formatComparison, isRegression } from "../eval/compare-runs.js";
 import { loadResults, writeReports } from "../eval/eval-report.js";
 import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
 import { formatElapsed, ProgressLine } from "../eval/progress-line.js";
@@ -367,7 +367,10 @@ export function registerEvalCommand(program: Command): void {
     .argument("<a>", "the earlier run")
     .argument("<b>", "the later run")
     .option("--json", "print the comparison as JSON")
-    .option("--fail-on-regression", "exit 1 when a task resolved in A is not resolved in B")
+    .option(
+      "--fail-on-regression",
+      "exit 1 when a task resolved in A is not resolved in B, or is missing from B",
+    )
     .option("--out <file>", "also write the comparison as JSON to a file")
     .action(
       async (a: string, b: string, flags: { json?: boolean; failOnRegression?: boolean; out?: string }) => {
@@ -378,7 +381,7 @@ export function registerEvalCommand(program: Command): void {
             ? JSON.stringify(comparison, null, 2) + "\n"
             : formatComparison(comparison, { before: a, after: b }),
         );
-        if (flags.failOnRegression && comparison.broken.length > 0) process.exitCode = 1;
+        if (flags.failOnRegression && isRegression(comparison)) process.exitCode = 1;
       },
     );
 }

@@ -25,6 +25,8 @@ export interface RunComparison {
   changed: TaskChange[];
   same: number;
   only_before: string[];
+  /** Tasks resolved in A that B does not have at all: a regression too (a task that broke B's file, a shard left out). */
+  resolved_only_before: string[];
   only_after: string[];
   before: { resolved: number; tasks: number; resolved_rate: number; run: RunIdentity };
   after: { resolved: number; tasks: number; resolved_rate: number; run: RunIdentity };
@@ -39,6 +41,10 @@ export function compareRuns(before: ResultsFile, after: ResultsFile): RunCompari
     changed: [],
     same: 0,
     only_before: [...a.keys()].filter((id) => !b.has(id)).sort(),
+    resolved_only_before: [...a.values()]
+      .filter((t) => t.resolved && !b.has(t.id))
+      .map((t) => t.id)
+      .sort(),
     only_after: [...b.keys()].filter((id) => !a.has(id)).sort(),
     before: pick(before),
     after: pick(after),
@@ -94,6 +100,15 @@ export function formatComparison(c: RunComparison, names: { before: string; afte
   section("failing differently", c.changed);
   if (c.only_before.length) lines.push(`only in A (${c.only_before.length}): ${c.only_before.join(", ")}`);
   if (c.only_after.length) lines.push(`only in B (${c.only_after.length}): ${c.only_after.join(", ")}`);
+  if (c.resolved_only_before.length)
+    lines.push(
+      `resolved in A, missing from B (${c.resolved_only_before.length}): ${c.resolved_only_before.join(", ")}`,
+    );
   lines.push(`unchanged: ${c.same}`);
   return lines.join("\n") + "\n";
+}
+
+/** Whether B lost anything A resolved: a task broken, or a resolved task missing from B. */
+export function isRegression(c: RunComparison): boolean {
+  return c.broken.length > 0 || c.resolved_only_before.length > 0;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareRuns, formatComparison } from "../../../src/eval/compare-runs.js";
+import { compareRuns, formatComparison, isRegression } from "../../../src/eval/compare-runs.js";
 import { buildResults } from "../../../src/eval/results-summary.js";
 import { attempt, runInfo } from "./fixtures.js";
 
@@ -44,5 +44,24 @@ describe("compareRuns", () => {
     expect(text).toContain("fixed in B (1):\n  fix  unresolved → resolved");
     expect(text).toContain("broken in B (1):\n  break  resolved → agent_error");
     expect(text).toContain("only in B (1): new");
+  });
+
+  it("counts a task resolved in A and missing from B as a regression, as a broken one is", () => {
+    expect(c.resolved_only_before).toEqual(["old"]);
+    expect(formatComparison(c, { before: "a", after: "b" })).toContain(
+      "resolved in A, missing from B (1): old",
+    );
+    expect(isRegression(c)).toBe(true);
+    const onlyMissing = compareRuns(
+      buildResults(runInfo(["kept", "lost"]), [attempt("kept", "resolved"), attempt("lost", "resolved")]),
+      buildResults(runInfo(["kept"]), [attempt("kept", "resolved")]),
+    );
+    expect(onlyMissing.broken).toEqual([]);
+    expect(isRegression(onlyMissing)).toBe(true);
+    const none = compareRuns(
+      buildResults(runInfo(["kept", "lost"]), [attempt("kept", "resolved"), attempt("lost", "unresolved")]),
+      buildResults(runInfo(["kept"]), [attempt("kept", "resolved")]),
+    );
+    expect(isRegression(none)).toBe(false);
   });
 });
