@@ -1,5 +1,5 @@
 import { Option, type Command } from "commander";
-import { writeFile } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { compareRuns, formatComparison, isRegression } from "../eval/compare-runs.js";
 import { loadResults, writeReports } from "../eval/eval-report.js";
@@ -175,43 +175,47 @@ export function registerEvalCommand(program: Command): void {
       process.on("SIGTERM", interrupt);
       progress.start();
       try {
-        const run = await runEvalCommand({
-          tasksPath: tasks,
-          agent: checked.agent,
-          agentCommand: flags.agentCommand,
-          patches: checked.patches,
-          model: flags.model,
-          llm: flags.llm,
-          envFile: checked.keysFile,
-          offlineScript: checked.offlineScript,
-          aiderOptions: checked.aiderOptions,
-          maxLlmRequests: checked.maxLlmRequests,
-          maxLlmCostUsd: checked.maxLlmCostUsd,
-          concurrency: checked.concurrency,
-          attempts: checked.attempts,
-          out: flags.out,
-          force: flags.force,
-          retryErrors: flags.retryErrors,
-          image: flags.image,
-          environment: flags.env,
-          caCert: flags.caCert,
-          memoryMB: checked.memoryMB,
-          cpus: checked.cpus,
-          timeoutS: checked.timeoutS,
-          agentTimeoutS: checked.agentTimeoutS,
-          testTimeoutS: checked.testTimeoutS,
-          gradeInAgentBox: flags.gradeInAgentBox,
-          runId: checked.runId,
-          clones: checked.clones,
-          shard: checked.shard,
-          swebenchTestCmd: flags.swebenchTestCmd,
-          agentVersion: flags.agentVersion,
-          engines: flags.engine,
-          engineTlsDir: flags.engineTlsDir,
-          signal: controller.signal,
-          onProgress: (counts) => progress.update(counts),
-          onNote: (message) => progress.note(`[eval] ${message}`),
-        });
+        // What runEvalCommand refuses before anything runs (an --out holding another run, a task
+        // file with no task) is a usage error: exit 2, like the flags checked here.
+        const run = await asFlagError(() =>
+          runEvalCommand({
+            tasksPath: tasks,
+            agent: checked.agent,
+            agentCommand: flags.agentCommand,
+            patches: checked.patches,
+            model: flags.model,
+            llm: flags.llm,
+            envFile: checked.keysFile,
+            offlineScript: checked.offlineScript,
+            aiderOptions: checked.aiderOptions,
+            maxLlmRequests: checked.maxLlmRequests,
+            maxLlmCostUsd: checked.maxLlmCostUsd,
+            concurrency: checked.concurrency,
+            attempts: checked.attempts,
+            out: flags.out,
+            force: flags.force,
+            retryErrors: flags.retryErrors,
+            image: flags.image,
+            environment: flags.env,
+            caCert: flags.caCert,
+            memoryMB: checked.memoryMB,
+            cpus: checked.cpus,
+            timeoutS: checked.timeoutS,
+            agentTimeoutS: checked.agentTimeoutS,
+            testTimeoutS: checked.testTimeoutS,
+            gradeInAgentBox: flags.gradeInAgentBox,
+            runId: checked.runId,
+            clones: checked.clones,
+            shard: checked.shard,
+            swebenchTestCmd: flags.swebenchTestCmd,
+            agentVersion: flags.agentVersion,
+            engines: flags.engine,
+            engineTlsDir: flags.engineTlsDir,
+            signal: controller.signal,
+            onProgress: (counts) => progress.update(counts),
+            onNote: (message) => progress.note(`[eval] ${message}`),
+          }),
+        );
         progress.stop();
         process.stderr.write(`[eval] ${summaryLine(run.results, run.out)}\n`);
         if (run.outcome.skipped > 0) {
@@ -326,10 +330,21 @@ export function registerEvalCommand(program: Command): void {
     .argument("<dirs...>", "the shards' --out directories")
     .requiredOption("--out <dir>", "where the merged run goes")
     .option("--allow-missing", "merge even when some shards are not given (their tasks are left out)")
-    .action(async (dirs: string[], flags: { out: string; allowMissing?: boolean }) => {
+    .option("--force", "merge into a --out that already holds something, removing what it held")
+    .action(async (dirs: string[], flags: { out: string; allowMissing?: boolean; force?: boolean }) => {
       const out = resolve(flags.out);
       if (dirs.some((d) => resolve(d) === out)) {
         throw new FlagError("--out", `${out} is one of the shards; merge into another directory`);
+      }
+      const held = await readdir(out).catch(() => [] as string[]);
+      if (held.length > 0) {
+        if (!flags.force) {
+          throw new FlagError(
+            "--out",
+            `${out} already holds ${held.length} entr${held.length === 1 ? "y" : "ies"} (${held.slice(0, 3).join(", ")}); a merge would mix two runs. Choose an empty or new directory, or pass --force to replace what it holds`,
+          );
+        }
+        await rm(out, { recursive: true, force: true });
       }
       const merged = await asFlagError(
         () =>

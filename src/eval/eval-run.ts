@@ -28,7 +28,7 @@ import { MeteredAiderService } from "./metered-aider-service.js";
 import { PatchAgent } from "./patch-agent.js";
 import type { Predictions } from "./predictions.js";
 import type { CloneMap } from "./swebench-rows.js";
-import { shardOf, taskSetKey, type Shard } from "./shards.js";
+import { settingsDiffer, shardOf, taskSetKey, type Shard } from "./shards.js";
 import type { ProgressCounts } from "./progress-line.js";
 import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
 import type { ResultsFile } from "./results-summary.js";
@@ -219,6 +219,26 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
     invalid_tasks: loaded.problems,
   };
+  if (previous && !options.force) {
+    // Finished attempts are kept on a resume: only under the settings they ran with. Changed
+    // predictions are fine (each result keeps what it graded, and a changed one runs again).
+    // A run from before graded_in was recorded graded in the agent's box; it is not held against it.
+    // The patch agent's model is the predictions' model_name_or_path, which changes with them.
+    const differ = settingsDiffer(previous, run, [
+      "patches",
+      ...(options.patches ? ["model"] : []),
+      ...(previous.graded_in ? [] : ["graded_in"]),
+    ]);
+    if (previous.tasks_file !== run.tasks_file) {
+      differ.unshift(`tasks file ${previous.tasks_file} vs ${run.tasks_file}`);
+    }
+    if (differ.length > 0) {
+      throw new InvalidArgumentError(
+        "--out",
+        `${out} holds a run with other settings (${differ.join("; ")}, as there vs now); its finished attempts would be kept under these. Pass --force to start over there, or choose another --out`,
+      );
+    }
+  }
   await writeRunInfo(out, run);
   let outcome: EvalRunOutcome;
   try {

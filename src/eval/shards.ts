@@ -42,6 +42,18 @@ export function taskSetKey(tasks: ReadonlyArray<{ id: string; hash: string }>): 
 }
 
 /** What every shard of one run must have run with. */
+/**
+ * The settings two runs differ in (of those that change what an attempt does), each as
+ * "key A vs B"; `ignore` leaves some out. Pure.
+ */
+export function settingsDiffer(a: RunInfo, b: RunInfo, ignore: string[] = []): string[] {
+  const x = settings(a);
+  const y = settings(b);
+  return Object.keys(x)
+    .filter((key) => !ignore.includes(key) && JSON.stringify(x[key]) !== JSON.stringify(y[key]))
+    .map((key) => `${key} ${JSON.stringify(x[key]) ?? "unset"} vs ${JSON.stringify(y[key]) ?? "unset"}`);
+}
+
 function settings(run: RunInfo): Record<string, unknown> {
   return {
     agent: run.agent,

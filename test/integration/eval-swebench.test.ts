@@ -117,6 +117,34 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
     const alone = await drydock("eval", "merge", "shard-1", "--out", "merged-1");
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(/shard\(s\) 2 of 2 not given/);
+    // A merge never mixes into a run already there, unless told to replace it.
+    const again = await drydock("eval", "merge", "shard-1", "shard-2", "--out", "tasks-out");
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /--out: .*tasks-out already holds \d+ entries .*pass --force to replace what it holds/,
+    );
+    const replaced = await drydock("eval", "merge", "shard-1", "shard-2", "--out", "merged", "--force");
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(statuses("merged")).toEqual(statuses("tasks-out"));
+    // Resuming a finished run under other settings would keep its results under a new label.
+    const other = await drydock(
+      "eval",
+      "tasks.jsonl",
+      "--agent",
+      "patch",
+      "--shard",
+      "1/2",
+      "--run-id",
+      "sharded",
+      "--test-timeout",
+      "77",
+      "--out",
+      "shard-1",
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /--out: .*shard-1 holds a run with other settings \(default_test_timeout_s unset vs 77, as there vs now\).*--force/,
+    );
   });
 
   it("SWE-bench rows and predictions files give the same results, and SWE-bench's report", async () => {
