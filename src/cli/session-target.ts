@@ -66,7 +66,7 @@ export async function findSession(engine: Engine | undefined, query: string): Pr
 }
 
 /** This state directory's session boxes (boxes made before boxes carried it count as its own). */
-async function sessionBoxes(engine: Engine, state: string): Promise<BoxSummary[]> {
+export async function sessionBoxes(engine: Engine, state: string): Promise<BoxSummary[]> {
   return (await engine.listBoxes(LABEL_SESSION)).filter(
     (b) => (b.labels[LABEL_STATE] ?? state) === state && /^[0-9a-f]{12}$/.test(b.labels[LABEL_SESSION] ?? ""),
   );
@@ -85,4 +85,31 @@ export function requireBox(target: SessionTarget, verb: string): BoxSummary {
   throw new NotFoundError(
     `session ${target.id} has no box any more (its server removed it; \`drydock serve --keep-sessions\` keeps boxes); its log is still there: \`drydock sessions log ${target.id}\``,
   );
+}
+
+/**
+ * The box `query` names among `boxes`: its session's id or a unique prefix of it, else its box id
+ * or a unique prefix of at least 4 hex digits. Never more than one box; an empty, ambiguous or
+ * unknown query is refused with the ids to choose from.
+ */
+export function matchBox(query: string, boxes: BoxSummary[]): BoxSummary {
+  const wanted = query.trim().toLowerCase();
+  const bySession = (id: string) => boxes.find((b) => b.labels[LABEL_SESSION] === id);
+  try {
+    const id = matchSessionId(
+      wanted,
+      boxes.map((b) => b.labels[LABEL_SESSION] ?? ""),
+    );
+    return bySession(id)!;
+  } catch (error) {
+    if (!/^[0-9a-f]{4,64}$/.test(wanted)) throw error;
+    const byBox = boxes.filter((b) => b.id.startsWith(wanted));
+    if (byBox.length === 1) return byBox[0]!;
+    if (byBox.length > 1) {
+      throw new NotFoundError(
+        `${query} matches ${byBox.length} boxes (${byBox.map((b) => b.id.slice(0, 12)).join(", ")}); give more of the id`,
+      );
+    }
+    throw error;
+  }
 }

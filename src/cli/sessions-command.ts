@@ -13,7 +13,7 @@ import { printSessionLog } from "./session-log.js";
 import { sessionRow, sessionTableRows } from "./session-rows.js";
 import { personShell } from "./session-shell.js";
 import { renderSessionFacts, sessionFacts } from "./session-show.js";
-import { findSession } from "./session-target.js";
+import { findSession, matchBox, sessionBoxes } from "./session-target.js";
 import { textTable } from "./text-table.js";
 
 interface ApplyFlags {
@@ -164,20 +164,15 @@ export function registerSessionsCommand(program: Command): void {
     });
   sessions
     .command("rm")
-    .description("remove a session's box (by session id or box id)")
-    .argument("<id>", "session id or box id")
+    .description(
+      "remove one session's box, of this state directory: by session id or box id (or a unique prefix of either)",
+    )
+    .argument("<id>", "session id or box id, or the first few hex digits of one")
     .action(async (id: string) => {
       const engine = await Engine.connect();
-      const match = (await engine.listBoxes(LABEL_SESSION)).filter(
-        (b) => b.labels[LABEL_SESSION] === id || b.id.startsWith(id),
-      );
-      if (match.length === 0) {
-        process.stderr.write(`no drydock box for ${id}; see \`drydock sessions list\`\n`);
-        process.exitCode = 1;
-        return;
-      }
-      for (const b of match) await engine.remove(b.id);
-      process.stdout.write(`removed ${match.map((b) => b.labels[LABEL_SESSION]).join(", ")}\n`);
+      const box = matchBox(id, await sessionBoxes(engine, stateDir()));
+      await engine.remove(box.id);
+      process.stdout.write(`removed ${box.labels[LABEL_SESSION]} (box ${box.id.slice(0, 12)})\n`);
     });
   sessions
     .command("prune")
