@@ -9,7 +9,10 @@ import { registerMockLlmCommand } from "./mock-llm-command.js";
 import { registerRunCommand } from "./run-command.js";
 import { registerServeCommand } from "./serve-command.js";
 import { registerSessionsCommand } from "./sessions-command.js";
+import { watchStdout } from "./stdout-closed.js";
 import { registerTasksCommand } from "./tasks-command.js";
+
+watchStdout();
 
 const program = new Command()
   .name("drydock")

@@ -14,6 +14,7 @@ import { sessionRow, sessionTableRows } from "./session-rows.js";
 import { personShell } from "./session-shell.js";
 import { renderSessionFacts, sessionFacts } from "./session-show.js";
 import { findSession, matchBox, sessionBoxes } from "./session-target.js";
+import { stdoutClosed } from "./stdout-closed.js";
 import { textTable } from "./text-table.js";
 
 interface ApplyFlags {
@@ -101,7 +102,8 @@ export function registerSessionsCommand(program: Command): void {
       const target = await findSession(engine, id);
       const stop = new AbortController();
       process.once("SIGINT", () => stop.abort());
-      await printSessionLog(engine, target, { ...opts, signal: stop.signal }, process.stdout, process.stderr);
+      const signal = AbortSignal.any([stop.signal, stdoutClosed]);
+      await printSessionLog(engine, target, { ...opts, signal }, process.stdout, process.stderr);
     });
   sessions
     .command("diff")
