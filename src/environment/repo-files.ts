@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { lstat, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import tar from "tar-stream";
+import { resolveCommit } from "../workspace/snapshot-plan.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "../workspace/host-repo.js";
 
 export interface RepoFiles {
@@ -101,10 +102,7 @@ function entry(pack: tar.Pack, header: Partial<tar.Header> & { name: string }, b
 export async function repoFiles(repoPath: string, ref?: string): Promise<RepoFiles> {
   const repo = await openHostRepo(repoPath);
   if (ref === undefined) return new WorkingTreeFiles(repo);
-  const commit = (await hostGit(repo.root, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]))
-    .toString("utf8")
-    .trim();
-  return new CommitFiles(repo.root, commit);
+  return new CommitFiles(repo.root, await resolveCommit(repo, ref));
 }
 
 export function sha256(bytes: Buffer): string {

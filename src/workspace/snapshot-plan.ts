@@ -20,7 +20,8 @@ export interface SnapshotPlan {
 
 const split = (b: Buffer): string[] => b.toString("utf8").split("\0").filter(Boolean);
 
-async function resolveCommit(repo: HostRepo, ref: string): Promise<string> {
+/** The commit `ref` names in the repository, or an InvalidArgumentError (field `ref`) saying why not. */
+export async function resolveCommit(repo: HostRepo, ref: string): Promise<string> {
   if (ref.startsWith("-"))
     throw new InvalidArgumentError("ref", `${JSON.stringify(ref)} is not a commit-ish`);
   try {

@@ -21,6 +21,19 @@ describe("session_create limits", () => {
   });
 });
 
+describe("session_create on a ref", () => {
+  it("refuses a ref that names no commit, or looks like an option, as a bad argument naming ref", async () => {
+    using repo = tempRepo({ "README.md": "hello\n", ".drydock/environment.yaml": "setup:\n  - echo hi\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const create = async (ref: string) =>
+      failure(await drydock.client.callTool({ name: "session_create", arguments: { ref } }));
+    expect(await create("no-such-branch")).toMatch(
+      /^ref: "no-such-branch" names no commit in .*; give a branch, tag or commit id/,
+    );
+    expect(await create("--all")).toMatch(/^ref: "--all" is not a commit-ish/);
+  });
+});
+
 describe("session_apply on a branch that exists", () => {
   it("refuses naming replace_branch, and with replace_branch moves the branch to the new commit", async () => {
     using repo = tempRepo({ "a.txt": "one\n" });
