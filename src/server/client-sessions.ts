@@ -3,8 +3,9 @@
  * another client's session id is answered exactly like an unknown one. A client's default
  * session is created on first use from the server's repository and defaults.
  *
- * A kept session whose server died (`serve --keep-sessions`) is nobody's here until a client names
- * it: the first client to name it adopts it and holds it from then on, as if it had created it.
+ * A kept session whose server died (`serve --keep-sessions`), or whose client went away while this
+ * server keeps sessions, is nobody's here until a client names it: the first client to name it
+ * holds it from then on, as if it had created it.
  */
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import type { BoxMemory } from "../engine/box-memory.js";
@@ -95,7 +96,8 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
       boxes: boxes ?? [],
       starting: this.starting,
       newBoxLimitMiB: memoryMB ?? DEFAULT_LIMITS.memoryMB,
-      held: this.owners.size,
+      // Every session this server holds, a kept one no client holds now among them: its box is there.
+      held: this.manager.list().length,
       maxSessions,
     };
   }
@@ -134,6 +136,17 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   }
 
   /**
+   * A client went away and its sessions are kept (`--keep-sessions`): they are nobody's now, and
+   * the next client to name one holds it, as after a restart. Returns their ids.
+   */
+  releaseClient(clientId: string): string[] {
+    this.defaults.delete(clientId);
+    const released = this.list(clientId).map((s) => s.id);
+    for (const id of released) this.owners.delete(id);
+    return released;
+  }
+
+  /**
    * A task stack: a session's (when the id is a live session, it must be the client's), or a
    * stack with no box under any name (the first client to use a name keeps it while this
    * process runs). An omitted id is the client's default stack.
@@ -164,7 +177,11 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
    * holds it yet; a session this server holds already is left to the ownership check.
    */
   private async adopt(clientId: string, sessionId: string): Promise<void> {
-    if (this.manager.has(sessionId)) return;
+    if (this.manager.has(sessionId)) {
+      // Held here but released by a client that went away: the first to name it takes it.
+      if (!this.owners.has(sessionId)) this.owners.set(sessionId, clientId);
+      return;
+    }
     const session = await this.manager.adopt(sessionId, this.serverDefaults.options);
     if (session && !this.owners.has(session.id)) this.owners.set(session.id, clientId);
   }

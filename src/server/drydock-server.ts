@@ -213,6 +213,14 @@ export class DrydockServer {
     this.clients.delete(clientId);
     await server?.close().catch(() => undefined);
     if (!this.config.keepSessions) await this.access.closeClient(clientId);
+    else {
+      const kept = this.access.releaseClient(clientId);
+      if (kept.length > 0) {
+        log.info(
+          `kept ${kept.length} session(s) of a client that went away: ${kept.join(", ")}; a client that names one with session_id continues it`,
+        );
+      }
+    }
   }
 
   /** Removes every session this process owns (unless --keep-sessions) and closes every client. */

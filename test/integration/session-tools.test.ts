@@ -62,3 +62,32 @@ describe("session_apply on a branch that exists", () => {
     );
   });
 });
+
+describe("--keep-sessions and a client that goes away", () => {
+  it("keeps its session for the next client that names it, counted against --max-sessions until then", async () => {
+    using repo = tempRepo();
+    await using drydock = await inMemoryDrydock({
+      repo: repo.path,
+      pool: { size: 0 },
+      keepSessions: true,
+      maxSessions: 1,
+    });
+    const a = drydock.client;
+    const id = ok(await a.callTool({ name: "session_create", arguments: {} })).session_id as string;
+    ok(await a.callTool({ name: "bash", arguments: { session_id: id, command: "echo kept > note.txt" } }));
+    await drydock.server.disconnectClient("test");
+
+    const b = await drydock.connect("second");
+    expect(failure(await b.callTool({ name: "session_create", arguments: {} }))).toMatch(
+      /already 1 sessions.*naming it with session_id continues it/,
+    );
+    const read = ok(
+      await b.callTool({ name: "bash", arguments: { session_id: id, command: "cat note.txt" } }),
+    );
+    expect(read.output).toBe("kept\n");
+    ok(await b.callTool({ name: "session_destroy", arguments: { session_id: id } }));
+    const next = ok(await b.callTool({ name: "session_create", arguments: {} })).session_id as string;
+    // Kept sessions outlive the server: this test removes its own.
+    ok(await b.callTool({ name: "session_destroy", arguments: { session_id: next } }));
+  });
+});
