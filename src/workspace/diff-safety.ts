@@ -226,8 +226,8 @@ function assertSymlinkAllowed(change: FileChange, options: DiffSafetyOptions): v
   const where = show(change.path);
   if (!options.allowSymlinks) {
     throw new UnsafeDiffError(
-      `the diff creates or changes the symlink ${where}; symlinks from a box are refused by default ` +
-        `(pass allowSymlinks to accept symlinks that point inside the repository)`,
+      `the diff creates or changes the symlink ${where}; symlinks from a box are refused (one could ` +
+        `point anywhere on the host); remove it in the box and apply again, and make the link on the host if you mean it`,
     );
   }
   const name = change.path.split("/").at(-1)?.toLowerCase() ?? "";

@@ -81,12 +81,14 @@ describe("assertDiffIsSafe", () => {
     const link = addFile("link", "../repo-sibling", "120000");
     expect(refusal(link + addFile("link/pwned"), { allowSymlinks: true })).toMatch(/through the symlink/);
     expect(refusal(link, { allowSymlinks: true })).toMatch(/outside the repository/);
-    expect(refusal(link)).toMatch(/allowSymlinks/);
+    expect(refusal(link)).toMatch(/symlinks from a box are refused/);
   });
 
   it("refuses symlinks by default and accepts in-repository ones with allowSymlinks", () => {
     const link = addFile("docs/readme", "../README.md", "120000");
-    expect(refusal(link)).toMatch(/symlinks from a box are refused by default/);
+    expect(refusal(link)).toMatch(
+      /symlinks from a box are refused \(one could point anywhere on the host\); remove it in the box/,
+    );
     expect(assertDiffIsSafe(link, { allowSymlinks: true })[0]).toMatchObject({
       path: "docs/readme",
       newMode: "120000",
