@@ -311,7 +311,7 @@ function ignoreWarning(changes: IgnoreRuleChange[]): string {
 function branchExists(branch: string, cwd: string): InvalidArgumentError {
   return new InvalidArgumentError(
     "branch",
-    `${branch} already exists in ${cwd}; choose another branch name, or pass replaceBranch to move it`,
+    `${branch} already exists in ${cwd}; choose another branch name, or move it (replace_branch in session_apply, --replace-branch on the command line, replaceBranch in the library)`,
   );
 }
 
