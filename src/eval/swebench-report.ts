@@ -57,6 +57,15 @@ export function swebenchRunReport(results: ResultsFile): SwebenchRunReport {
     error: [],
   };
   for (const task of results.tasks) ids[verdict(task)].push(task.id);
+  // A row the task file holds but that could not run (a field missing, no clone given) is an
+  // instance of the dataset all the same: an error, never left out of the count.
+  const ran = new Set(results.tasks.map((t) => t.id));
+  const invalid = [
+    ...new Set(
+      results.run.invalid_tasks.flatMap((p) => (p.id !== undefined && !ran.has(p.id) ? [p.id] : [])),
+    ),
+  ];
+  ids.error.push(...invalid);
   for (const list of Object.values(ids)) list.sort();
   const submittedIds = results.tasks
     .filter((t) => standingAttempt(t)?.prediction !== "missing")
@@ -64,7 +73,7 @@ export function swebenchRunReport(results: ResultsFile): SwebenchRunReport {
     .sort();
   const completed = [...ids.resolved, ...ids.unresolved].sort();
   return {
-    total_instances: results.tasks.length,
+    total_instances: results.tasks.length + invalid.length,
     submitted_instances: submittedIds.length,
     completed_instances: completed.length,
     resolved_instances: ids.resolved.length,

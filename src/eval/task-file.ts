@@ -81,7 +81,8 @@ export async function loadTasks(path: string, options: LoadOptions = {}): Promis
   const problems = [...parsed.problems];
   for (const { task, source, line, swebench } of parsed.tasks) {
     const where = `${source}${line !== undefined ? `:${line}` : ""}`;
-    const fail = (field: string, message: string) => problems.push({ source, line, field, message });
+    const fail = (field: string, message: string) =>
+      problems.push({ source, line, field, message, id: task.id });
     const ready = { ...task };
     let ok = true;
     if (swebench) {

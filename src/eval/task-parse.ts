@@ -20,6 +20,8 @@ export interface TaskProblem {
   /** The field at fault ("id", "fail_to_pass[2]"), or "(json)" / "(yaml)" for unreadable text. */
   field: string;
   message: string;
+  /** The task's id (a row's instance_id), when the entry names one: reports count it as an error. */
+  id?: string;
 }
 
 export interface ParsedTask {
@@ -83,6 +85,9 @@ function check(
   lineOf: (path: readonly PropertyKey[]) => number | undefined = () => line,
   options: ParseOptions = {},
 ): void {
+  const named = (value as { id?: unknown; instance_id?: unknown } | null) ?? {};
+  const rawId = typeof named === "object" ? (named.instance_id ?? named.id) : undefined;
+  const id = typeof rawId === "string" && rawId !== "" ? { id: rawId } : {};
   let swebench = false;
   if (isSwebenchRow(value)) {
     // SWE-bench grades by FAIL_TO_PASS at base_commit: without either a row would resolve with no
@@ -93,7 +98,7 @@ function check(
       ["FAIL_TO_PASS", "the tests the fix must make pass, as JSON text of a list"],
     ] as const) {
       if (value[field] === undefined || value[field] === null || value[field] === "") {
-        out.problems.push({ source, line, field, message: `is required (${why})` });
+        out.problems.push({ source, line, field, message: `is required (${why})`, ...id });
         missing = true;
       }
     }
@@ -133,6 +138,7 @@ function check(
         // A row's problems name the row's own fields.
         field: swebench ? rowFieldName(field) : field,
         message: issueMessage(issue),
+        ...id,
       });
     }
     return;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { formatProblem, parseJsonlTasks } from "../../../src/eval/task-parse.js";
 import { judgeTask } from "../../../src/eval/validate-tasks.js";
-import { attempt } from "./fixtures.js";
+import { buildResults } from "../../../src/eval/results-summary.js";
+import { swebenchRunReport } from "../../../src/eval/swebench-report.js";
+import { attempt, runInfo } from "./fixtures.js";
 
 const ROW = {
   instance_id: "owner__proj-1",
@@ -74,5 +76,26 @@ describe("judgeTask", () => {
     expect(verdict.problems).toEqual([
       "resolved without a fix (no FAIL_TO_PASS test to fail): the task grades nothing",
     ]);
+  });
+});
+
+describe("swebench-report.json", () => {
+  it("counts a row that could not run as an error instance, not as nothing", () => {
+    const results = buildResults(
+      runInfo(["ok-1"], {
+        invalid_tasks: [
+          { source: "rows.jsonl", line: 2, field: "base_commit", message: "is required", id: "broken-2" },
+          { source: "rows.jsonl", line: 3, field: "(json)", message: "not valid JSON" },
+        ],
+      }),
+      [attempt("ok-1", "resolved")],
+    );
+    const report = swebenchRunReport(results);
+    expect(report).toMatchObject({
+      total_instances: 2,
+      resolved_ids: ["ok-1"],
+      error_ids: ["broken-2"],
+      error_instances: 1,
+    });
   });
 });

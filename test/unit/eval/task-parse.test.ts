@@ -91,7 +91,9 @@ describe("parseYamlTasks", () => {
       "d.yaml",
     );
     expect(docs.tasks.map((t) => t.task.id)).toEqual(["a"]);
-    expect(docs.problems).toEqual([{ source: "d.yaml", line: 6, field: "test_cmd", message: "is required" }]);
+    expect(docs.problems).toEqual([
+      { source: "d.yaml", line: 6, field: "test_cmd", message: "is required", id: "b" },
+    ]);
   });
 
   it("reports YAML syntax errors with their line", () => {
