@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
-import { readdir, rm, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readdir, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { compareRuns, formatComparison, isRegression } from "../eval/compare-runs.js";
 import { loadResults, writeReports } from "../eval/eval-report.js";
 import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
@@ -57,7 +57,10 @@ export function registerEvalCommand(program: Command): void {
       "--agent-command <cmd>",
       "command agent: the program to run (sh -c), with the session's MCP endpoint in its env",
     )
-    .option("--patches <dir>", "patch agent: apply <dir>/<task id>.diff instead of the tasks' own patches")
+    .option(
+      "--patches <dir|file>",
+      "patch agent: the answers to grade instead of the tasks' own patches: a folder of <task id>.diff files, or a SWE-bench predictions file (.jsonl or .json)",
+    )
     .option("--concurrency <n>", "boxes at once (default: from cores and memory)")
     .option("--attempts <k>", "attempts per task, each in a fresh box", "1")
     .option("--out <dir>", "results directory; rerunning with the same one resumes", "eval-results")
@@ -372,6 +375,7 @@ export function registerEvalCommand(program: Command): void {
     .description("rebuild results.json, junit.xml and report.html of a results directory")
     .argument("<dir>", "the --out directory of a run")
     .action(async (dir: string) => {
+      await existingRun(dir, "DIR");
       const results = await writeReports(resolve(dir));
       process.stderr.write(`${summaryLine(results, dir)}\n`);
     });
@@ -389,6 +393,14 @@ export function registerEvalCommand(program: Command): void {
     .option("--out <file>", "also write the comparison as JSON to a file")
     .action(
       async (a: string, b: string, flags: { json?: boolean; failOnRegression?: boolean; out?: string }) => {
+        await existingRun(a, "A");
+        await existingRun(b, "B");
+        if (flags.out) {
+          const dir = dirname(resolve(flags.out));
+          if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
+            throw new FlagError("--out", `${dir} is not a directory; give a file in one that exists`);
+          }
+        }
         const comparison = compareRuns(await loadResults(a), await loadResults(b));
         if (flags.out) await writeFile(flags.out, JSON.stringify(comparison, null, 2) + "\n");
         process.stdout.write(
@@ -399,4 +411,15 @@ export function registerEvalCommand(program: Command): void {
         if (flags.failOnRegression && isRegression(comparison)) process.exitCode = 1;
       },
     );
+}
+
+/** A run's --out directory (or its results.json) that exists; else a usage error naming the argument. */
+async function existingRun(path: string, argument: string): Promise<void> {
+  const info = await stat(resolve(path)).catch(() => undefined);
+  if (!info) {
+    throw new FlagError(
+      argument,
+      `${resolve(path)} does not exist; give a run's --out directory or its results.json`,
+    );
+  }
 }

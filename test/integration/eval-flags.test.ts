@@ -128,6 +128,21 @@ describe("drydock eval's flags", () => {
     const missing = await evalCli(["no-such-tasks.jsonl", "--out", out()]);
     expect(missing.stderr).toMatch(/^drydock: TASKS: .*no-such-tasks\.jsonl does not exist/);
     expect(missing.code).toBe(2);
+    const noCommand = await evalCli(["tasks.jsonl", "--agent", "command", "--out", out(), "--image", image]);
+    expect(noCommand.stderr).toMatch(/^drydock: --agent-command: the command agent needs the program to run/);
+    expect(noCommand.code).toBe(2);
+    for (const [args, message] of [
+      [
+        ["compare", join(work, "no-a"), work],
+        /^drydock: A: .*no-a does not exist; give a run's --out directory/,
+      ],
+      [["compare", work, join(work, "no-b")], /^drydock: B: .*no-b does not exist/],
+      [["report", join(work, "no-run")], /^drydock: DIR: .*no-run does not exist/],
+    ] as const) {
+      const ran = await evalCli([...args]);
+      expect(ran.stderr, args.join(" ")).toMatch(message);
+      expect(ran.code, args.join(" ")).toBe(2);
+    }
     expect(readdirSync(state)).toEqual([]);
   });
 });
