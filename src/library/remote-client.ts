@@ -10,7 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { replyText } from "../client/tool-reply.js";
-import { DrydockError } from "../util/errors.js";
+import { DrydockError, LimitExceededError } from "../util/errors.js";
 import { errorFromToolReply, errorMetaOf } from "./tool-error.js";
 
 const clientInfo = { name: "drydock-library", version: "0.1.0" };
@@ -72,6 +72,12 @@ export class RemoteClient {
       });
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason ?? error;
+      // The server answered, and refused the request's size: not a server that is gone.
+      if (error instanceof StreamableHTTPError && error.code === 413) {
+        throw new LimitExceededError(
+          `${name}: the request is larger than the server at ${this.url} takes (HTTP 413: ${error.message}); a remote drydock takes requests up to 4 MiB, so write a file larger than about 3 MiB in parts, or run drydock in-process (Drydock.local)`,
+        );
+      }
       throw new ServerUnreachableError(this.url, `${name}: ${describeTransportError(error)}`, {
         cause: error,
       });

@@ -218,5 +218,14 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
       expect(error.message).toMatch(/token/);
       await wrong.close();
     });
+
+    it("says a write too large for the server is too large, not that no server answers", async () => {
+      await using box = await drydock.create({ repo: repo.path });
+      const error = await rejection(box.files.write("big.txt", "z".repeat(5_000_000)));
+      expect(error).toMatchObject({ code: "limit_exceeded" });
+      expect(error.message).toMatch(/HTTP 413.*write a file larger than about 3 MiB in parts/);
+      await box.files.write("small.txt", "still fine\n");
+      expect(await box.files.read("small.txt")).toBe("still fine\n");
+    });
   }
 });
