@@ -28,6 +28,10 @@ export class ServerUnreachableError extends DrydockError {
   }
 }
 
+/** While a call waits: how often the server is pinged, and how long a ping may take. */
+const PING_EVERY_MS = 5_000;
+const PING_TIMEOUT_MS = 10_000;
+
 export interface CallOptions {
   /** How long the server may stay silent (no reply, no progress) before the call fails. */
   timeoutMs: number;
@@ -63,15 +67,38 @@ export class RemoteClient {
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
     let reply;
+    // A server that dies mid-call may leave the reply's stream neither answered nor closed: a ping
+    // now and then tells, so the call fails in seconds rather than at its time limit.
+    const gone = new AbortController();
+    let lost: unknown;
+    let failed = 0;
+    const watch = setInterval(() => {
+      this.client.ping({ timeout: PING_TIMEOUT_MS }).then(
+        () => void (failed = 0),
+        (error: unknown) => {
+          // Two in a row: one slow answer from a busy server is not a dead one.
+          if (++failed < 2 || gone.signal.aborted) return;
+          lost = error;
+          gone.abort(error);
+        },
+      );
+    }, PING_EVERY_MS);
     try {
       reply = await this.client.callTool({ name, arguments: args }, undefined, {
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
-        signal: options.signal,
+        signal: options.signal ? AbortSignal.any([options.signal, gone.signal]) : gone.signal,
         onprogress: options.onProgress,
       });
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason ?? error;
+      if (lost !== undefined) {
+        throw new ServerUnreachableError(
+          this.url,
+          `${name}: the server stopped answering during the call (${describeTransportError(lost)})`,
+          { cause: lost },
+        );
+      }
       // The server answered, and refused the request's size: not a server that is gone.
       if (error instanceof StreamableHTTPError && error.code === 413) {
         throw new LimitExceededError(
@@ -81,6 +108,8 @@ export class RemoteClient {
       throw new ServerUnreachableError(this.url, `${name}: ${describeTransportError(error)}`, {
         cause: error,
       });
+    } finally {
+      clearInterval(watch);
     }
     const text = replyText(reply) ?? "";
     if (reply.isError === true) throw errorFromToolReply(text, errorMetaOf(reply));

@@ -229,3 +229,36 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     });
   }
 });
+
+describe("library API, remote, when the server dies mid-call", () => {
+  it("fails the call within seconds with ServerUnreachableError, not at the command's limit", async () => {
+    using repo = tempRepo({ "README.md": "hello\n" });
+    const state = mkdtempSync(join(tmpdir(), "drydock-library-dead-"));
+    const server = await spawnHttpServer({
+      repo: repo.path,
+      env: { ...process.env, DRYDOCK_TOKEN: token, DRYDOCK_STATE_DIR: state },
+    });
+    const drydock = Drydock.remote({ url: server.url, token });
+    let sessionId: string | undefined;
+    try {
+      const box = await drydock.create({ repo: repo.path });
+      sessionId = box.id;
+      const running = rejection(box.commands.run("sleep 300", { timeoutMs: 600_000 }));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const killed = Date.now();
+      server.child.kill("SIGKILL");
+      const error = await running;
+      expect(error).toMatchObject({ code: "server_unreachable" });
+      expect(error.message).toMatch(/stopped answering during the call|fetch failed|ECONNREFUSED|terminated/);
+      expect(Date.now() - killed).toBeLessThan(30_000);
+    } finally {
+      await drydock.close().catch(() => undefined);
+      // The server died with its box: the test removes what it made.
+      if (sessionId) {
+        const engine = await testEngine();
+        for (const b of await engine.listBoxes(LABEL_SESSION, sessionId)) await engine.remove(b.id);
+      }
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+});
