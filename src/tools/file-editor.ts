@@ -192,6 +192,13 @@ async function create(
   content: string,
   signal?: AbortSignal,
 ): Promise<EditResult> {
+  if (request.path.endsWith("/")) {
+    // "dir/" names a directory; writing a file called "dir" instead would surprise.
+    throw new InvalidArgumentError(
+      "path",
+      `${JSON.stringify(request.path)} ends with a slash, so it names a directory; give the file's path (directories are made as needed)`,
+    );
+  }
   const existing = await readForEdit(session, request.path, signal);
   const made = createFile(existing?.text, content, {
     path: existing?.path ?? request.path,

@@ -256,6 +256,13 @@ describe("file_editor", () => {
     expect(await box.sh("cat src/app.py")).toBe(SOURCE);
   });
 
+  it("refuses to create a path that ends with a slash, instead of a file named like the directory", async () => {
+    await expect(edit({ operation: "create", path: "notes/", content: "x\n" })).rejects.toThrow(
+      /path: "notes\/" ends with a slash, so it names a directory/,
+    );
+    expect(await box.sh("test -e notes && echo there || echo none")).toBe("none\n");
+  });
+
   it("names missing and wrongly typed fields", async () => {
     await expect(edit({ operation: "replace", path: "src/app.py", new_string: "x" })).rejects.toThrow(
       /old_string: is required for the replace operation/,
