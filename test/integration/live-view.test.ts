@@ -282,7 +282,14 @@ describe("the live view of drydock serve --http", () => {
       },
     );
     expect(await page.textContent("#facts")).toContain("1234 / 56");
-    expect(await page.textContent("#log")).toContain("openai gpt-test");
+    // The log's line comes over its own stream, maybe after the facts' refresh.
+    await page.waitForFunction(
+      () => document.querySelector("#log")?.textContent?.includes("openai gpt-test"),
+      null,
+      {
+        timeout: 20_000,
+      },
+    );
     await page.waitForFunction(
       (id) => document.querySelector(`tr.session[data-id="${id}"] .cost`)?.textContent === "$0.0789",
       sessionId,
