@@ -46,13 +46,19 @@ export interface RowFacts {
   repoOf: (box: BoxSummary) => string | undefined;
   /** Whether an owner process runs: undefined when that cannot be told (another host). */
   ownerAlive: (owner: string) => boolean | undefined;
+  /** The drydock that adopted a kept session after its own died (the record's adopted_by), if any. */
+  adopterOf?: (box: BoxSummary) => string | undefined;
 }
 
 export function sessionRow(box: BoxSummary, facts: RowFacts): SessionRow {
   const labels = box.labels;
   const created = labels[LABEL_CREATED] ?? box.createdAt.toISOString();
   const createdMs = Date.parse(created);
-  const owner = labels[LABEL_OWNER] ?? "";
+  // A kept session adopted by a live drydock is that drydock's now, whatever its label says.
+  const adopter = facts.adopterOf?.(box);
+  const adopted =
+    adopter !== undefined && parseOwner(adopter) !== undefined && facts.ownerAlive(adopter) === true;
+  const owner = adopted ? adopter : (labels[LABEL_OWNER] ?? "");
   const alive = parseOwner(owner) ? (facts.ownerAlive(owner) ?? null) : false;
   const repo = facts.repoOf(box) ?? null;
   const pool = labels[LABEL_POOL] !== undefined;

@@ -32,8 +32,11 @@ export interface SessionFacts {
 
 export async function sessionFacts(target: SessionTarget, tasksDir?: string): Promise<SessionFacts> {
   const { entries } = await readAuditLog(target.logPath);
-  const ownerLabel = target.box?.labels[LABEL_OWNER];
-  const owner = parseOwner(ownerLabel);
+  const labelled = parseOwner(target.box?.labels[LABEL_OWNER]);
+  // A kept session adopted by a live drydock is that drydock's now, whatever its label says.
+  const adopter = parseOwner(target.record?.adopted_by);
+  const adopterAlive = adopter !== undefined && adopter.host === hostname() && !ownerIsDead(adopter);
+  const owner = adopterAlive ? adopter : labelled;
   const facts: SessionFacts = {
     session_id: target.id,
     box: target.box ? { id: target.box.id.slice(0, 12), state: target.box.state } : null,

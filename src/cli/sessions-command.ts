@@ -44,16 +44,19 @@ export function registerSessionsCommand(program: Command): void {
       const boxes = (await engine.listBoxes(LABEL_SESSION)).filter(
         (b) => opts.all || (b.labels[LABEL_STATE] ?? here) === here,
       );
-      const repos = new Map<string, string | undefined>();
+      const records = new Map<string, Awaited<ReturnType<typeof readSessionRecord>>>();
       for (const b of boxes) {
-        const record = await readSessionRecord(b.labels[LABEL_SESSION] ?? "", b.labels[LABEL_STATE] ?? here);
-        repos.set(b.id, record?.repo);
+        records.set(
+          b.id,
+          await readSessionRecord(b.labels[LABEL_SESSION] ?? "", b.labels[LABEL_STATE] ?? here),
+        );
       }
       const now = new Date();
       const rows = boxes.map((b) =>
         sessionRow(b, {
           now,
-          repoOf: (box) => repos.get(box.id),
+          repoOf: (box) => records.get(box.id)?.repo,
+          adopterOf: (box) => records.get(box.id)?.adopted_by,
           ownerAlive: (owner) => {
             const parsed = parseOwner(owner);
             if (!parsed || parsed.host !== hostname()) return undefined;
@@ -62,7 +65,14 @@ export function registerSessionsCommand(program: Command): void {
         }),
       );
       if (opts.json) {
-        process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+        // Oldest first, as the table.
+        process.stdout.write(
+          JSON.stringify(
+            [...rows].sort((a, b) => b.age_s - a.age_s),
+            null,
+            2,
+          ) + "\n",
+        );
         return;
       }
       if (rows.length === 0) {

@@ -112,3 +112,29 @@ describe("sessions list rows", () => {
     ]);
   });
 });
+
+describe("sessions list rows of adopted sessions", () => {
+  it("names the live drydock that adopted a kept session, not the dead one that made it", () => {
+    const kept = box("eeeeeeeeeeee", {
+      "drydock.session": "555555555555",
+      "drydock.owner": "vm/10587/100",
+      "drydock.created": "2026-11-21T11:00:00Z",
+      "drydock.kept-until": String(Math.floor(now.getTime() / 1000) + 3600),
+    });
+    const withAdopter = (adopter: string | undefined, alive: Record<string, boolean>): RowFacts => ({
+      ...facts({ "555555555555": "/src/app" }, alive),
+      adopterOf: () => adopter,
+    });
+    expect(
+      sessionRow(kept, withAdopter("vm/2222/300", { "vm/10587/100": false, "vm/2222/300": true })),
+    ).toMatchObject({ owner: "vm/2222/300", alive: true, orphan: false });
+    // An adopter that died too leaves the label's owner, dead, and the box kept until its time.
+    expect(
+      sessionRow(kept, withAdopter("vm/2222/300", { "vm/10587/100": false, "vm/2222/300": false })),
+    ).toMatchObject({ owner: "vm/10587/100", alive: false, orphan: false });
+    expect(sessionRow(kept, withAdopter(undefined, { "vm/10587/100": false }))).toMatchObject({
+      owner: "vm/10587/100",
+      alive: false,
+    });
+  });
+});
