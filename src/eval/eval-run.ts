@@ -127,6 +127,16 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   }
 
   const tasks = options.shard ? shardOf(loaded.tasks, options.shard) : loaded.tasks;
+  if (options.patches) {
+    // Answers for no task of the file: a typo in an id, or predictions of another dataset.
+    const known = new Set([...loaded.tasks.map((t) => t.id), ...loaded.problems.flatMap((p) => p.id ?? [])]);
+    const stray = options.patches.ids.filter((id) => !known.has(id));
+    if (stray.length > 0) {
+      note(
+        `warning: ${stray.length} prediction(s) in ${options.patches.path} answer no task of ${options.tasksPath}: ${stray.slice(0, 5).join(", ")}${stray.length > 5 ? ", …" : ""}`,
+      );
+    }
+  }
   const previous = await readRunInfo(out);
   if (previous && previous.agent !== options.agent && !options.force) {
     throw new InvalidArgumentError(

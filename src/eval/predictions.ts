@@ -27,6 +27,8 @@ export interface Predictions {
   model?: string;
   /** How many predictions the source holds. */
   count: number;
+  /** The task ids the source answers. */
+  ids: string[];
   /** A key of the whole source's content (shards of one run must share it). */
   key: string;
   /** The task's prediction, or undefined when the source holds none for it. */
@@ -131,6 +133,15 @@ export async function loadPredictions(pathArg: string): Promise<Predictions> {
   if (info.isDirectory()) {
     const files = new Set(await readdir(path));
     const patches = [...files].filter((f) => /\.(diff|patch)$/.test(f)).sort();
+    const ids = patches.map((f) => f.replace(/\.(diff|patch)$/, ""));
+    const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+    if (twice.length > 0) {
+      fail(
+        path,
+        "",
+        `holds both ${twice[0]}.diff and ${twice[0]}.patch${twice.length > 1 ? ` (and ${twice.length - 1} more such pairs)` : ""}; keep one answer per task`,
+      );
+    }
     const hash = createHash("sha256");
     for (const f of patches)
       hash
@@ -142,6 +153,7 @@ export async function loadPredictions(pathArg: string): Promise<Predictions> {
       kind: "dir",
       path,
       count: patches.length,
+      ids,
       key: hash.digest("hex").slice(0, 16),
       async get(taskId) {
         for (const ext of [".diff", ".patch"]) {
@@ -159,6 +171,7 @@ export async function loadPredictions(pathArg: string): Promise<Predictions> {
     kind: "file",
     path,
     count: byId.size,
+    ids: [...byId.keys()],
     key: answerKey(text),
     ...(models.size === 1 ? { model: [...models][0]! } : {}),
     get: async (taskId) => byId.get(taskId),

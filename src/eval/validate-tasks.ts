@@ -37,6 +37,7 @@ const NO_PATCH: Predictions = {
   kind: "file",
   path: "(no patch: the base commit)",
   count: 0,
+  ids: [],
   key: "none",
   get: async () => ({ patch: "", source: "no patch (the base commit)" }),
 };

@@ -210,9 +210,11 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
 
   it("a task the predictions do not answer is missing (incomplete), not an empty patch", async () => {
     const partial = join(work, "partial.jsonl");
+    // The first gold prediction, and one for an instance the rows do not hold (a typo).
     writeFileSync(
       partial,
-      readFileSync(join(fixtures, "predictions-gold.jsonl"), "utf8").split("\n")[0] + "\n",
+      readFileSync(join(fixtures, "predictions-gold.jsonl"), "utf8").split("\n")[0] +
+        '\n{"instance_id":"benjaminp__six-fixtrue","model_patch":"","model_name_or_path":"m"}\n',
     );
     const run = await drydock(
       "eval",
@@ -227,6 +229,9 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
       "partial-out",
     );
     expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(
+      /warning: 1 prediction\(s\) in .*partial\.jsonl answer no task of .*: benjaminp__six-fixtrue/,
+    );
     const missing = readJson("partial-out", "tasks", MIT, "result.json");
     expect(missing).toMatchObject({ status: "error", prediction: "missing", phase: "start" });
     expect(missing.error).toMatch(
