@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { Engine } from "../../src/engine/engine.js";
+import { LABEL_STATE } from "../../src/engine/labels.js";
 import { environmentImages, removeImages } from "../../src/environment/environment-prune.js";
 import { buildSandboxImage } from "../../src/sandbox/sandbox-image.js";
 
@@ -24,6 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.env.DRYDOCK_IMAGE ??
     (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
   project.provide("sandboxImage", image);
+  await removeBoxesOfDeadRuns(engine);
   // After the run: the environment images built for the tests' own temporary repositories, once
   // those are gone (a test that forgot its image, or stopped before removing it).
   return async () => {
@@ -39,5 +41,30 @@ export default async function setup(project: TestProject): Promise<() => Promise
 declare module "vitest" {
   export interface ProvidedContext {
     sandboxImage: string;
+  }
+}
+
+/**
+ * Each test run keeps its drydock state in a directory of its own (vitest.config.ts), so a later
+ * run's servers never prune the boxes of a run that was killed: they are removed here, once that
+ * run's process is gone.
+ */
+async function removeBoxesOfDeadRuns(engine: Engine): Promise<void> {
+  const prefix = join(tmpdir(), "drydock-test-state-");
+  for (const box of await engine.listBoxes(LABEL_STATE)) {
+    const state = box.labels[LABEL_STATE] ?? "";
+    if (!state.startsWith(prefix)) continue;
+    const pid = Number(state.slice(prefix.length));
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    await engine.remove(box.id).catch(() => undefined);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
