@@ -3,7 +3,7 @@
  * the short container id and rethrows with context.
  */
 import Docker from "dockerode";
-import { PassThrough, type Duplex, type Readable } from "node:stream";
+import type { Duplex, Readable } from "node:stream";
 import { BoxGoneError, DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import {
@@ -16,6 +16,7 @@ import {
 import { toCreateOptions, type ContainerSpec } from "./container-spec.js";
 import { openTerminalExec, type TerminalExec, type TerminalExecOptions } from "./exec-terminal.js";
 import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
+import { BoxStreams } from "./box-streams.js";
 import { parseEngineAddress } from "./engine-address.js";
 import { terminalArgv } from "./runtime-terminal.js";
 
@@ -42,24 +43,22 @@ export class Engine implements BoxEngine, ImageEngine {
   private runtimeList: Promise<EngineRuntime[]> | undefined;
   /** Each box's runtime, as made or as inspected once. */
   private readonly boxRuntimes = new Map<string, string | undefined>();
-  /**
-   * The exec streams open to each box. Removing a box ends them here: under runc the engine closes
-   * them when the box goes, but under runsc a stream attached to a removed box can stay open for
-   * good (seen with the shell's terminals), which would keep a caller waiting and the process alive.
-   */
-  private readonly openStreams = new Map<string, Set<Duplex>>();
-  /**
-   * While any stream is open: the engine's events for boxes that die or go, so a box removed or
-   * killed from outside (another process, the engine itself) ends its streams too.
-   */
-  private boxEvents: Readable | undefined;
-  private boxEventsIdle: NodeJS.Timeout | undefined;
+  /** The exec streams open to each box, ended when the box goes (see box-streams.ts). */
+  private readonly streams: BoxStreams;
 
   private constructor(
     readonly docker: Docker,
     /** How messages name the engine: its URL (DOCKER_HOST or the default socket when none was given). */
     readonly name: string = process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock",
-  ) {}
+  ) {
+    this.streams = new BoxStreams(
+      () =>
+        docker.getEvents({
+          since: Math.floor(Date.now() / 1000) - 1,
+          filters: { type: ["container"], event: ["die", "destroy"] },
+        }) as unknown as Promise<Readable>,
+    );
+  }
 
   /**
    * Connects to the engine at `url` (see engine-address.ts; TLS files from `tlsDir`), else to
@@ -330,83 +329,12 @@ export class Engine implements BoxEngine, ImageEngine {
       // 404: gone already; 409: removal already in progress elsewhere; it will finish without us.
       if (code !== 404 && code !== 409) throw this.wrap(error, `remove ${short(id)}`);
     }
-    this.endStreams(id);
+    this.streams.end(id);
   }
 
   /** Holds an exec stream open to box `id` until it closes, so that removing the box ends it. */
   trackStream(id: string, stream: Duplex): void {
-    let streams = this.openStreams.get(id);
-    if (streams === undefined) this.openStreams.set(id, (streams = new Set()));
-    streams.add(stream);
-    this.watchBoxEvents();
-    stream.once("close", () => {
-      streams.delete(stream);
-      if (streams.size === 0 && this.openStreams.get(id) === streams) this.openStreams.delete(id);
-      if (this.openStreams.size === 0) this.idleBoxEvents();
-    });
-  }
-
-  /** Ends the exec streams still open to a box that is gone. */
-  private endStreams(id: string): void {
-    const streams = this.openStreams.get(id);
-    if (streams === undefined) return;
-    this.openStreams.delete(id);
-    if (streams.size > 0)
-      log.debug(`${short(id)}: ending ${streams.size} exec stream(s) the gone box left open`);
-    for (const stream of streams) stream.destroy();
-    if (this.openStreams.size === 0) this.idleBoxEvents();
-  }
-
-  private watchBoxEvents(): void {
-    clearTimeout(this.boxEventsIdle);
-    if (this.boxEvents !== undefined) return;
-    const since = Math.floor(Date.now() / 1000) - 1;
-    // A placeholder until the request answers, so one watch starts however many streams open.
-    const pending = new PassThrough();
-    this.boxEvents = pending;
-    this.docker.getEvents({ since, filters: { type: ["container"], event: ["die", "destroy"] } }).then(
-      (answer) => {
-        const stream = answer as unknown as Readable;
-        if (this.boxEvents !== pending) return void stream.destroy();
-        this.boxEvents = stream;
-        // The watch serves the streams, which hold the process; it must not hold it by itself.
-        (stream as { socket?: { unref?: () => void } }).socket?.unref?.();
-        let rest = "";
-        stream.on("data", (chunk: Buffer) => {
-          rest += chunk.toString("utf8");
-          for (let newline = rest.indexOf("\n"); newline >= 0; newline = rest.indexOf("\n")) {
-            const line = rest.slice(0, newline);
-            rest = rest.slice(newline + 1);
-            try {
-              const id = (JSON.parse(line) as { id?: string }).id;
-              if (id !== undefined && this.openStreams.has(id)) this.endStreams(id);
-            } catch {
-              // Not an event: ignored.
-            }
-          }
-        });
-        stream.on("error", () => undefined);
-        stream.once("close", () => {
-          if (this.boxEvents === stream) this.boxEvents = undefined;
-        });
-      },
-      (error: unknown) => {
-        log.debug(`the engine's events cannot be watched: ${(error as Error).message}`);
-        if (this.boxEvents === pending) this.boxEvents = undefined;
-      },
-    );
-  }
-
-  /** No stream is open: the watch ends after a while (short execs come and go in bursts). */
-  private idleBoxEvents(): void {
-    clearTimeout(this.boxEventsIdle);
-    this.boxEventsIdle = setTimeout(() => this.stopBoxEvents(), 10_000).unref();
-  }
-
-  private stopBoxEvents(): void {
-    const events = this.boxEvents;
-    this.boxEvents = undefined;
-    events?.destroy();
+    this.streams.track(id, stream);
   }
 
   async isRunning(id: string): Promise<boolean> {
