@@ -1,19 +1,14 @@
 import { Option, type Command } from "commander";
-import { readdir, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { compareRuns, formatComparison, isRegression } from "../eval/compare-runs.js";
-import { loadResults, writeReports } from "../eval/eval-report.js";
+import { resolve } from "node:path";
 import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
-import { formatElapsed, ProgressLine } from "../eval/progress-line.js";
-import type { ResultsFile } from "../eval/results-summary.js";
+import { ProgressLine } from "../eval/progress-line.js";
 import { setLogLevel } from "../util/log.js";
 import { DEFAULT_SWEBENCH_TEST_CMD } from "../eval/swebench-rows.js";
 import { validateTasks } from "../eval/validate-tasks.js";
-import { mergeShards } from "../eval/shards.js";
-import { FlagError } from "../util/errors.js";
 import { asFlagError } from "./flag-checks.js";
 import { textTable } from "./text-table.js";
 import { checkEvalFlags, collect, type EvalFlags as CheckedFlags } from "./eval-flags.js";
+import { registerEvalResultCommands, summaryLine } from "./eval-results-commands.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
 
@@ -25,22 +20,6 @@ interface EvalFlags extends CheckedFlags {
   model?: string;
   verbose?: boolean;
   swebenchTestCmd?: string;
-}
-
-function summaryLine(results: ResultsFile, out: string): string {
-  const s = results.summary;
-  const tokens = s.tokens.input + s.tokens.output;
-  const wall = s.wall_ms ?? s.duration_ms;
-  return [
-    `resolved ${s.resolved}/${s.tasks} (${(s.resolved_rate * 100).toFixed(1)}%)`,
-    results.run.attempts > 1 ? `pass@1 ${(s.pass_at_1 * 100).toFixed(1)}%` : undefined,
-    `time ${wall < 60_000 ? `${(wall / 1000).toFixed(1)} s` : formatElapsed(wall)}`,
-    tokens ? `${tokens.toLocaleString("en-US")} tokens` : undefined,
-    s.cost_usd ? `$${s.cost_usd.toFixed(4)}` : undefined,
-  ]
-    .filter(Boolean)
-    .join(" · ")
-    .concat(`\nreport: ${resolve(out, "report.html")}`);
 }
 
 export function registerEvalCommand(program: Command): void {
@@ -326,100 +305,5 @@ export function registerEvalCommand(program: Command): void {
         process.off("SIGINT", stop);
       }
     });
-
-  evalCommand
-    .command("merge")
-    .description("put the results of shards (eval --shard K/N) together into one run, with every report")
-    .argument("<dirs...>", "the shards' --out directories")
-    .requiredOption("--out <dir>", "where the merged run goes")
-    .option("--allow-missing", "merge even when some shards are not given (their tasks are left out)")
-    .option("--force", "merge into a --out that already holds something, removing what it held")
-    .action(async (dirs: string[], flags: { out: string; allowMissing?: boolean; force?: boolean }) => {
-      const out = resolve(flags.out);
-      if (dirs.some((d) => resolve(d) === out)) {
-        throw new FlagError("--out", `${out} is one of the shards; merge into another directory`);
-      }
-      const held = await readdir(out).catch(() => [] as string[]);
-      if (held.length > 0) {
-        if (!flags.force) {
-          throw new FlagError(
-            "--out",
-            `${out} already holds ${held.length} entr${held.length === 1 ? "y" : "ies"} (${held.slice(0, 3).join(", ")}); a merge would mix two runs. Choose an empty or new directory, or pass --force to replace what it holds`,
-          );
-        }
-        await rm(out, { recursive: true, force: true });
-      }
-      const merged = await asFlagError(
-        () =>
-          mergeShards(
-            dirs.map((d) => resolve(d)),
-            out,
-            { allowMissing: flags.allowMissing },
-          ),
-        { DIR: "DIR" },
-      );
-      const results = await writeReports(out);
-      process.stderr.write(
-        `[eval] merged ${merged.shards} shard(s) of ${merged.run.merged_shards?.[0]?.count ?? "?"}\n`,
-      );
-      if (merged.missing.length > 0) {
-        process.stderr.write(
-          `[eval] shard(s) ${merged.missing.join(", ")} not given: their tasks are not in this run\n`,
-        );
-      }
-      process.stderr.write(`[eval] ${summaryLine(results, out)}\n`);
-    });
-
-  evalCommand
-    .command("report")
-    .description("rebuild results.json, junit.xml and report.html of a results directory")
-    .argument("<dir>", "the --out directory of a run")
-    .action(async (dir: string) => {
-      await existingRun(dir, "DIR");
-      const results = await writeReports(resolve(dir));
-      process.stderr.write(`${summaryLine(results, dir)}\n`);
-    });
-
-  evalCommand
-    .command("compare")
-    .description("which tasks changed outcome between two runs (directories or results.json files)")
-    .argument("<a>", "the earlier run")
-    .argument("<b>", "the later run")
-    .option("--json", "print the comparison as JSON")
-    .option(
-      "--fail-on-regression",
-      "exit 1 when a task resolved in A is not resolved in B, or is missing from B",
-    )
-    .option("--out <file>", "also write the comparison as JSON to a file")
-    .action(
-      async (a: string, b: string, flags: { json?: boolean; failOnRegression?: boolean; out?: string }) => {
-        await existingRun(a, "A");
-        await existingRun(b, "B");
-        if (flags.out) {
-          const dir = dirname(resolve(flags.out));
-          if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
-            throw new FlagError("--out", `${dir} is not a directory; give a file in one that exists`);
-          }
-        }
-        const comparison = compareRuns(await loadResults(a), await loadResults(b));
-        if (flags.out) await writeFile(flags.out, JSON.stringify(comparison, null, 2) + "\n");
-        process.stdout.write(
-          flags.json
-            ? JSON.stringify(comparison, null, 2) + "\n"
-            : formatComparison(comparison, { before: a, after: b }),
-        );
-        if (flags.failOnRegression && isRegression(comparison)) process.exitCode = 1;
-      },
-    );
-}
-
-/** A run's --out directory (or its results.json) that exists; else a usage error naming the argument. */
-async function existingRun(path: string, argument: string): Promise<void> {
-  const info = await stat(resolve(path)).catch(() => undefined);
-  if (!info) {
-    throw new FlagError(
-      argument,
-      `${resolve(path)} does not exist; give a run's --out directory or its results.json`,
-    );
-  }
+  registerEvalResultCommands(evalCommand);
 }
