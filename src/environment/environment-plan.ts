@@ -158,7 +158,9 @@ export function environmentDockerfile(
     files[`env-build/step-${n}.sh`] = step.command.endsWith("\n") ? step.command : `${step.command}\n`;
     runner.push(
       `echo ${shellWord(`drydock: setup step ${n}: ${step.label}`)}`,
-      `bash -e -o pipefail ${BUILD_DIR}/step-${n}.sh </dev/null || { rc=$?; echo "drydock: setup step ${n} failed with exit code $rc"; exit $rc; }`,
+      // stderr into stdout: one pipe keeps a step's lines in order after its marker in the
+      // build's log, so a failure's tail holds what the step printed (two pipes could reorder).
+      `bash -e -o pipefail ${BUILD_DIR}/step-${n}.sh </dev/null 2>&1 || { rc=$?; echo "drydock: setup step ${n} failed with exit code $rc"; exit $rc; }`,
       "cd /workspace",
     );
   });

@@ -140,7 +140,7 @@ describe("planEnvironment", () => {
     const runner = files["env-build/run.sh"]!;
     expect(runner).toContain("echo 'drydock: setup step 2: setup[2]'");
     expect(runner).toMatch(
-      /step-2\.sh <\/dev\/null \|\| \{ rc=\$\?; echo "drydock: setup step 2 failed with exit code \$rc"; exit \$rc; \}/,
+      /step-2\.sh <\/dev\/null 2>&1 \|\| \{ rc=\$\?; echo "drydock: setup step 2 failed with exit code \$rc"; exit \$rc; \}/,
     );
     // Setup and prepare run in one instruction, so what setup makes is moved, never copied.
     expect(dockerfile.match(/^RUN .*run\.sh/gm)).toHaveLength(1);
