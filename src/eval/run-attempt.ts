@@ -164,19 +164,8 @@ export async function runAttempt(
       throw e;
     }
     enter("setup");
-    if (task.setup) {
-      const r = await session.bash(task.setup, { timeoutMs: remainingMs(deadline), signal: env.signal });
-      texts.agentLog += `$ ${task.setup}  (setup)\n${r.output}\n`;
-      if (env.signal.aborted) return "cancelled";
-      if (r.timedOut) timedOut("setup");
-      else if (r.exitCode !== 0) {
-        status = "setup_error";
-        error =
-          (await boxTrouble(session)) ??
-          `setup exited ${r.exitCode ?? "without a code"}: ${r.output.trim().slice(-500)}`;
-      }
-      if (error) return finish();
-    }
+    if (await runSetup(session, "setup", (text) => (texts.agentLog += text))) return "cancelled";
+    if (error) return finish();
     const tree = await recordTree(session.box, env.signal);
 
     enter("agent");
@@ -222,19 +211,9 @@ export async function runAttempt(
         return finish();
       }
       testBox = grading;
-      if (task.setup) {
-        const r = await grading.bash(task.setup, { timeoutMs: remainingMs(deadline), signal: env.signal });
-        texts.testOutput += `$ ${task.setup}  (setup)\n${r.output}\n`;
-        if (env.signal.aborted) return "cancelled";
-        if (r.timedOut) timedOut("setup in the box the tests run in");
-        else if (r.exitCode !== 0) {
-          status = "setup_error";
-          error =
-            (await boxTrouble(grading)) ??
-            `setup in the box the tests run in exited ${r.exitCode ?? "without a code"}: ${r.output.trim().slice(-500)}`;
-        }
-        if (error) return finish();
-      }
+      const inGrading = "setup in the box the tests run in";
+      if (await runSetup(grading, inGrading, (text) => (texts.testOutput += text))) return "cancelled";
+      if (error) return finish();
       testTree = await recordTree(grading.box, env.signal);
       const applied = await applyPatchInBox(grading.box, texts.diff, "agent", env.signal);
       texts.testOutput += `$ (applying the agent's diff)\n${applied.log}\n`;
@@ -294,6 +273,25 @@ export async function runAttempt(
   } finally {
     if (session) await env.manager.destroy(session.id).catch(() => undefined);
     if (grading) await env.manager.destroy(grading.id).catch(() => undefined);
+  }
+
+  /**
+   * Runs the task's setup in a box, logging it with `log`; a failure sets status and error.
+   * True when the run was stopped meanwhile.
+   */
+  async function runSetup(box: Session, what: string, log: (text: string) => void): Promise<boolean> {
+    if (!task.setup) return false;
+    const r = await box.bash(task.setup, { timeoutMs: remainingMs(deadline), signal: env.signal });
+    log(`$ ${task.setup}  (setup)\n${r.output}\n`);
+    if (env.signal.aborted) return true;
+    if (r.timedOut) timedOut(what);
+    else if (r.exitCode !== 0) {
+      status = "setup_error";
+      error =
+        (await boxTrouble(box)) ??
+        `${what} exited ${r.exitCode ?? "without a code"}: ${r.output.trim().slice(-500)}`;
+    }
+    return false;
   }
 
   function finish(): AttemptOutcome {
