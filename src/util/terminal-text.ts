@@ -11,9 +11,7 @@
  * that something was there.
  */
 
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
 const UNSAFE_ONE_LINE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 function visible(ch: string): string {
