@@ -143,7 +143,7 @@ export async function aiderRun(ctx) {
     const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 600_000 });
     const text = result.content?.[0]?.text ?? "";
     if (result.isError) throw new Error(`${name}: ${text}`);
-    return JSON.parse(text);
+    return result.structuredContent;
   };
   let box;
   try {

@@ -94,7 +94,7 @@ try {
     clients[runtime] = new Client({ name: "bench", version: "1" });
     await clients[runtime].connect(clientSide);
     const created = await clients[runtime].callTool({ name: "session_create", arguments: {} });
-    ids[runtime] = JSON.parse(created.content[0].text).session_id;
+    ids[runtime] = created.structuredContent.session_id;
   }
   try {
     record(

@@ -41,7 +41,7 @@ const client = new Client({ name: "drydock-demo", version: "1" });
 function reply(result) {
   const text = result.content?.[0]?.text ?? "";
   if (result.isError) throw new Error(text);
-  return JSON.parse(text);
+  return result.structuredContent;
 }
 
 function runTests(ref) {

@@ -1,13 +1,15 @@
 /**
  * Serves ToolDefinitions on an MCP server: `tools/list` and `tools/call`. This is the one place
  * where arguments are checked (unknown ones refused), where a tool's result becomes `content`
- * (JSON text, what older clients parse) plus `structuredContent`, and where any thrown error
+ * (text written for the model, reply-text.ts) plus `structuredContent` (the object, for
+ * programs), and where any thrown error
  * becomes an `isError` result with a message that says what to do next.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { parseArgs, strictInput } from "../tools/parse-args.js";
+import { readableReply } from "../tools/reply-text.js";
 import type { AnyToolDefinition, ToolContext, ToolServices } from "../tools/tool.js";
 import { describeError } from "../util/errors.js";
 import { ERROR_META_KEY, errorMeta } from "../util/tool-error-meta.js";
@@ -68,8 +70,7 @@ export function registerTools(
         (m) => ctx.progress(m),
         () => tool.run(args, ctx),
       );
-      const text = redact(JSON.stringify(result));
-      const structuredContent = JSON.parse(text) as Record<string, unknown>;
+      const structuredContent = JSON.parse(redact(JSON.stringify(result))) as Record<string, unknown>;
       const checked = outputObject(tool).safeParse(structuredContent);
       if (!checked.success) {
         throw new Error(
@@ -78,6 +79,8 @@ export function registerTools(
       }
       log.debug(`${tool.name} ok in ${Date.now() - started} ms`);
       audit.finish({ reply: structuredContent });
+      // The text is made from the redacted object, so it can hold nothing the object does not.
+      const text = (tool.replyText ?? readableReply)(structuredContent);
       return { content: [{ type: "text" as const, text }], structuredContent };
     } catch (error) {
       const message = redact(describeError(error));

@@ -2,13 +2,14 @@
 import { z } from "zod";
 import { ProgressLines } from "./progress-lines.js";
 import "./session-access.js";
+import { bashReplyText } from "./bash-reply-text.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
 
 export const bashTool = defineTool({
   name: "bash",
   title: "Run a command in the box",
   description:
-    "Runs a bash command in the session's persistent shell in the sandbox (cwd starts at /workspace, the repository; cd, variables, functions and aliases persist between calls). Returns stdout and stderr apart, and output: both merged in arrival order (writes within a few milliseconds may swap; use 2>&1 for exact interleaving). Both are terminals; stdin is empty, so interactive programs get end-of-file. Each is capped (head and tail kept) with ANSI codes removed. A command past its time limit, or cancelled, is stopped as a whole (SIGINT, then SIGKILL for everything it started, background jobs included; nothing of it runs afterwards): exit_code is null and a new shell starts with the cwd, variables, functions and options from before the command; restarted is true and note says what happened. A command that ends the shell (exit 3, exec) keeps its exit_code and gets the same. A stop also ends background jobs of earlier commands; start a server that must outlive one with `(setsid cmd > log 2>&1 &)`. No network unless the session was created with one. restart: true gives a fresh shell (cwd and environment reset).",
+    "Runs a bash command in the session's persistent shell in the sandbox (cwd starts at /workspace, the repository; cd, variables, functions and aliases persist between calls). The reply reads like a terminal: the output (stdout and stderr merged in arrival order; writes within a few milliseconds may swap, use 2>&1 for exact interleaving), then a last line such as [exit code 0]; its structured form also has stdout and stderr apart. Both are terminals; stdin is empty, so interactive programs get end-of-file. Each is capped (head and tail kept) with ANSI codes removed. A command past its time limit, or cancelled, is stopped as a whole (SIGINT, then SIGKILL for everything it started, background jobs included; nothing of it runs afterwards): exit_code is null and a new shell starts with the cwd, variables, functions and options from before the command; restarted is true and note says what happened. A command that ends the shell (exit 3, exec) keeps its exit_code and gets the same. A stop also ends background jobs of earlier commands; start a server that must outlive one with `(setsid cmd > log 2>&1 &)`. No network unless the session was created with one. restart: true gives a fresh shell (cwd and environment reset).",
   inputSchema: {
     command: z.string().describe("The command; may span several lines."),
     restart: z
@@ -35,6 +36,7 @@ export const bashTool = defineTool({
     note: z.string().optional(),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  replyText: bashReplyText,
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     if (args.restart) {

@@ -15,6 +15,7 @@ import { extractBody } from "./search/extract-body.js";
 import { findDefinitions, type SearchCommand } from "./search/find-definitions.js";
 import { decodeTextFile } from "./edit/text-file.js";
 import { parseArgs } from "./parse-args.js";
+import { textFirst } from "./reply-text.js";
 import { defineTool } from "./tool.js";
 
 /** Most definitions listed; bodies are read for the first MAX_BODIES of them. */
@@ -70,6 +71,8 @@ type MatchOutput = z.infer<typeof matchOutput>;
 
 export const codeSearchTool = defineTool({
   name: "code_search",
+  // The matches are in output as text; their structured form is for programs.
+  replyText: textFirst("output", ["matches"]),
   title: "Find definitions of functions, classes and methods",
   description: [
     "Finds where functions, classes or methods named identifier are defined in the session's /workspace, using universal-ctags (TypeScript, JavaScript, Python, Go, Rust, Java, C, C++ and more).",

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { TEXT_EDITOR_NAMES } from "./edit/editor-names.js";
 import { type EditOperation, type EditRequest, type EditResult, runEdit } from "./file-editor.js";
 import { parseArgs } from "./parse-args.js";
+import { textFirst } from "./reply-text.js";
 import { defineTool, type ToolContext } from "./tool.js";
 
 const sessionIdInput = z
@@ -102,6 +103,7 @@ async function session(ctx: ToolContext, sessionId: string | undefined) {
 
 export const fileEditorTool = defineTool({
   name: "file_editor",
+  replyText: textFirst("output"),
   title: "View and edit files in the session",
   description: [
     "View, create and edit text files in the session's /workspace (the repository copy in the sandbox).",
@@ -133,6 +135,7 @@ const COMMANDS = {
 
 export const strReplaceBasedEditTool = defineTool({
   name: "str_replace_based_edit_tool",
+  replyText: textFirst("output"),
   title: "Text editor (str_replace)",
   description: [
     "The same editor as file_editor, with the parameter names of the common text-editor tool, working on the session's /workspace.",

@@ -8,6 +8,7 @@ import { resolveWorkspacePath } from "../sandbox/workspace-path.js";
 import { CommandExitError, InvalidArgumentError, PathOutsideWorkspaceError } from "../util/errors.js";
 import { EXIT, RESOLVE } from "./box-file-scripts.js";
 import { parseArgs } from "./parse-args.js";
+import { textFirst } from "./reply-text.js";
 import { defineTool } from "./tool.js";
 
 /** Most bytes of diff returned (256 KiB); the rest is counted and left out. */
@@ -81,6 +82,8 @@ export const gitDiffTool = defineTool({
     total_bytes: z.number().int().describe("Size of the whole diff, even when cut."),
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  // The diff as it is, then the summary and base: what `git diff` and its --shortstat show.
+  replyText: textFirst("diff", ["files_changed", "insertions", "deletions"]),
   async run(input, ctx) {
     const args = parseArgs(gitDiffInput, input, "git_diff");
     const base = args.base_commit?.trim() ?? "";

@@ -45,6 +45,11 @@ export interface ToolDefinition<
    * `{"success": false, ...}`); without it an error is plain text. Either way the reply is isError.
    */
   readonly errorReply?: (message: string) => Record<string, unknown>;
+  /**
+   * The reply's `content` text, written for the model (reply-text.ts); default: the result's facts
+   * as `key: value` lines. `structuredContent` is the result object either way.
+   */
+  readonly replyText?: (result: z.infer<z.ZodObject<Out>>) => string;
   /** Throws a DrydockError (or any error) on failure; the server turns it into an isError result. */
   run(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
 }

@@ -135,7 +135,7 @@ const client = new Client({ name: "agent", version: "1" });
 await client.connect(new StreamableHTTPClientTransport(new URL(process.env.DRYDOCK_MCP_URL), {
   requestInit: { headers: { Authorization: "Bearer " + process.env.DRYDOCK_MCP_TOKEN } } }));
 const r = await client.callTool({ name: "bash", arguments: { command: ${JSON.stringify(command)} } });
-if (JSON.parse(r.content[0].text).exit_code !== 0) process.exit(5);
+if (r.structuredContent.exit_code !== 0) process.exit(5);
 await client.close();
 `,
     );

@@ -467,7 +467,7 @@ const other = await client.callTool({ name: "bash", arguments: { command: "true"
 if (!other.isError) process.exit(4);
 const done = await client.callTool({ name: "bash", arguments: { session_id: process.env.DRYDOCK_SESSION_ID,
   command: "sed -i 's/a - b/a + b/' calc.py" } });
-console.log("agent:", process.env.DRYDOCK_TASK_PROMPT, JSON.parse(done.content[0].text).exit_code);
+console.log("agent:", process.env.DRYDOCK_TASK_PROMPT, done.structuredContent.exit_code);
 await client.close();
 `,
     );

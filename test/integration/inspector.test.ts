@@ -33,6 +33,43 @@ describe("the MCP Inspector CLI", () => {
       expect(names).toContain(name);
     for (const t of tools) expect(t.inputSchema).toBeTruthy();
   });
+
+  it("shows a bash reply as the text a terminal shows, not escaped JSON", async () => {
+    using repo = tempRepo();
+    const inspector = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
+    const { stdout } = await run(
+      process.execPath,
+      [
+        inspector,
+        "--cli",
+        process.execPath,
+        join(process.cwd(), "dist/cli/main.js"),
+        "serve",
+        "--repo",
+        repo.path,
+        "--image",
+        inject("sandboxImage"),
+        "--pool",
+        "0",
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "bash",
+        "--tool-arg",
+        "command=printf 'one\\ntwo\\n'; echo oops >&2; sh -c 'exit 3'",
+      ],
+      { cwd: repo.path, timeout: 120_000 },
+    );
+    const reply = JSON.parse(stdout) as {
+      content: Array<{ type: string; text: string }>;
+      structuredContent: Record<string, unknown>;
+    };
+    // Real lines (stdout and stderr merged, in arrival order, which may swap), then the status.
+    const lines = reply.content[0]!.text.split("\n");
+    expect(lines.at(-1)).toBe("[exit code 3]");
+    expect(lines.slice(0, -1).sort()).toEqual(["one", "oops", "two"]);
+    expect(reply.structuredContent).toMatchObject({ stdout: "one\ntwo\n", stderr: "oops\n", exit_code: 3 });
+  });
 });
 
 describe("drydock serve --tools", () => {

@@ -61,10 +61,11 @@ describe("the live view of drydock serve --http", () => {
   const call = async (name: string, args: Record<string, unknown>) => {
     const reply = (await client.callTool({ name, arguments: args })) as {
       content: Array<{ text: string }>;
+      structuredContent: Record<string, unknown>;
       isError?: boolean;
     };
     expect(reply.isError, reply.content[0]?.text).toBeFalsy();
-    return JSON.parse(reply.content[0]!.text) as Record<string, unknown>;
+    return reply.structuredContent;
   };
   const bash = (command: string) => call("bash", { command, session_id: sessionId });
 

@@ -1,6 +1,7 @@
 /** aider_ai_code: the seed's contract, run in the session's box behind the LLM gateway. */
 import { z } from "zod";
 import "../session-access.js";
+import { jsonReply } from "../reply-text.js";
 import { defineTool } from "../tool.js";
 import { aiderOptionsSchema } from "./aider-options.js";
 import { aiderProgress } from "./aider-progress.js";
@@ -9,6 +10,8 @@ import "./aider-services.js";
 
 export const aiderCodeTool = defineTool({
   name: "aider_ai_code",
+  // The aider server's contract: clients parse this reply's text as JSON.
+  replyText: jsonReply,
   title: "Delegate a code change to aider",
   description:
     'Runs aider (an AI pair programmer) non-interactively in the session\'s sandbox to make the change described in ai_coding_prompt, editing only relative_editable_files (paths relative to the repository root; a missing file is created) and reading relative_readonly_files for context. Returns JSON {"success": true, "diff": "<git diff of what this call changed>"} or {"success": false, "diff": "<reason, then any partial diff>"}; bad input (empty prompt or file list, a path outside the repository, an unknown model) is an error whose text is JSON too: {"success": false, "diff": "<what to fix>", "error": "<what to fix>"}. Replies also carry message, model, tokens, cost_usd and duration_ms. Changes stay in the box until session_apply; edits aider makes to other files are undone and listed in reverted_files. The model runs behind a gateway on the host: the box holds no key and has no network. Runs take from about 10 s (offline model) to several minutes; progress notifications stream aider\'s output. If your client gives up on long calls, pass background: true to get a job_id at once and poll job_status. Write a precise prompt: name the functions, the behaviour wanted, and constraints.',

@@ -1,5 +1,6 @@
 /** job_status: progress and, when done, the result of an aider_ai_code call run in the background. */
 import { z } from "zod";
+import { jsonReply } from "../reply-text.js";
 import { defineTool } from "../tool.js";
 import type { AiderJob } from "./aider-jobs.js";
 import { partialAiderResultShape } from "./aider-result-schema.js";
@@ -8,6 +9,8 @@ import "./aider-services.js";
 
 export const jobStatusTool = defineTool({
   name: "job_status",
+  // The aider server's contract: clients parse this reply's text as JSON.
+  replyText: jsonReply,
   title: "Status of a background aider job",
   description:
     'Reports a job started by aider_ai_code with background: true: state ("running", "succeeded", "failed", "cancelled"), elapsed_ms, the last lines of aider\'s output, and once finished the same fields aider_ai_code returns ({"success": ..., "diff": ...}, model, tokens, cost). Pass wait_s to wait up to that many seconds for the job to finish before answering (keep it under your client\'s time limit), and cancel: true to stop a running job (the changes it made so far stay and are reported).',

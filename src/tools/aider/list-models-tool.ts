@@ -1,12 +1,15 @@
 /** list_models: aider's own model list, filtered, as in the seed. */
 import { z } from "zod";
 import "../session-access.js";
+import { jsonReply } from "../reply-text.js";
 import { defineTool } from "../tool.js";
 import "./aider-services.js";
 import { filterModels } from "./model-catalog.js";
 
 export const listModelsTool = defineTool({
   name: "list_models",
+  // The aider server's contract: clients parse this reply's text as JSON.
+  replyText: jsonReply,
   title: "List the models aider knows",
   description:
     "Lists the chat model names aider knows (its own list, as `aider --list-models` searches it), filtered by a case-insensitive substring. Returns {\"models\": [...]}. Use it to find a name for aider_ai_code's model; a model also needs its provider's key on the host (or use openai/drydock-offline, the offline model). The first call reads the list in the box (a few seconds); later calls are cached.",

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { BigPictureNode } from "../../tasks/render-big-picture.js";
 import { bigPictureJson, renderBigPictureText } from "../../tasks/render-big-picture.js";
 import { stackOverview } from "../../tasks/stack-overview.js";
+import { textFirst } from "../reply-text.js";
 import { defineTool } from "../tool.js";
 import {
   includeBodyInput,
@@ -81,6 +82,7 @@ export const getCurrentTask = defineTool({
 
 export const getBigPicture = defineTool({
   name: "get_big_picture",
+  replyText: textFirst("text"),
   title: "Show the whole task tree",
   description:
     'Show every task in the stack. format "text" (default): an indented outline, one line per task ' +
