@@ -13,12 +13,17 @@ import type { Engine } from "./engine.js";
 const log = logger("engine");
 /** After close(): how long written input may take to reach the box before the socket is dropped. */
 const CLOSE_GRACE_MS = 2_000;
+const DEFAULT_COLS = 120;
 
 export interface TerminalExecOptions {
   user?: string;
   workdir?: string;
   env?: Record<string, string>;
-  /** Terminal size; default 500 columns, 50 rows. */
+  /**
+   * Terminal size; default 120 columns, 50 rows. Programs pad to the width they are told (pytest's
+   * `====` rules and right-aligned `[100%]`), so a very wide terminal fills replies with spaces;
+   * a terminal never inserts line breaks into what a program writes, so 120 cuts nothing.
+   */
   cols?: number;
   rows?: number;
   /** Keep the terminal's input open, for write(); default false (nothing is ever typed). */
@@ -57,7 +62,10 @@ export async function openTerminalExec(
   let exec: Awaited<ReturnType<typeof container.exec>>;
   try {
     exec = await container.exec({
-      Cmd: await engine.terminalArgv(id, argv, { cols: options.cols ?? 500, rows: options.rows ?? 50 }),
+      Cmd: await engine.terminalArgv(id, argv, {
+        cols: options.cols ?? DEFAULT_COLS,
+        rows: options.rows ?? 50,
+      }),
       User: options.user,
       WorkingDir: options.workdir,
       Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
@@ -69,7 +77,7 @@ export async function openTerminalExec(
     stream = (await exec.start({ hijack: true, stdin: input, Tty: true })) as Duplex;
     engine.trackStream(id, stream);
     // A terminal of 0x0 makes some programs wrap every character; the size is best effort.
-    await exec.resize({ h: options.rows ?? 50, w: options.cols ?? 500 }).catch(() => undefined);
+    await exec.resize({ h: options.rows ?? 50, w: options.cols ?? DEFAULT_COLS }).catch(() => undefined);
   } catch (error) {
     const status = (error as { statusCode?: number }).statusCode;
     if (status === 404 || status === 409) throw new BoxGoneError(short(id), { cause: error });

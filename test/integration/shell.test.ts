@@ -15,6 +15,16 @@ describe("PtyShell in a real box", () => {
     expect((await session.bash("(exit 255)")).exitCode).toBe(255);
   });
 
+  it("tells programs a terminal 120 columns wide, so their padding stays short", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    const r = await session.bash(
+      "python3 -c 'import os, sys; print(os.get_terminal_size(1).columns); print(os.get_terminal_size(2).columns, file=sys.stderr)'",
+    );
+    expect(r.stdout).toBe("120\n");
+    expect(r.stderr).toBe("120\n");
+  });
+
   it("is not fooled by a command that prints frame-like text or control characters", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
