@@ -1,11 +1,14 @@
 /**
  * The README's library example, run as written: the TypeScript block compiled by the README's own
- * command line and run in a repository, once in-process and once against `drydock serve --http`
- * (its URL and token file in place of the README's). `drydock` resolves to this checkout's build.
+ * command line and run in a repository, in-process, then in the same repository against `drydock
+ * serve --http` (its URL and token file in place of the README's), as a user runs the two commands
+ * in turn. Compiled with the project's TypeScript 5 and with the TypeScript `npm install typescript`
+ * gives today (scripts/install-typescript-latest.sh puts it in a cache). `drydock` resolves to this
+ * checkout's build.
  */
 import { spawn } from "node:child_process";
 import {
-  copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -13,7 +16,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnHttpServer, stopServer, type SpawnedHttpServer } from "../helpers/http-server.js";
@@ -43,8 +46,15 @@ function block(lang: string, marker: string): string {
   return found[0]!;
 }
 
-/** The failing calc repository of the README, set up as a project holding the example. */
-function calcProject(): TempRepo {
+const LATEST_TS =
+  process.env.DRYDOCK_TS_LATEST_DIR ?? join(homedir(), ".cache", "drydock", "typescript-7.0.2");
+
+/**
+ * The failing calc repository of the README, set up as a project holding the example; its
+ * TypeScript and @types/node are the project's own, or those under `toolchain` (a folder with
+ * node_modules).
+ */
+function calcProject(toolchain = root): TempRepo {
   const repo = tempRepo({
     "calc.py": "def add(a, b):\n    return a - b\n",
     "test_calc.py":
@@ -56,9 +66,9 @@ function calcProject(): TempRepo {
   mkdirSync(join(modules, ".bin"), { recursive: true });
   mkdirSync(join(modules, "@types"));
   symlinkSync(root, join(modules, "drydock"));
-  symlinkSync(join(root, "node_modules", "typescript"), join(modules, "typescript"));
-  symlinkSync(join(root, "node_modules", "@types", "node"), join(modules, "@types", "node"));
-  symlinkSync(join(root, "node_modules", "typescript", "bin", "tsc"), join(modules, ".bin", "tsc"));
+  symlinkSync(join(toolchain, "node_modules", "typescript"), join(modules, "typescript"));
+  symlinkSync(join(toolchain, "node_modules", "@types", "node"), join(modules, "@types", "node"));
+  symlinkSync(join(toolchain, "node_modules", "typescript", "bin", "tsc"), join(modules, ".bin", "tsc"));
   writeFileSync(join(repo.path, "fix.mts"), block("ts", "Drydock.local()"));
   return repo;
 }
@@ -80,6 +90,7 @@ function sh(
 }
 
 function expectFixed(ran: { code: number | null; out: string }, repo: TempRepo): void {
+  expect(ran.code, ran.out).toBe(0);
   expect(ran.out).toMatch(/\[box\] FAILED \(failures=1\)/);
   expect(ran.out).toMatch(/tests exit 1\ntests exit 0\n/);
   expect(ran.out).toMatch(/calc\.py \| 2 \+-/);
@@ -93,18 +104,34 @@ function expectFixed(ran: { code: number | null; out: string }, repo: TempRepo):
 describe("README library example", () => {
   const lines = () => block("sh", "node fix.mjs").split("\n");
 
-  it("compiles with the README's command and runs in-process", async () => {
+  let project: TempRepo | undefined;
+
+  it("compiles with the README's command under the TypeScript npm installs today, and runs", async () => {
+    const tsc = join(LATEST_TS, "node_modules", ".bin", "tsc");
+    expect(
+      existsSync(tsc),
+      `${tsc} is missing: run bash scripts/install-typescript-latest.sh (npm test runs it)`,
+    ).toBe(true);
+    const repo = calcProject(LATEST_TS);
+    const line = lines().find((l) => l.startsWith("npx tsc"))!;
+    expect((await sh("npx tsc --version", repo.path)).out).toMatch(/Version 7\./);
+    const ran = await sh(line, repo.path, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
+    expectFixed(ran, repo);
+  });
+
+  it("compiles with the README's command under TypeScript 5 and runs in-process", async () => {
     const repo = calcProject();
     const line = lines().find((l) => l.startsWith("npx tsc"))!;
     expect(line).toMatch(/&& node fix\.mjs$/);
+    expect((await sh("npx tsc --version", repo.path)).out).toMatch(/Version 5\./);
     const ran = await sh(line, repo.path, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
     expectFixed(ran, repo);
-    copyFileSync(join(repo.path, "fix.mjs"), join(scratch, "fix.mjs"));
+    project = repo;
   });
 
-  it("runs against drydock serve --http with the server's URL and token file", async () => {
-    const repo = calcProject();
-    copyFileSync(join(scratch, "fix.mjs"), join(repo.path, "fix.mjs"));
+  it("runs again in the same repository against drydock serve --http with its URL and token file", async () => {
+    expect(project, "the in-process run above made the repository").toBeDefined();
+    const repo = project!;
     const state = join(scratch, "server-state");
     const env: NodeJS.ProcessEnv = { ...process.env, DRYDOCK_STATE_DIR: state };
     delete env.DRYDOCK_TOKEN;
