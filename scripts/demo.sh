@@ -24,3 +24,8 @@ git -C "$repo" -c user.name="drydock demo" -c user.email=demo@drydock.invalid co
 say "sample repository: $repo"
 
 node scripts/demo.mjs "$repo" "$image"
+
+# The README's next steps type `drydock`: say how to get it on PATH when it is not there yet.
+if ! command -v drydock >/dev/null 2>&1; then
+  say "next: \`npm link\` (once, in $(pwd)) puts the drydock command on your PATH; until then it is \`node $(pwd)/dist/cli/main.js\`"
+fi
