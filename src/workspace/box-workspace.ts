@@ -8,12 +8,14 @@ import type { Box } from "../sandbox/box.js";
 import { boxSh } from "../sandbox/box-channel.js";
 import { CommandExitError, LimitExceededError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import { reportProgress } from "../util/progress-scope.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
 import type { HostRepo } from "./host-repo.js";
 import { SnapshotCache } from "./snapshot-cache.js";
 import { planSnapshot } from "./snapshot-plan.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
 import { packSnapshot, type SnapshotStats } from "./snapshot-tar.js";
+import { largeUntrackedTrees, untrackedTreesNote } from "./untracked-trees.js";
 
 export { BASE_REF } from "./snapshot-receiver.js";
 
@@ -97,11 +99,28 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
     throw new CommandExitError(received.exitCode, stderr, "copying the repository into the box");
   }
   const stats = await packing;
+  noteLargeUntrackedTrees(plan.repo.root, plan.untracked ?? [], stats);
   const [baseCommit, dirty] = received.stdout.toString("utf8").trim().split(" ");
   log.debug(
     `box ${box.shortId}: tree of ${plan.commit?.slice(0, 12) ?? "(none)"} ${cacheHit ? "from the cache" : "from git"}, ${stats.files} files and ${stats.bytes} bytes from the host; base ${baseCommit!.slice(0, 12)}`,
   );
   return { repo: plan.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit };
+}
+
+/** Repositories already told about their large untracked trees, once per process: not at every session. */
+const toldAboutTrees = new Set<string>();
+
+function noteLargeUntrackedTrees(
+  root: string,
+  untracked: string[],
+  copied: { files: number; bytes: number },
+): void {
+  const trees = largeUntrackedTrees(untracked);
+  if (trees.length === 0 || toldAboutTrees.has(root)) return;
+  toldAboutTrees.add(root);
+  const note = `${root}: ${untrackedTreesNote(trees, copied)}`;
+  log.warn(note);
+  reportProgress(note);
 }
 
 const DIFF = `

@@ -16,6 +16,8 @@ export interface SnapshotPlan {
   files: string[];
   /** Paths of the commit's tree not to send from it (changed or deleted in the working tree). */
   skip: Set<string>;
+  /** Of `files`, those git does not track (and does not ignore); known only when the repository has a commit. */
+  untracked?: string[];
 }
 
 const split = (b: Buffer): string[] => b.toString("utf8").split("\0").filter(Boolean);
@@ -51,6 +53,7 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
     hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", repo.head, "--"]),
     hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
   ]);
-  const files = [...new Set([...split(changed), ...split(untracked)])];
-  return { repo, commit: repo.head, files, skip: new Set(files) };
+  const others = split(untracked);
+  const files = [...new Set([...split(changed), ...others])];
+  return { repo, commit: repo.head, files, skip: new Set(files), untracked: others };
 }
