@@ -67,9 +67,12 @@ export function registerRunCommand(program: Command): void {
           runtime,
           ...egress,
         });
+        // The command's output goes where nothing else is printed: stderr when the diff takes
+        // stdout, stdout with --no-diff (so `drydock run --no-diff -- cmd | jq` reads it).
+        const output = opts.diff ? process.stderr : process.stdout;
         const result = await session.bash(runCommandLine(words), {
           timeoutMs,
-          onOutput: (text) => process.stderr.write(text),
+          onOutput: (text) => output.write(text),
         });
         if (result.note) process.stderr.write(`\n[drydock] ${result.note}\n`);
         const diff = await session.diff();

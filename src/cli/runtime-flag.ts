@@ -24,7 +24,8 @@ export async function runtimeFlag(
   const fromEnv = flag === undefined && !!process.env.DRYDOCK_RUNTIME;
   const field = fromEnv ? "DRYDOCK_RUNTIME" : "--runtime";
   return asFlagError(async () => {
-    const choice = parseRuntimeChoice(flag ?? process.env.DRYDOCK_RUNTIME ?? "runc", field);
+    // An empty DRYDOCK_RUNTIME is unset, as runtimeFromEnv reads it.
+    const choice = parseRuntimeChoice(flag ?? (process.env.DRYDOCK_RUNTIME || "runc"), field);
     const runtime = await resolveRuntime(engine, choice, field);
     checkRuntimeNetwork(runtime, network, "--network");
     return runtime;

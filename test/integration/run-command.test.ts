@@ -32,13 +32,8 @@ function run(repo: string, ...args: string[]): Promise<Ran> {
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
-/** The command's own output: what the box printed, without drydock's log lines. */
-const commandOutput = (ran: Ran) =>
-  ran.stderr
-    .split("\n")
-    .filter((line) => !line.startsWith("[drydock"))
-    .join("\n")
-    .trim();
+/** The command's own output with --no-diff: stdout, where drydock prints nothing of its own. */
+const commandOutput = (ran: Ran) => ran.stdout.trim();
 
 const branches = (repo: string) => git(repo, "branch", "--list", "drydock/*").trim();
 
@@ -59,6 +54,7 @@ describe("drydock run -- COMMAND", () => {
     const ran = await run(repo.path, "--no-diff", "--", "sh", "-c", "echo first; echo second");
     expect(ran.code, ran.stderr).toBe(0);
     expect(commandOutput(ran)).toBe("first\nsecond");
+    expect(ran.stderr).not.toMatch(/first|second/);
     const id = await run(repo.path, "--no-diff", "--", "id", "-u");
     expect(commandOutput(id)).toBe("1000");
     const quoted = await run(repo.path, "--no-diff", "--", "printf", "[%s]\\n", "it's", "$HOME", "a b");
