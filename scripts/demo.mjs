@@ -25,13 +25,21 @@ const key = keyNames.find((name) => process.env[name]);
 say(
   key
     ? `${key} is set: aider uses the real model through drydock's gateway (the key stays on this host)`
-    : "no provider key set: aider uses drydock's offline model (set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY to use a real one)",
+    : "no provider key set: the demo asks for drydock's offline model (--llm offline), which knows this sample repository (set OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY to use a real one)",
 );
 
 const log = join(dirname(repo), "drydock-serve.log");
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [join(root, "dist", "cli", "main.js"), "serve", "--repo", repo, ...(image ? ["--image", image] : [])],
+  // Without a key the offline model is asked for: drydock never falls back to it on its own.
+  args: [
+    join(root, "dist", "cli", "main.js"),
+    "serve",
+    "--repo",
+    repo,
+    ...(image ? ["--image", image] : []),
+    ...(key ? [] : ["--llm", "offline"]),
+  ],
   env: { ...process.env },
   stderr: "pipe",
 });

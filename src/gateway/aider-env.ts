@@ -68,11 +68,18 @@ export interface AiderModelChoice {
   reason: string;
 }
 
+/** Why aider has no model when the host holds no key and none was named, and the ways out. */
+export const NO_KEY =
+  "no model provider key on the host, so aider has no model to call: give drydock ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY in its environment or a .env file given with --keys-file (for Claude Code: claude mcp add drydock -e ANTHROPIC_API_KEY=... -- ...), or ask for the offline demo model, which only knows drydock's sample repository: model openai/drydock-offline, or --llm offline (serve, eval)";
+
 /**
  * The model aider should use: the one asked for, else the default for the first key the host holds
- * (Anthropic, OpenAI, Gemini, as aider would choose), else the offline model. Throws, naming the
- * fix, when the model asked for cannot be served (no key for its provider, a provider the gateway
- * does not route, or a real model while `--llm offline`). In replay mode no key is needed.
+ * (Anthropic, OpenAI, Gemini, as aider would choose). The offline model answers only when asked
+ * for (by name, or `--llm offline`): it knows drydock's sample repository and nothing else, so a
+ * silent fallback to it would answer a real task after a minute with unrelated edits. Throws,
+ * naming the fix, when no model can be served (no key and none asked for, no key for the model's
+ * provider, a provider the gateway does not route, or a real model while `--llm offline`). In
+ * replay mode no key is needed, and with no model named the offline model's recorded answers serve.
  */
 export function chooseAiderModel(options: {
   requested?: string;
@@ -90,10 +97,8 @@ export function chooseAiderModel(options: {
   if (requested === undefined) {
     if (mode.kind === "offline") return offline("--llm offline: the offline model answers");
     const found = DEFAULT_MODELS.find(([provider]) => keys[provider] !== undefined);
-    if (!found)
-      return offline(
-        "no provider key on the host (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY): the offline model answers",
-      );
+    if (!found && mode.kind === "replay") return offline("--llm replay with no model named");
+    if (!found) throw new InvalidArgumentError("model", NO_KEY);
     const [provider, model] = found;
     return {
       model,

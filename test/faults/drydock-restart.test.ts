@@ -75,6 +75,7 @@ describe("drydock stopped or killed", () => {
             ai_coding_prompt: "no rule matches",
             relative_editable_files: ["README.md"],
             session_id: id,
+            model: "openai/drydock-offline",
           },
         },
         undefined,

@@ -237,6 +237,7 @@ describe("session_create's egress over MCP", () => {
             ai_coding_prompt: "no rule matches",
             relative_editable_files: ["README.md"],
             session_id: created.session_id,
+            model: "openai/drydock-offline",
           },
         },
         undefined,

@@ -130,6 +130,7 @@ describe.each(["runc", "runsc"] as BoxRuntime[])("a session under %s", (runtime)
     const reply = await call("aider_ai_code", {
       ai_coding_prompt: "no rule matches this prompt",
       relative_editable_files: ["README.md"],
+      model: "openai/drydock-offline",
     });
     expect(reply).toHaveProperty("success");
     const models = await call("bash", {

@@ -199,6 +199,7 @@ describe("drydock serve --offline-script", () => {
             arguments: {
               ai_coding_prompt: "the zebra change, please",
               relative_editable_files: ["README.md"],
+              model: "openai/drydock-offline",
             },
           },
           undefined,
@@ -207,6 +208,46 @@ describe("drydock serve --offline-script", () => {
       );
       expect(edited.success, JSON.stringify(edited)).toBe(true);
       expect(edited.diff).toContain("+hello from the zebra script");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("drydock serve on a host with no provider key", () => {
+  it("serves every tool, and aider_ai_code with no model refuses at once, saying where a key goes", async () => {
+    const client = new Client({ name: "no-key", version: "1" });
+    let stderr = "";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+      // What a user's MCP client passes when no key was configured: no *_API_KEY, no --llm.
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME!,
+        DRYDOCK_STATE_DIR: state,
+        ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+      },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    await client.connect(transport);
+    try {
+      const started = Date.now();
+      const reply = (await client.callTool({
+        name: "aider_ai_code",
+        arguments: { ai_coding_prompt: "fix the bug", relative_editable_files: ["README.md"] },
+      })) as { isError?: boolean; content: Array<{ text: string }> };
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(reply.isError).toBe(true);
+      const answer = JSON.parse(reply.content[0]!.text) as { success: boolean; error: string };
+      expect(answer.success).toBe(false);
+      expect(answer.error).toMatch(
+        /^model: no model provider key on the host.*ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.*--keys-file.*openai\/drydock-offline.*--llm offline/,
+      );
+      expect(stderr).toMatch(/aider_ai_code will refuse calls that name no model/);
+      const ran = ok(await client.callTool({ name: "bash", arguments: { command: "echo still here" } }));
+      expect(ran.stdout).toBe("still here\n");
     } finally {
       await client.close();
     }

@@ -63,6 +63,7 @@ describe("network from a default box", () => {
             ai_coding_prompt: "no rule matches",
             relative_editable_files: ["README.md"],
             session_id: sessionId,
+            model: "openai/drydock-offline",
           },
         },
         undefined,

@@ -85,7 +85,15 @@ export function aiderServiceFromOptions(
     defaultModel: options.model || env.DRYDOCK_MODEL || fromFile.DRYDOCK_MODEL || undefined,
     options: options.aiderOptions ?? parseAiderOptions(env.DRYDOCK_AIDER_OPTIONS, "DRYDOCK_AIDER_OPTIONS"),
   });
-  const choice = service.chooseModel();
-  log.info(`aider's default model: ${choice.model} (${choice.reason}); LLM mode ${mode.kind}`);
+  // A model named by flag or variable that cannot be served stops the start; with none named and
+  // no key, the server still serves every other tool and aider_ai_code refuses at once, saying why.
+  const named = options.model || env.DRYDOCK_MODEL || fromFile.DRYDOCK_MODEL;
+  try {
+    const choice = service.chooseModel();
+    log.info(`aider's default model: ${choice.model} (${choice.reason}); LLM mode ${mode.kind}`);
+  } catch (error) {
+    if (named || !(error instanceof InvalidArgumentError)) throw error;
+    log.warn(`aider_ai_code will refuse calls that name no model: ${error.message.replace(/^model: /, "")}`);
+  }
   return service;
 }

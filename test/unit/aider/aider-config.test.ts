@@ -9,9 +9,12 @@ const dir = mkdtempSync(join(tmpdir(), "drydock-aider-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("aiderServiceFromOptions", () => {
-  it("uses the offline model when no key and no model is given", () => {
+  it("starts with no key and no model given, and refuses aider calls naming no model, saying where a key goes", () => {
     const service = aiderServiceFromOptions({}, {});
-    expect(service.chooseModel()).toMatchObject({ model: "openai/drydock-offline", offline: true });
+    expect(() => service.chooseModel()).toThrow(/^model: no model provider key on the host.*ANTHROPIC_API_KEY/);
+    expect(() => service.prepare({ prompt: "fix it", editable: ["a.py"] })).toThrow(/no model provider key/);
+    expect(service.chooseModel("openai/drydock-offline")).toMatchObject({ offline: true });
+    expect(aiderServiceFromOptions({ llm: "offline" }, {}).chooseModel()).toMatchObject({ offline: true });
   });
 
   it("takes the default model from --model, then DRYDOCK_MODEL, then the .env file", () => {
@@ -64,7 +67,7 @@ describe("aiderServiceFromOptions", () => {
 
 describe("AiderService.prepare", () => {
   const service = aiderServiceFromOptions(
-    {},
+    { llm: "offline" },
     { DRYDOCK_AIDER_OPTIONS: '{"map_tokens":0,"edit_format":"whole"}' },
   );
 

@@ -35,10 +35,21 @@ describe("providerOfModel", () => {
 });
 
 describe("chooseAiderModel", () => {
-  it("uses the offline model when no model is asked for and the host has no key", () => {
-    const choice = chooseAiderModel({ keys: {}, mode: live });
-    expect(choice).toMatchObject({ model: OFFLINE_AIDER_MODEL, provider: "offline", offline: true });
-    expect(choice.reason).toContain("no provider key on the host");
+  it("refuses, naming the key variables and the offline model, when no model is asked for and the host has no key", () => {
+    expect(() => chooseAiderModel({ keys: {}, mode: live })).toThrow(
+      /^model: no model provider key on the host.*ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY.*--keys-file.*openai\/drydock-offline.*--llm offline/,
+    );
+    expect(() => chooseAiderModel({ keys: {}, mode: { kind: "record", file: "/tmp/x.jsonl" } })).toThrow(
+      /no model provider key/,
+    );
+  });
+
+  it("uses the offline model when it is asked for: by name, or with --llm offline", () => {
+    expect(chooseAiderModel({ keys: {}, mode: live, requested: OFFLINE_AIDER_MODEL })).toMatchObject({
+      model: OFFLINE_AIDER_MODEL,
+      offline: true,
+    });
+    expect(chooseAiderModel({ keys: {}, mode: { kind: "offline" } })).toMatchObject({ offline: true });
   });
 
   it("picks aider's default for the first key the host holds: Anthropic, then OpenAI, then Gemini", () => {
@@ -108,7 +119,7 @@ describe("aiderEnv", () => {
   it("points every provider at the relay with dummy keys, and the offline model at /offline with the diff format", () => {
     const env = aiderEnv({
       port: 4141,
-      choice: chooseAiderModel({ keys: {}, mode: live }),
+      choice: chooseAiderModel({ keys: {}, mode: live, requested: OFFLINE_AIDER_MODEL }),
       modelMetadataFile: "/run/drydock/model-metadata.json",
     });
     expect(env).toMatchObject({
