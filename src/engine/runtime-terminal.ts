@@ -21,6 +21,6 @@ export function terminalArgv(
   if (runtime === undefined || !HOST_TERMINAL_RUNTIMES.has(runtime)) return [...argv];
   // script copies the size of its own terminal when it starts, before the engine's resize arrives,
   // and no SIGWINCH crosses into the sandbox: the inner terminal is sized here.
-  const line = `stty cols ${size.cols} rows ${size.rows} 2>/dev/null; exec ${argv.map(quote).join(" ")}`;
+  const line = `/bin/stty cols ${size.cols} rows ${size.rows} 2>/dev/null; exec ${argv.map(quote).join(" ")}`;
   return ["/usr/bin/script", "--quiet", "--flush", "--return", "--command", line, "/dev/null"];
 }

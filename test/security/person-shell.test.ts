@@ -178,7 +178,10 @@ describe("the person's shell against what the agent planted", () => {
     // The agent found the person's processes and could reach none of them.
     expect(reach).toMatch(/found [1-9]/);
     expect(reach).toContain("reached none");
-    const traces = await agent("/usr/bin/cat /tmp/agent-ran /tmp/stolen 2>/dev/null; echo end");
+    // Nothing ran, nothing was stolen, and the shell's rc is gone with it.
+    const traces = await agent(
+      "/usr/bin/cat /tmp/agent-ran /tmp/stolen 2>/dev/null; ls -d /tmp/.drydock-person* 2>/dev/null; echo end",
+    );
     expect(traces.trim()).toBe("end");
 
     const r = await promisify(execFile)(process.execPath, [cli, "sessions", "log", id, "--json"], {

@@ -118,7 +118,7 @@ describe("terminalArgv", () => {
     expect(argv.slice(0, 5)).toEqual(["/usr/bin/script", "--quiet", "--flush", "--return", "--command"]);
     expect(argv.at(-1)).toBe("/dev/null");
     expect(argv[5]).toBe(
-      `stty cols 80 rows 24 2>/dev/null; exec 'bash' '-c' 'echo '\\''it'\\'''\\''s'\\''; tty'`,
+      `/bin/stty cols 80 rows 24 2>/dev/null; exec 'bash' '-c' 'echo '\\''it'\\'''\\''s'\\''; tty'`,
     );
   });
 });
