@@ -7,6 +7,7 @@ import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { findDockerCli } from "../util/docker-cli.js";
 import { sessionsFit } from "./sessions-fit.js";
+import { terminalText } from "../util/terminal-text.js";
 
 interface Check {
   name: string;
@@ -202,9 +203,10 @@ export function registerDoctorCommand(program: Command): void {
       if (opts.json) process.stdout.write(JSON.stringify(checks, null, 2) + "\n");
       else {
         for (const c of checks) {
-          process.stdout.write(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`);
-          if (!c.ok && c.breaks) process.stdout.write(`     breaks: ${c.breaks}\n`);
-          if (!c.ok && c.fix) process.stdout.write(`     fix: ${c.fix}\n`);
+          // A check's detail may quote an engine's or an image's own words.
+          process.stdout.write(terminalText(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`));
+          if (!c.ok && c.breaks) process.stdout.write(terminalText(`     breaks: ${c.breaks}\n`));
+          if (!c.ok && c.fix) process.stdout.write(terminalText(`     fix: ${c.fix}\n`));
         }
       }
       process.exitCode = checks.every((c) => c.ok) ? 0 : 1;

@@ -11,6 +11,7 @@ import { formatElapsed } from "../eval/progress-line.js";
 import type { ResultsFile } from "../eval/results-summary.js";
 import { mergeShards } from "../eval/shards.js";
 import { FlagError } from "../util/errors.js";
+import { terminalLine, terminalText } from "../util/terminal-text.js";
 import { asFlagError } from "./flag-checks.js";
 
 /** The run's one line for a person: resolved, time, tokens, cost, and where the report is. */
@@ -27,7 +28,7 @@ export function summaryLine(results: ResultsFile, out: string): string {
   ]
     .filter(Boolean)
     .join(" · ")
-    .concat(`\nreport: ${resolve(out, "report.html")}`);
+    .concat(`\nreport: ${terminalLine(resolve(out, "report.html"))}`);
 }
 
 export function registerEvalResultCommands(evalCommand: Command): void {
@@ -110,7 +111,8 @@ export function registerEvalResultCommands(evalCommand: Command): void {
         process.stdout.write(
           flags.json
             ? JSON.stringify(comparison, null, 2) + "\n"
-            : formatComparison(comparison, { before: a, after: b }),
+            : // Task ids and reasons come from task files and agents' runs.
+              terminalText(formatComparison(comparison, { before: a, after: b })),
         );
         if (flags.failOnRegression && isRegression(comparison)) process.exitCode = 1;
       },

@@ -11,6 +11,7 @@ import { registerServeCommand } from "./serve-command.js";
 import { registerSessionsCommand } from "./sessions-command.js";
 import { watchStdout } from "./stdout-closed.js";
 import { registerTasksCommand } from "./tasks-command.js";
+import { terminalText } from "../util/terminal-text.js";
 
 watchStdout();
 
@@ -35,7 +36,8 @@ registerMockLlmCommand(program);
 registerEvalCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`drydock: ${describeError(error)}\n`);
+  // An error's message may quote the box (a command, a path, a program's output).
+  process.stderr.write(`drydock: ${terminalText(describeError(error))}\n`);
   if (error instanceof FlagError) process.exit(2);
   process.exit(typeof process.exitCode === "number" && process.exitCode !== 0 ? process.exitCode : 1);
 });

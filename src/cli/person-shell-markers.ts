@@ -5,6 +5,8 @@
  * relay on the host takes these out of what the person sees and logs them. Pure.
  */
 
+import { personShellPrelude } from "./person-shell-confinement.js";
+
 /** The OSC number the markers use (unassigned by terminals, so one that slips through shows nothing). */
 const OSC = "\x1b]7337;";
 const BEL = "\x07";
@@ -17,25 +19,27 @@ export interface PersonCommand {
 }
 
 /**
- * The rc file of a person's shell: a prompt that says whose shell it is, and the report before
- * each prompt. It reads nothing the agent could have written (the box user's ~/.bashrc is the
- * agent's to change), so no code of the agent's runs in the shell by itself or sees the nonce,
- * which lives in a shell variable that is not exported: the programs the person runs (some written
- * by the agent) cannot read it from their environment.
+ * The rc file of a person's shell: the confinement prelude (PATH, readline; see
+ * person-shell-confinement.ts), a prompt that says whose shell it is, and the report before each
+ * prompt. It sources nothing the agent could have written (the box user's ~/.bashrc is the agent's
+ * to change), so no code of the agent's runs in the shell by itself or sees the nonce, which lives
+ * in a shell variable that is not exported: the programs the person runs (some written by the
+ * agent) cannot read it from their environment.
  */
 export function personShellRc(nonce: string): string {
   if (!/^[0-9a-f]{16,64}$/.test(nonce)) throw new Error("the nonce must be 16 to 64 hex digits");
   return [
+    personShellPrelude(),
     "unset HISTFILE",
     `__drydock_nonce=${nonce}`,
-    "__drydock_last=$(HISTTIMEFORMAT= builtin history 1 | sed -E 's/^ *([0-9]+).*/\\1/')",
+    "__drydock_last=$(HISTTIMEFORMAT= builtin history 1 | /bin/sed -E 's/^ *([0-9]+).*/\\1/')",
     "__drydock_report() {",
     "  local s=$? h",
     "  h=$(HISTTIMEFORMAT= builtin history 1)",
     "  [[ $h =~ ^[[:space:]]*([0-9]+)[*]?[[:space:]]+(.*)$ ]] || return 0",
     '  [[ ${BASH_REMATCH[1]} == "$__drydock_last" ]] && return 0',
     "  __drydock_last=${BASH_REMATCH[1]}",
-    `  printf '\\033]7337;%s;%s;%s\\007' "$__drydock_nonce" "$s" "$(printf %s "\${BASH_REMATCH[2]}" | base64 -w0)"`,
+    `  printf '\\033]7337;%s;%s;%s\\007' "$__drydock_nonce" "$s" "$(printf %s "\${BASH_REMATCH[2]}" | /usr/bin/base64 -w0)"`,
     "}",
     "PROMPT_COMMAND=__drydock_report",
     "PS1='(drydock person) \\w \\$ '",

@@ -1,6 +1,7 @@
 /**
  * `drydock sessions shell ID`: a person's own interactive shell in a session's box, as the box
- * user in /workspace: a new exec with a terminal of its own (through the engine API, as the agent's
+ * user in /workspace but in a group of its own, reading nothing the agent can write
+ * (person-shell-confinement.ts): a new exec with a terminal of its own (through the engine API, as the agent's
  * shell runs), never the agent's shell. The relay runs on the host between the person's terminal
  * and the box's; the shell in the box reports each command through that terminal
  * (person-shell-markers.ts), and the relay writes the audit log, so the box gets no write path to it.
@@ -12,12 +13,11 @@ import { openTerminalExec } from "../engine/exec-terminal.js";
 import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
 import { appendAuditEntry } from "../session/audit-log.js";
 import { capText, MAX_COMMAND_CHARS, type AuditEntry } from "../session/audit-entry.js";
+import { DrydockError } from "../util/errors.js";
 import { redactHostKeys } from "./host-key-redaction.js";
+import { PERSON_EXEC_ENV, PERSON_GID, personShellArgv, STAGE_RC_SCRIPT } from "./person-shell-confinement.js";
 import { PersonShellMarkers, personShellRc } from "./person-shell-markers.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
-
-/** Starts the shell's rc from an environment variable the shell then forgets (see personShellRc). */
-const LAUNCH = 'rc=$DRYDOCK_PERSON_RC; unset DRYDOCK_PERSON_RC; exec bash --rcfile <(printf "%s" "$rc") -i';
 
 export interface PersonShellIo {
   stdin: NodeJS.ReadStream;
@@ -40,24 +40,27 @@ export async function personShell(
   const started = Date.now();
   log({
     tool: "person_shell",
-    args: { box: box.id.slice(0, 12), user: BOX_USER, event: "start" },
+    args: { box: box.id.slice(0, 12), user: `${BOX_USER}:${PERSON_GID}`, event: "start" },
     outcome: { ok: true },
     duration_ms: null,
     output_bytes: null,
   });
   const engine = await Engine.connect();
-  const term = await openTerminalExec(engine, box.id, ["bash", "-c", LAUNCH], {
-    user: BOX_USER,
-    workdir: WORKSPACE,
-    env: {
-      TERM: process.env.TERM || "xterm-256color",
-      DRYDOCK_ACTOR: "person",
-      DRYDOCK_PERSON_RC: personShellRc(nonce),
+  const group = `${BOX_USER}:${PERSON_GID}`;
+  const rcDir = await stageRc(engine, box.id, personShellRc(nonce));
+  const term = await openTerminalExec(
+    engine,
+    box.id,
+    personShellArgv(`${rcDir}/rc`, process.env.TERM || "xterm-256color"),
+    {
+      user: group,
+      workdir: WORKSPACE,
+      env: PERSON_EXEC_ENV,
+      cols: io.stdout.columns || 80,
+      rows: io.stdout.rows || 24,
+      input: true,
     },
-    cols: io.stdout.columns || 80,
-    rows: io.stdout.rows || 24,
-    input: true,
-  });
+  );
   const markers = new PersonShellMarkers(nonce);
   // A character split between two chunks is decoded whole.
   const utf8 = new StringDecoder("utf8");
@@ -101,12 +104,36 @@ export async function personShell(
   term.close();
   if (raw) io.stdin.setRawMode(false);
   io.stdin.pause();
+  await engine
+    .exec(box.id, ["/bin/rm", "-rf", "--", rcDir], { user: `0:${PERSON_GID}`, timeoutMs: 10_000 })
+    .catch(() => undefined);
   log({
     tool: "person_shell",
-    args: { box: box.id.slice(0, 12), user: BOX_USER, event: "end" },
+    args: { box: box.id.slice(0, 12), user: `${BOX_USER}:${PERSON_GID}`, event: "end" },
     outcome: { ok: exitCode === 0, exit_code: exitCode },
     duration_ms: Date.now() - started,
     output_bytes: null,
   });
   return exitCode;
+}
+
+/**
+ * Writes the rc where only the person's group can read it (see STAGE_RC_SCRIPT), as root in the
+ * box: the nonce travels on the exec's stdin, so no environment or argument list ever holds it.
+ */
+async function stageRc(engine: Engine, boxId: string, rc: string): Promise<string> {
+  const staged = await engine.exec(boxId, ["/bin/sh", "-c", STAGE_RC_SCRIPT], {
+    user: `0:${PERSON_GID}`,
+    env: PERSON_EXEC_ENV,
+    stdin: rc,
+    timeoutMs: 30_000,
+  });
+  const dir = staged.stdout.toString().trim();
+  if (staged.exitCode !== 0 || !/^\/tmp\/\.drydock-person\.[A-Za-z0-9]+$/.test(dir)) {
+    throw new DrydockError(
+      "person_shell_failed",
+      `could not prepare the person's shell in box ${boxId.slice(0, 12)}: ${staged.stderr.toString().trim() || `exit ${staged.exitCode}`}; is /tmp full? check with \`drydock sessions show\``,
+    );
+  }
+  return dir;
 }

@@ -11,6 +11,7 @@ import { taskStackFacts, type TaskStackFacts } from "../tasks/task-stack-facts.j
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { formatAuditEntry } from "./audit-lines.js";
 import type { SessionTarget } from "./session-target.js";
+import { terminalLine, terminalText } from "../util/terminal-text.js";
 
 /** How many of the last commands `show` lists. */
 export const LAST_COMMANDS = 10;
@@ -81,7 +82,8 @@ export function auditSummary(
 export function renderSessionFacts(f: SessionFacts): string {
   const r = f.record;
   const lines = [`session ${f.session_id}`];
-  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(12)} ${value}`);
+  // Values come from the record, the task stack and the log, all of which the agent could shape.
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(12)} ${terminalLine(value)}`);
   row("box", f.box ? `${f.box.id} (${f.box.state})` : "gone (removed with its session)");
   row(
     "owner",
@@ -112,15 +114,17 @@ export function renderSessionFacts(f: SessionFacts): string {
   );
   row("audit log", `${f.audit_log} (${f.calls} call(s))`);
   lines.push("", "task stack:");
-  if (f.task_stack_problem) lines.push(`  warning: ${f.task_stack_problem}`);
+  if (f.task_stack_problem) lines.push(`  warning: ${terminalLine(f.task_stack_problem)}`);
   if (f.task_stack) {
     const t = f.task_stack;
-    lines.push(`  ${t.tasks} task(s), ${t.open} open${t.current ? `; current: ${t.current}` : ""}`);
+    lines.push(
+      `  ${t.tasks} task(s), ${t.open} open${t.current ? `; current: ${terminalLine(t.current)}` : ""}`,
+    );
     lines.push(
       ...t.outline
         .trimEnd()
         .split("\n")
-        .map((l) => `  ${l}`),
+        .map((l) => `  ${terminalLine(l)}`),
     );
   } else if (!f.task_stack_problem) {
     lines.push("  (none)");
@@ -128,5 +132,5 @@ export function renderSessionFacts(f: SessionFacts): string {
   lines.push("", `last commands (up to ${LAST_COMMANDS}):`);
   if (f.last_commands.length === 0) lines.push("  (none)");
   lines.push(...f.last_commands.map((e) => `  ${formatAuditEntry(e)}`));
-  return lines.join("\n") + "\n";
+  return terminalText(lines.join("\n")) + "\n";
 }

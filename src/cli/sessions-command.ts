@@ -16,6 +16,7 @@ import { renderSessionFacts, sessionFacts } from "./session-show.js";
 import { findSession, matchBox, sessionBoxes } from "./session-target.js";
 import { stdoutClosed } from "./stdout-closed.js";
 import { textTable } from "./text-table.js";
+import { terminalText } from "../util/terminal-text.js";
 
 interface ApplyFlags {
   branch?: string;
@@ -154,14 +155,17 @@ export function registerSessionsCommand(program: Command): void {
         replaceBranch: opts.replaceBranch,
         allowIgnoreChanges: opts.allowIgnoreChanges,
       });
-      for (const warning of result.warnings ?? []) process.stderr.write(`drydock: warning: ${warning}\n`);
+      for (const warning of result.warnings ?? [])
+        process.stderr.write(`drydock: warning: ${terminalText(warning)}\n`);
       const repo = target.record?.repo ?? "";
       process.stdout.write(
-        result.files.length === 0
-          ? "nothing changed in the box; nothing was applied\n"
-          : result.mode === "branch"
-            ? `committed ${result.files.length} file(s) on branch ${result.branch} (${result.commit?.slice(0, 12)}) in ${repo}; the working tree was not touched\n`
-            : `applied ${result.files.length} file(s) to the working tree of ${repo}\n`,
+        terminalText(
+          result.files.length === 0
+            ? "nothing changed in the box; nothing was applied\n"
+            : result.mode === "branch"
+              ? `committed ${result.files.length} file(s) on branch ${result.branch} (${result.commit?.slice(0, 12)}) in ${repo}; the working tree was not touched\n`
+              : `applied ${result.files.length} file(s) to the working tree of ${repo}\n`,
+        ),
       );
     });
   sessions
@@ -184,7 +188,9 @@ export function registerSessionsCommand(program: Command): void {
       const engine = await Engine.connect();
       const box = matchBox(id, await sessionBoxes(engine, stateDir()));
       await engine.remove(box.id);
-      process.stdout.write(`removed ${box.labels[LABEL_SESSION]} (box ${box.id.slice(0, 12)})\n`);
+      process.stdout.write(
+        terminalText(`removed ${box.labels[LABEL_SESSION]} (box ${box.id.slice(0, 12)})\n`),
+      );
     });
   sessions
     .command("prune")
@@ -201,7 +207,9 @@ export function registerSessionsCommand(program: Command): void {
       const engine = await Engine.connect();
       const result = await pruneOrphans(engine, { all: opts.all });
       process.stdout.write(
-        `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
+        terminalText(
+          `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
+        ),
       );
       if (days === undefined) return;
       const withBox = new Set(

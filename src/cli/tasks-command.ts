@@ -4,6 +4,7 @@ import { bigPictureJson, renderBigPictureText } from "../tasks/render-big-pictur
 import { stackOverview } from "../tasks/stack-overview.js";
 import { TaskStackStore, type StoredStackSummary } from "../tasks/task-stack-store.js";
 import { textTable } from "./text-table.js";
+import { terminalText } from "../util/terminal-text.js";
 
 interface DirOption {
   dir?: string;
@@ -30,7 +31,7 @@ export function registerTasksCommand(program: Command): void {
           `session ${sessionId} has no stored task stack in ${store.dir}; list stored stacks with \`drydock tasks list\``,
         );
       }
-      if (peeked.warning) writeErr(command, `warning: ${peeked.warning}\n`);
+      if (peeked.warning) writeErr(command, `warning: ${terminalText(peeked.warning)}\n`);
       const { stack } = peeked;
       if (options.json) {
         const json = {
@@ -44,11 +45,14 @@ export function registerTasksCommand(program: Command): void {
         return;
       }
       const { counts } = stackOverview(stack);
+      // Titles and bodies are the agent's words: shown with their control characters escaped.
       writeOut(
         command,
-        `session ${sessionId}: ${counts.total} tasks, ${counts.open} open, saved ${peeked.savedAt}\n\n` +
-          renderBigPictureText(stack) +
-          "\n",
+        terminalText(
+          `session ${sessionId}: ${counts.total} tasks, ${counts.open} open, saved ${peeked.savedAt}\n\n` +
+            renderBigPictureText(stack) +
+            "\n",
+        ),
       );
     });
 

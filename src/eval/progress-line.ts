@@ -2,6 +2,8 @@
  * The progress line on stderr: done / passed / failed / running and the elapsed time. On a
  * terminal it redraws one line; elsewhere (CI logs) it prints a line when a count changes.
  */
+import { terminalText } from "../util/terminal-text.js";
+
 export interface ProgressCounts {
   total: number;
   done: number;
@@ -50,10 +52,10 @@ export class ProgressLine {
     this.draw();
   }
 
-  /** Writes a message on its own line without garbling the bar. */
+  /** Writes a message on its own line without garbling the bar, escaped: it may quote a task or a box. */
   note(message: string): void {
     if (this.tty) this.stream.write("\r\x1b[2K");
-    this.stream.write(`${message}\n`);
+    this.stream.write(`${terminalText(message)}\n`);
     if (this.tty) this.stream.write(formatProgress(this.counts, Date.now() - this.started));
   }
 

@@ -115,10 +115,10 @@ describe("terminalArgv", () => {
 
   it("starts it under script, sized and quoted, under runsc", () => {
     const argv = terminalArgv(["bash", "-c", "echo 'it''s'; tty"], "runsc", size);
-    expect(argv.slice(0, 5)).toEqual(["script", "--quiet", "--flush", "--return", "--command"]);
+    expect(argv.slice(0, 5)).toEqual(["/usr/bin/script", "--quiet", "--flush", "--return", "--command"]);
     expect(argv.at(-1)).toBe("/dev/null");
     expect(argv[5]).toBe(
-      `stty cols 80 rows 24 2>/dev/null; exec 'bash' '-c' 'echo '\\''it'\\'''\\''s'\\''; tty'`,
+      `/bin/stty cols 80 rows 24 2>/dev/null; exec 'bash' '-c' 'echo '\\''it'\\'''\\''s'\\''; tty'`,
     );
   });
 });
