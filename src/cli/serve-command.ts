@@ -142,8 +142,9 @@ export function registerServeCommand(program: Command): void {
           ? `[drydock] bearer token written to ${handle.tokenFile} (mode 0600)\n`
           : "[drydock] bearer token: the value of DRYDOCK_TOKEN\n",
       );
+      // The key itself is not printed: whatever spawned the server may be reading its stderr.
       process.stderr.write(
-        `[drydock] live view: ${handle.liveUrl} (sign in once: open ${handle.liveUrl}?token=TOKEN)\n`,
+        `[drydock] live view: ${handle.liveUrl} (its own key, not the bearer token, written to ${handle.liveKeyFile} (mode 0600); sign in once: open "${handle.liveUrl}?token=$(cat ${handle.liveKeyFile})")\n`,
       );
       const stop = async () => {
         await handle.close();

@@ -23,6 +23,11 @@ export class SingleSessionAccess implements SessionAccess, TaskStackAccess {
     throw this.refuse("create sessions");
   }
 
+  async resume(_clientId: string, sessionId: string): Promise<Session> {
+    this.check(sessionId);
+    return this.session;
+  }
+
   list(): Session[] {
     return [this.session];
   }

@@ -22,7 +22,7 @@ import { logger } from "../util/log.js";
 import { SingleSessionAccess } from "./single-session-access.js";
 
 const log = logger("eval");
-const HIDDEN_TOOLS = new Set(["session_create", "session_destroy", "session_apply"]);
+const HIDDEN_TOOLS = new Set(["session_create", "session_destroy", "session_apply", "session_resume"]);
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export interface McpGrant {

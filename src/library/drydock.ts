@@ -240,6 +240,7 @@ class RemoteFlavour implements Flavour {
       box: String(reply.box),
       commandTimeoutMs: limits.command_timeout_s * 1000,
       maxOutputBytes: limits.max_output_bytes,
+      ...(typeof reply.session_secret === "string" ? { sessionSecret: reply.session_secret } : {}),
     });
   }
 

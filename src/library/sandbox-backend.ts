@@ -77,6 +77,12 @@ export interface SandboxInfo {
   /** Default per-command limit and output cap. */
   commandTimeoutMs: number;
   maxOutputBytes: number;
+  /**
+   * Remote only: the session's secret (session_create's session_secret), which with the id lets a
+   * new MCP connection continue the session (session_resume) on a server that keeps sessions.
+   * Given to this creator only; keep it like a password.
+   */
+  sessionSecret?: string;
 }
 
 export interface BackendRunOptions {

@@ -95,7 +95,7 @@ export function refusal(figure: AdmissionFigure, input: AdmissionInput): string 
   if (figure.fit > 0) return undefined;
   if (figure.by === "max-sessions") {
     const held = input.held + input.starting;
-    return `there are already ${held} sessions, the most this server runs at once (--max-sessions ${input.maxSessions}); remove one you no longer need with session_destroy (a kept session whose client went away too: \`drydock sessions list\` shows it, and naming it with session_id continues it), or ask whoever runs the server to raise --max-sessions`;
+    return `there are already ${held} sessions, the most this server runs at once (--max-sessions ${input.maxSessions}); remove one you no longer need with session_destroy (a kept session whose client went away too: \`drydock sessions list\` shows it, and its creator continues it with session_resume), or ask whoever runs the server to raise --max-sessions`;
   }
   return (
     `no memory for another session: ${whose(input)} use ${mib(figure.usedMiB)} ` +

@@ -4,13 +4,17 @@
  * session is created on first use from the server's repository and defaults.
  *
  * A kept session whose server died (`serve --keep-sessions`), or whose client went away while this
- * server keeps sessions, is nobody's here until a client names it: the first client to name it
- * holds it from then on, as if it had created it.
+ * server keeps sessions, is nobody's here until a client resumes it with the session's secret
+ * (given only to the client that created it; the record holds its hash): that client holds it
+ * from then on, as if it had created it. Its id alone is not enough, since ids show in logs and
+ * listings: naming it without the secret is answered like an unknown session.
  */
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import type { BoxMemory } from "../engine/box-memory.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import type { SessionManager } from "../session/session-manager.js";
+import { readSessionRecord } from "../session/session-record.js";
+import { sessionSecretMatches } from "../session/session-secret.js";
 import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks/task-stack-access.js";
 import type { SessionAccess } from "../tools/session-access.js";
 import { InvalidArgumentError, LimitExceededError, SessionNotFoundError } from "../util/errors.js";
@@ -50,7 +54,7 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     private readonly serverDefaults: ServerDefaults,
   ) {}
 
-  async create(clientId: string, options: Partial<SessionOptions>): Promise<Session> {
+  async create(clientId: string, options: Partial<SessionOptions>, secretSha256?: string): Promise<Session> {
     const defaults = this.serverDefaults;
     assertWithinGrants(options, defaults.options);
     const served = [defaults.repo, ...(defaults.allowedRepos ?? [])];
@@ -67,13 +71,16 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
       const image = defaults.imageFor
         ? await defaults.imageFor(repo, options.ref, reportProgress)
         : defaults.image;
-      session = await this.manager.create({
-        ...defaults.options,
-        image,
-        // A field the client left out keeps the server's setting (--egress, --memory-mb, …).
-        ...definedOnly(options),
-        repo,
-      } as SessionOptions);
+      session = await this.manager.create(
+        {
+          ...defaults.options,
+          image,
+          // A field the client left out keeps the server's setting (--egress, --memory-mb, …).
+          ...definedOnly(options),
+          repo,
+        } as SessionOptions,
+        secretSha256,
+      );
     } finally {
       this.starting--;
     }
@@ -103,10 +110,7 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   }
 
   async resolve(clientId: string, sessionId: string | undefined): Promise<Session> {
-    if (sessionId !== undefined) {
-      await this.adopt(clientId, sessionId);
-      return this.owned(clientId, sessionId);
-    }
+    if (sessionId !== undefined) return this.owned(clientId, sessionId);
     let pending = this.defaults.get(clientId);
     if (pending) {
       const session = await pending.catch(() => undefined);
@@ -123,7 +127,6 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   }
 
   async destroy(clientId: string, sessionId: string): Promise<void> {
-    await this.adopt(clientId, sessionId);
     this.owned(clientId, sessionId);
     this.owners.delete(sessionId);
     await this.manager.destroy(sessionId);
@@ -137,7 +140,7 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
 
   /**
    * A client went away and its sessions are kept (`--keep-sessions`): they are nobody's now, and
-   * the next client to name one holds it, as after a restart. Returns their ids.
+   * a client that resumes one with its secret holds it, as after a restart. Returns their ids.
    */
   releaseClient(clientId: string): string[] {
     this.defaults.delete(clientId);
@@ -161,9 +164,11 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
         "use letters, digits, '.', '_' or '-' (at most 64 characters)",
       );
     }
-    await this.adopt(clientId, id);
     if (this.manager.has(id)) {
       this.owned(clientId, id);
+    } else if (await readSessionRecord(id)) {
+      // A kept session not taken up yet: its stack is its creator's, reached after session_resume.
+      throw new SessionNotFoundError(id);
     } else {
       const owner = this.stackOwners.get(id);
       if (owner !== undefined && owner !== clientId) throw new SessionNotFoundError(id);
@@ -173,17 +178,24 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   }
 
   /**
-   * Adopts a kept session left by a drydock that died, for the client naming it, when no one here
-   * holds it yet; a session this server holds already is left to the ownership check.
+   * Takes up a kept session for the client showing its secret: one this server holds that no
+   * client holds now (its client went away), or one left by a drydock that died or stopped (its
+   * box is adopted). The secret is checked against the record before any box is touched. Every
+   * refusal (unknown id, wrong secret, another client's, not kept) is the same SessionNotFoundError.
    */
-  private async adopt(clientId: string, sessionId: string): Promise<void> {
-    if (this.manager.has(sessionId)) {
-      // Held here but released by a client that went away: the first to name it takes it.
-      if (!this.owners.has(sessionId)) this.owners.set(sessionId, clientId);
-      return;
-    }
-    const session = await this.manager.adopt(sessionId, this.serverDefaults.options);
-    if (session && !this.owners.has(session.id)) this.owners.set(session.id, clientId);
+  async resume(clientId: string, sessionId: string, secret: string): Promise<Session> {
+    const owner = this.owners.get(sessionId);
+    if (owner === clientId && this.manager.has(sessionId)) return this.manager.get(sessionId);
+    if (owner !== undefined) throw new SessionNotFoundError(sessionId);
+    const record = await readSessionRecord(sessionId);
+    if (!sessionSecretMatches(secret, record?.secret_sha256)) throw new SessionNotFoundError(sessionId);
+    const session = this.manager.has(sessionId)
+      ? this.manager.get(sessionId)
+      : await this.manager.adopt(sessionId, this.serverDefaults.options);
+    // Two clients with the secret at once: the first to get here holds it.
+    if (!session || this.owners.has(sessionId)) throw new SessionNotFoundError(sessionId);
+    this.owners.set(sessionId, clientId);
+    return session;
   }
 
   private owned(clientId: string, sessionId: string): Session {

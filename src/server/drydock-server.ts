@@ -44,7 +44,7 @@ export interface DrydockServerConfig {
   memoryReserveMB?: number;
   /**
    * Keep sessions (`--keep-sessions`): boxes stay running at shutdown and, labelled kept, outlive a
-   * server that dies for `keepTtlMs`; a later server adopts one when a client names its session.
+   * server that dies for `keepTtlMs`; a later server adopts one when a client resumes it with its secret.
    */
   keepSessions?: boolean;
   /** How long a kept box outlives its dead server (`--keep-ttl`; default 24 hours). */
@@ -217,7 +217,7 @@ export class DrydockServer {
       const kept = this.access.releaseClient(clientId);
       if (kept.length > 0) {
         log.info(
-          `kept ${kept.length} session(s) of a client that went away: ${kept.join(", ")}; a client that names one with session_id continues it`,
+          `kept ${kept.length} session(s) of a client that went away: ${kept.join(", ")}; the client that created one continues it with session_resume and its session_secret`,
         );
       }
     }

@@ -3,7 +3,8 @@
  * and task stacks. Every request needs the bearer token; Host and Origin are checked against DNS
  * rebinding; bodies are capped. A client that ends its MCP session (or stays idle past the limit)
  * has its boxes removed. Every other path is the read-only live view (live/live-view.ts), behind
- * the same Host and Origin checks and the same token.
+ * the same Host and Origin checks and a key of its own: the page shows every client's sessions,
+ * so the token every MCP client holds does not open it.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
@@ -38,6 +39,9 @@ export interface HttpHandle {
   port: number;
   token: string;
   tokenFile?: string;
+  /** The live view's own credential, for the person who runs the server; MCP clients never get it. */
+  liveKey: string;
+  liveKeyFile: string;
   close(): Promise<void>;
 }
 
@@ -69,29 +73,34 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "to
   return Buffer.concat(chunks);
 }
 
-function writeTokenFile(token: string): string {
+/** Writes a secret for the person at the host only (mode 0600, in the state directory). */
+function writeSecretFile(name: string, secret: string): string {
   const dir = stateDir();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, "http-token");
-  writeFileSync(file, token + "\n", { mode: 0o600 });
+  const file = join(dir, name);
+  writeFileSync(file, secret + "\n", { mode: 0o600 });
   chmodSync(file, 0o600);
   return file;
 }
 
 export async function serveHttp(server: DrydockServer, options: HttpOptions): Promise<HttpHandle> {
   const token = options.token ?? randomBytes(32).toString("base64url");
-  const tokenFile = options.token ? undefined : writeTokenFile(token);
+  const tokenFile = options.token ? undefined : writeSecretFile("http-token", token);
+  // Made at every start, never from the MCP token: a client holding that cannot derive it.
+  const liveKey = randomBytes(32).toString("base64url");
+  let liveKeyFile = "";
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const idleMs = options.idleTimeoutMs ?? 30 * 60_000;
   const clients = new Map<string, Client>();
   let hosts = new Set<string>();
   let liveUrl = "";
+  let port = options.port;
   // Made at the first request for it: a server that fails to listen never needs one.
   let live: LiveView | undefined;
   const liveView = () =>
     (live ??= new LiveView(
       { state: stateDir(), tasksDir: server.config.tasksDir, sessions: () => server.manager.list() },
-      { token, tokenFile, url: () => liveUrl },
+      { key: liveKey, keyFile: liveKeyFile, url: () => liveUrl, port: () => port },
     ));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -168,8 +177,10 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
     http.listen(options.port, options.host, resolve);
   });
   const address = http.address();
-  const port = typeof address === "object" && address ? address.port : options.port;
+  port = typeof address === "object" && address ? address.port : options.port;
   hosts = allowedHosts(options.host, port, options.allowedHosts);
+  // Written once listening: a server that failed to start leaves a running one's key in place.
+  liveKeyFile = writeSecretFile("live-key", liveKey);
   const sweep = setInterval(
     () => {
       for (const [sid, c] of clients) {
@@ -190,6 +201,8 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
     port,
     token,
     tokenFile,
+    liveKey,
+    liveKeyFile,
     close: async () => {
       clearInterval(sweep);
       live?.close();

@@ -61,7 +61,10 @@ export class ToolCallAudit {
         sessions: {
           resolve: async (clientId, sessionId, signal) =>
             note(await sessions.resolve(clientId, sessionId, signal)),
-          create: async (clientId, options) => note(await sessions.create(clientId, options)),
+          create: async (clientId, options, secretSha256) =>
+            note(await sessions.create(clientId, options, secretSha256)),
+          resume: async (clientId, sessionId, secret) =>
+            note(await sessions.resume(clientId, sessionId, secret)),
           list: (clientId) => sessions.list(clientId),
           destroy: async (clientId, sessionId) => {
             await sessions.destroy(clientId, sessionId);

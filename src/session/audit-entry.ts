@@ -52,6 +52,9 @@ const CONTENT_ARGS = new Set([
   "thought",
 ]);
 
+/** Arguments that are credentials: never logged, not even their length. */
+const SECRET_ARGS = new Set(["session_secret"]);
+
 /** Arguments whose text is what the call is about: kept longer than other strings. */
 const COMMAND_ARGS = new Set(["command", "ai_coding_prompt"]);
 
@@ -88,7 +91,9 @@ export function summarizeArgs(tool: string, args: unknown): Record<string, unkno
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
     if (value === undefined) continue;
-    if (CONTENT_ARGS.has(key) && tool !== "bash") {
+    if (SECRET_ARGS.has(key)) {
+      out[key] = "(not logged)";
+    } else if (CONTENT_ARGS.has(key) && tool !== "bash") {
       out[key] = typeof value === "string" ? { chars: value.length } : { json_chars: jsonLength(value) };
     } else {
       out[key] = summarizeValue(value, COMMAND_ARGS.has(key) ? MAX_COMMAND_CHARS : MAX_TEXT_CHARS);

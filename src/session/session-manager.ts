@@ -109,7 +109,8 @@ export class SessionManager {
     this.reaper = undefined;
   }
 
-  async create(options: SessionOptions): Promise<Session> {
+  /** Starts a session; `secretSha256` (session-secret.ts) goes into its record for a later resume. */
+  async create(options: SessionOptions, secretSha256?: string): Promise<Session> {
     const creating = this.startSession(options);
     this.creating.add(creating);
     try {
@@ -123,7 +124,7 @@ export class SessionManager {
           warm: session.warm,
         }),
       );
-      await writeSessionRecord(session.id, sessionRecordOf(session, session.keptUntil)).catch(
+      await writeSessionRecord(session.id, sessionRecordOf(session, session.keptUntil, secretSha256)).catch(
         (error: Error) =>
           log.warn(
             `session ${session.id}: could not record its repository for \`drydock sessions list\`: ${error.message}`,

@@ -31,10 +31,15 @@ export interface SessionRecord {
    * while it lives the box is its, whatever the box's owner label says (labels cannot change).
    */
   adopted_by?: string;
+  /**
+   * SHA-256 (hex) of the session's secret (session-secret.ts), which a client must show to take
+   * up the session once no client holds it; the secret itself is never stored.
+   */
+  secret_sha256?: string;
 }
 
-/** The record of a session as it starts. */
-export function sessionRecordOf(session: Session, keptUntil?: number): SessionRecord {
+/** The record of a session as it starts, with the hash of its secret when it was given one. */
+export function sessionRecordOf(session: Session, keptUntil?: number, secretSha256?: string): SessionRecord {
   const info = session.info();
   return {
     repo: info.repo,
@@ -47,6 +52,7 @@ export function sessionRecordOf(session: Session, keptUntil?: number): SessionRe
     egress: info.egress.allowlist,
     warm: session.warm,
     ...(keptUntil === undefined ? {} : { kept_until: new Date(keptUntil).toISOString() }),
+    ...(secretSha256 === undefined ? {} : { secret_sha256: secretSha256 }),
   };
 }
 

@@ -7,7 +7,16 @@ import type { Session, SessionOptions } from "../session/session.js";
 export interface SessionAccess {
   /** The session `sessionId` of this client, or the client's default session when omitted. */
   resolve(clientId: string, sessionId: string | undefined, signal?: AbortSignal): Promise<Session>;
-  create(clientId: string, options: Partial<SessionOptions>): Promise<Session>;
+  /**
+   * A new session of this client; `secretSha256` (session/session-secret.ts) is recorded so that
+   * the holder of the secret can resume the session when no client holds it.
+   */
+  create(clientId: string, options: Partial<SessionOptions>, secretSha256?: string): Promise<Session>;
+  /**
+   * Takes up a kept session no client holds (its server restarted, or its client went away), for
+   * the client that shows its secret; a wrong secret is answered like an unknown session.
+   */
+  resume(clientId: string, sessionId: string, secret: string): Promise<Session>;
   list(clientId: string): Session[];
   destroy(clientId: string, sessionId: string): Promise<void>;
 }

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { parseEgressEntries } from "../gateway/egress-allowlist.js";
 import type { Session } from "../session/session.js";
+import { newSessionSecret, sessionSecretHash } from "../session/session-secret.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import "./session-access.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
@@ -111,11 +112,20 @@ export const sessionCreate = defineTool({
       .optional()
       .describe("Default per-command time limit in seconds (default 120)."),
   },
-  outputSchema: sessionInfo,
+  outputSchema: {
+    ...sessionInfo,
+    session_secret: z
+      .string()
+      .describe(
+        "Given once, to you only: with session_id it resumes this session (session_resume) when the server keeps sessions and it restarted, or your connection ended. Keep it like a password; it is not shown again.",
+      ),
+  },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     ctx.progress("starting the box and copying the repository in");
-    const session = await ctx.services.sessions.create(ctx.clientId, {
+    // Made here, where the reply is written: below this tool only its hash is kept.
+    const secret = newSessionSecret();
+    const options = {
       repo: args.repo,
       ref: args.ref,
       network: args.network,
@@ -123,8 +133,25 @@ export const sessionCreate = defineTool({
       memoryMB: args.memory_mb,
       cpus: args.cpus,
       commandTimeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,
-    });
-    return info(session);
+    };
+    const session = await ctx.services.sessions.create(ctx.clientId, options, sessionSecretHash(secret));
+    return { ...info(session), session_secret: secret };
+  },
+});
+
+export const sessionResume = defineTool({
+  name: "session_resume",
+  title: "Resume a kept session",
+  description:
+    "Takes up a session you created that the server kept (drydock serve --keep-sessions) after the server restarted or your connection ended: give its session_id and the session_secret session_create returned. The box, its files, its task stack and its log carry on; from then on pass session_id to the other tools as before. A session id without its secret, a wrong secret, or a session another client holds is answered as an unknown session.",
+  inputSchema: {
+    session_id: z.string().min(1).describe("The session to resume."),
+    session_secret: z.string().min(1).max(200).describe("The session_secret session_create returned for it."),
+  },
+  outputSchema: sessionInfo,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run(args, ctx) {
+    return info(await ctx.services.sessions.resume(ctx.clientId, args.session_id, args.session_secret));
   },
 });
 
@@ -268,4 +295,5 @@ export const sessionTools: AnyToolDefinition[] = [
   sessionDestroy,
   sessionDiff,
   sessionApply,
+  sessionResume,
 ];

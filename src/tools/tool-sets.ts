@@ -14,7 +14,8 @@ const names = (tools: readonly AnyToolDefinition[]) => tools.map((t) => t.name);
 
 /** Each set's tool names; `all` is every tool the server has. */
 export const TOOL_SETS: Readonly<Record<string, readonly string[]>> = {
-  minimal: [...names(sessionTools), "bash", "file_editor", "git_diff"],
+  // Resuming a kept session is for servers started with --keep-sessions: not part of the minimum.
+  minimal: [...names(sessionTools).filter((n) => n !== "session_resume"), "bash", "file_editor", "git_diff"],
   sessions: names(sessionTools),
   shell: names(shellTools),
   edit: ["file_editor", "str_replace_based_edit_tool", "json_editor", "code_search", "git_diff"],

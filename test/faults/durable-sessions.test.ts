@@ -1,7 +1,7 @@
 /**
  * Durable sessions: with `serve --keep-sessions` a session outlives a server killed with SIGKILL;
- * a server started again with the same state directory adopts it when a client names it, with its
- * edits, its task stack and its audit log. A kept box is reaped once its --keep-ttl has passed,
+ * a server started again with the same state directory adopts it when a client resumes it with the
+ * session's secret, with its edits, its task stack and its audit log. A kept box is reaped once its --keep-ttl has passed,
  * and boxes that were not kept (another server's, an idle warm box) are reaped as before.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -83,8 +83,9 @@ describe("durable sessions", () => {
     const first = await serve(["--keep-sessions", "--pool", "1"]);
     const call = async (name: string, args: Record<string, unknown>, client = first.client) =>
       ok(await client.callTool({ name, arguments: { ...args, session_id: id } }));
-    const id = ok(await first.client.callTool({ name: "session_create", arguments: {} }))
-      .session_id as string;
+    const created = ok(await first.client.callTool({ name: "session_create", arguments: {} }));
+    const id = created.session_id as string;
+    const secret = created.session_secret as string;
     await call("file_editor", {
       operation: "create",
       path: "notes.txt",
@@ -120,7 +121,8 @@ describe("durable sessions", () => {
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await boxesOf(id), "the kept box outlived its server").toBe(1);
 
-    // A new client names the session: the workspace, the task stack and the log continue.
+    // A new client resumes the session: the workspace, the task stack and the log continue.
+    await call("session_resume", { session_secret: secret }, second.client);
     const read = await call("bash", { command: "cat notes.txt README.md" }, second.client);
     expect(read.output).toBe("edited before the crash\nhello\nchanged\n");
     const task = await call("get_current_task", {}, second.client);
@@ -152,8 +154,8 @@ describe("durable sessions", () => {
   it("a session kept at a clean shutdown is continued by the next server as well", async () => {
     state = mkdtempSync(join(tmpdir(), "drydock-state-"));
     const first = await serve(["--keep-sessions", "--pool", "0"]);
-    const id = ok(await first.client.callTool({ name: "session_create", arguments: {} }))
-      .session_id as string;
+    const created = ok(await first.client.callTool({ name: "session_create", arguments: {} }));
+    const id = created.session_id as string;
     ok(
       await first.client.callTool({
         name: "bash",
@@ -162,6 +164,12 @@ describe("durable sessions", () => {
     );
     await stopServer(first.child);
     const second = await serve(["--keep-sessions", "--pool", "0"]);
+    ok(
+      await second.client.callTool({
+        name: "session_resume",
+        arguments: { session_id: id, session_secret: created.session_secret },
+      }),
+    );
     const read = ok(
       await second.client.callTool({ name: "bash", arguments: { command: "cat kept.txt", session_id: id } }),
     );
@@ -176,8 +184,8 @@ describe("durable sessions", () => {
   it("a kept box is reaped once its --keep-ttl has passed; a box that was not kept is reaped at once", async () => {
     state = mkdtempSync(join(tmpdir(), "drydock-state-"));
     const keeping = await serve(["--keep-sessions", "--keep-ttl", "40", "--pool", "0"]);
-    const kept = ok(await keeping.client.callTool({ name: "session_create", arguments: {} }))
-      .session_id as string;
+    const keptReply = ok(await keeping.client.callTool({ name: "session_create", arguments: {} }));
+    const kept = keptReply.session_id as string;
     const [box] = await (await testEngine()).listBoxes(LABEL_SESSION, kept);
     const keptUntil = Number(box!.labels[LABEL_KEPT_UNTIL]) * 1000;
     expect(keptUntil - Date.now()).toBeGreaterThan(30_000);
@@ -198,12 +206,15 @@ describe("durable sessions", () => {
       .toBe(0);
     expect(Date.now()).toBeGreaterThanOrEqual(keptUntil);
     expect(existsSync(join(state, "sessions", `${kept}.json`)), "its record went with it").toBe(false);
-    // Past its time it cannot be adopted either.
+    // Past its time it cannot be resumed either, even with its secret.
     expect(
       failure(
-        await third.client.callTool({ name: "bash", arguments: { command: "true", session_id: kept } }),
+        await third.client.callTool({
+          name: "session_resume",
+          arguments: { session_id: kept, session_secret: keptReply.session_secret },
+        }),
       ),
-    ).toMatch(new RegExp(kept));
+    ).toMatch(new RegExp(`session ${kept} not found`));
     await stopServer(third.child);
   });
 

@@ -16,6 +16,7 @@ function contextFor(session: Session): ToolContext {
   const sessions: SessionAccess = {
     resolve: async () => session,
     create: async () => session,
+    resume: async () => session,
     list: () => [session],
     destroy: async () => undefined,
   };

@@ -75,6 +75,9 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     try {
       expect(await boxesOf(box.id)).toBe(1);
       expect(box.info.repo).toBe(repo.path);
+      // The secret that resumes a kept session is the remote creator's; in-process there is no server to resume on.
+      if (flavour === "remote") expect(box.info.sessionSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      else expect(box.info.sessionSecret).toBeUndefined();
 
       // Lines arrive while the command still runs, not only with its result.
       const lines: Array<{ line: string; at: number }> = [];

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +54,8 @@ describe("the live view of drydock serve --http", () => {
   let context: BrowserContext;
   let page: Page;
   let sessionId: string;
+  /** The live view's own key, from the file the server wrote; the MCP token does not open it. */
+  let liveKey: string;
   const token = "live-token-" + Math.random().toString(36).slice(2);
   const problems: string[] = [];
   const requests: string[] = [];
@@ -83,6 +85,7 @@ describe("the live view of drydock serve --http", () => {
       args: ["--pool", "0"],
     });
     base = server.url.replace(/\/mcp$/, "");
+    liveKey = readFileSync(join(state, "live-key"), "utf8").trim();
     client = new Client({ name: "live-view-test", version: "1" });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(server.url), {
@@ -136,7 +139,7 @@ describe("the live view of drydock serve --http", () => {
         .end();
     });
 
-  it("lets in only the token's holder, answers only GET, and its cookie does not open /mcp", async () => {
+  it("lets in only the live key's holder, answers only GET, and its cookie does not open /mcp", async () => {
     const signIn = await fetch(`${base}/`);
     expect(signIn.status).toBe(401);
     expect(await signIn.text()).toContain("?token=");
@@ -149,7 +152,11 @@ describe("the live view of drydock serve --http", () => {
       (await fetch(`${base}/live/api/sessions`, { headers: { cookie: "drydock_live=forged" } })).status,
     ).toBe(401);
 
-    const bearer = { authorization: `Bearer ${token}` };
+    expect(
+      (await fetch(`${base}/live/api/sessions`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(401);
+
+    const bearer = { authorization: `Bearer ${liveKey}` };
     const listed = (await (await fetch(`${base}/live/api/sessions`, { headers: bearer })).json()) as {
       sessions: Array<{ id: string; alive: boolean; repo: string }>;
     };
@@ -166,12 +173,16 @@ describe("the live view of drydock serve --http", () => {
       404,
     );
 
-    const exchanged = await fetch(`${base}/?token=${token}`, { redirect: "manual" });
+    const exchanged = await fetch(`${base}/?token=${liveKey}`, { redirect: "manual" });
     expect(exchanged.status).toBe(303);
     expect(exchanged.headers.get("location")).toBe("/");
     const cookie = exchanged.headers.get("set-cookie")!;
-    expect(cookie).toMatch(/^drydock_live=[^;]+; HttpOnly; SameSite=Strict; Path=\/$/);
-    expect(cookie).not.toContain(token);
+    expect(cookie).toMatch(
+      new RegExp(
+        `^drydock_live_${new URL(base).port}=[^;]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200$`,
+      ),
+    );
+    expect(cookie).not.toContain(liveKey);
     const jar = { cookie: cookie.split(";")[0]! };
     expect((await fetch(`${base}/live/api/sessions`, { headers: jar })).status).toBe(200);
     expect(
@@ -195,11 +206,15 @@ describe("the live view of drydock serve --http", () => {
   });
 
   it("signs in with ?token= and shows a command run through MCP within one second, and the screenshot changes", async () => {
-    await page.goto(`${base}/?token=${token}`);
+    await page.goto(`${base}/?token=${liveKey}`);
     expect(new URL(page.url()).search).toBe("");
     const cookies = await context.cookies(base);
     expect(cookies).toEqual([
-      expect.objectContaining({ name: "drydock_live", httpOnly: true, sameSite: "Strict" }),
+      expect.objectContaining({
+        name: `drydock_live_${new URL(base).port}`,
+        httpOnly: true,
+        sameSite: "Strict",
+      }),
     ]);
     await page.waitForSelector(`tr.session[data-id="${sessionId}"].on`);
     await page.waitForSelector("body[data-ready=true]");

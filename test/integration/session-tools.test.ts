@@ -64,7 +64,7 @@ describe("session_apply on a branch that exists", () => {
 });
 
 describe("--keep-sessions and a client that goes away", () => {
-  it("keeps its session for the next client that names it, counted against --max-sessions until then", async () => {
+  it("keeps its session for the client that resumes it with its secret, counted against --max-sessions until then", async () => {
     using repo = tempRepo();
     await using drydock = await inMemoryDrydock({
       repo: repo.path,
@@ -73,13 +73,24 @@ describe("--keep-sessions and a client that goes away", () => {
       maxSessions: 1,
     });
     const a = drydock.client;
-    const id = ok(await a.callTool({ name: "session_create", arguments: {} })).session_id as string;
+    const created = ok(await a.callTool({ name: "session_create", arguments: {} }));
+    const id = created.session_id as string;
     ok(await a.callTool({ name: "bash", arguments: { session_id: id, command: "echo kept > note.txt" } }));
     await drydock.server.disconnectClient("test");
 
     const b = await drydock.connect("second");
     expect(failure(await b.callTool({ name: "session_create", arguments: {} }))).toMatch(
-      /already 1 sessions.*naming it with session_id continues it/,
+      /already 1 sessions.*its creator continues it with session_resume/,
+    );
+    // Its id alone does not take it up; its secret does.
+    expect(
+      failure(await b.callTool({ name: "bash", arguments: { session_id: id, command: "cat note.txt" } })),
+    ).toMatch(new RegExp(`session ${id} not found`));
+    ok(
+      await b.callTool({
+        name: "session_resume",
+        arguments: { session_id: id, session_secret: created.session_secret },
+      }),
     );
     const read = ok(
       await b.callTool({ name: "bash", arguments: { session_id: id, command: "cat note.txt" } }),

@@ -86,16 +86,17 @@ export function livePage(): string {
 `;
 }
 
-/** The page a browser gets without the token: how to open the live view. */
-export function signInPage(liveUrl: string, tokenFile: string | undefined, wrongToken: boolean): string {
-  const where = tokenFile
-    ? `open <code>${escapeHtml(liveUrl)}?token=TOKEN</code> with the token from ${escapeHtml(tokenFile)} (readable by you only), e.g. <code>xdg-open "${escapeHtml(liveUrl)}?token=$(cat ${escapeHtml(tokenFile)})"</code>`
-    : `the token is the value of DRYDOCK_TOKEN the server was started with: open <code>${escapeHtml(liveUrl)}?token=&lt;that value&gt;</code>`;
+/** The page a browser gets without the live key: how to open the live view. */
+export function signInPage(liveUrl: string, keyFile: string, wrongKey: boolean): string {
+  const url = escapeHtml(liveUrl);
+  const file = escapeHtml(keyFile);
   return `${pageHead("drydock live: sign in")}
 <body>
 <h1>drydock live</h1>
-<p>${wrongToken ? "That token is not this server's. " : ""}This page needs the server's bearer token, once per browser session: ${where}.
-The token goes into a cookie for this page only, and leaves the address bar.</p>
+<p>${wrongKey ? "That is not this server's live key. " : ""}This page needs the server's live key, once per browser session:
+open <code>${url}?token=KEY</code> with the key from ${file} (readable by you only), e.g. <code>xdg-open "${url}?token=$(cat ${file})"</code>.
+The live key is not the MCP bearer token: MCP clients never get it, and their token does not open this page.
+The key goes into a cookie for this server only (it lasts 12 hours), and leaves the address bar.</p>
 </body>
 </html>
 `;

@@ -1,8 +1,9 @@
 /**
  * The live view's routes on the HTTP server: the page at `/`, its script and style, and read-only
- * JSON and Server-Sent Events under /live/api/. A browser signs in once with `/?token=…` (a
- * cookie, then a redirect that drops the token from the address bar); programs send the bearer
- * header. No route changes anything; only GET and HEAD are answered.
+ * JSON and Server-Sent Events under /live/api/. Everything but the script and style needs the
+ * live key (live-auth.ts), never the MCP token: a browser signs in once with `/?token=KEY` (a
+ * cookie, then a redirect that drops the key from the address bar); programs send
+ * `Authorization: Bearer KEY`. No route changes anything; only GET and HEAD are answered.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { auditLogPath, readAuditLog } from "../../session/audit-log.js";
@@ -10,7 +11,7 @@ import { describeError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { tokenMatches } from "../http-guard.js";
 import { entryView } from "./entry-view.js";
-import { liveCookieHeader, liveCookieMatches, queryTokenMatches } from "./live-auth.js";
+import { liveCookieHeader, liveCookieMatches, queryKeyMatches } from "./live-auth.js";
 import { LiveData, type LiveSources } from "./live-data.js";
 import { LIVE_CSP, LIVE_STYLE, livePage, signInPage } from "./live-page.js";
 import { LIVE_SCRIPT } from "./live-script.js";
@@ -24,11 +25,16 @@ const KEEP_ALIVE_MS = 15_000;
 const SESSION_ROUTE = /^\/live\/api\/sessions\/([^/]+)(\/diff|\/events)?$/;
 
 export interface LiveViewOptions {
-  token: string;
-  /** Where the token was written, for the sign-in page; undefined when it came from DRYDOCK_TOKEN. */
-  tokenFile?: string;
+  /** The live key: the page's own credential, apart from the MCP token. */
+  key: string;
+  /** Where the key was written (mode 0600), for the sign-in page. */
+  keyFile: string;
   /** The page's own address, e.g. http://127.0.0.1:8080/ (known once the server listens). */
   url(): string;
+  /** The port the server listens on: it is in the cookie's name and MAC. */
+  port(): number;
+  /** The clock the cookie's age is measured by (default Date.now). */
+  now?: () => number;
 }
 
 const SECURITY_HEADERS = {
@@ -72,11 +78,11 @@ export class LiveView {
     if (path === "/") {
       const given = url.searchParams.get("token");
       if (given !== null) {
-        if (!queryTokenMatches(given, this.options.token)) return this.signIn(res, true);
+        if (!queryKeyMatches(given, this.options.key)) return this.signIn(res, true);
         res.writeHead(303, {
           ...SECURITY_HEADERS,
           location: "/",
-          "set-cookie": liveCookieHeader(this.options.token),
+          "set-cookie": liveCookieHeader(this.options.key, this.options.port(), this.now()),
         });
         res.end();
         return;
@@ -92,8 +98,7 @@ export class LiveView {
         res,
         401,
         {
-          error:
-            "unauthorized: send Authorization: Bearer <token>, or open the live view at / with ?token=<token> once",
+          error: `unauthorized: the live view takes its own key (written to ${this.options.keyFile}), not the MCP bearer token; send Authorization: Bearer <live key>, or open the live view at / with ?token=<live key> once`,
         },
         { "www-authenticate": 'Bearer realm="drydock"' },
       );
@@ -131,9 +136,13 @@ export class LiveView {
 
   private signedIn(req: IncomingMessage): boolean {
     // Both are checked, so which one a request carries does not show in the time taken.
-    const bearer = tokenMatches(req.headers.authorization, this.options.token);
-    const cookie = liveCookieMatches(req.headers.cookie, this.options.token);
+    const bearer = tokenMatches(req.headers.authorization, this.options.key);
+    const cookie = liveCookieMatches(req.headers.cookie, this.options.key, this.options.port(), this.now());
     return bearer || cookie;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   private signIn(res: ServerResponse, wrongToken: boolean): void {
@@ -141,7 +150,7 @@ export class LiveView {
       res,
       401,
       "text/html; charset=utf-8",
-      signInPage(this.options.url(), this.options.tokenFile, wrongToken),
+      signInPage(this.options.url(), this.options.keyFile, wrongToken),
     );
   }
 

@@ -7,35 +7,54 @@ import { LiveData } from "../../../src/server/live/live-data.js";
 import { drydockEntry, gatewayEntry, type AuditEntry } from "../../../src/session/audit-entry.js";
 import { emptyTally, entryView, tallyEntries } from "../../../src/server/live/entry-view.js";
 import {
-  LIVE_COOKIE,
+  LIVE_COOKIE_MAX_AGE_S,
   liveCookieHeader,
   liveCookieMatches,
+  liveCookieName,
   liveCookieValue,
-  queryTokenMatches,
+  queryKeyMatches,
 } from "../../../src/server/live/live-auth.js";
 import { escapeHtml, signInPage } from "../../../src/server/live/live-page.js";
 
 describe("the live view's cookie", () => {
-  it("is derived from the token without holding it, and differs for another token", () => {
-    const value = liveCookieValue("s3cret-token");
+  const now = Date.UTC(2026, 0, 2, 3, 4, 5);
+
+  it("carries its issue time and an HMAC, never the key, under a name that holds the port", () => {
+    const value = liveCookieValue("s3cret-key", 8765, now);
     expect(value).not.toContain("s3cret");
-    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(liveCookieValue("other-token")).not.toBe(value);
-    expect(liveCookieHeader("s3cret-token")).toBe(
-      `${LIVE_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/`,
+    expect(value).toMatch(new RegExp(`^${Math.floor(now / 1000)}\\.[A-Za-z0-9_-]{43}$`));
+    expect(liveCookieValue("other-key", 8765, now)).not.toBe(value);
+    expect(liveCookieValue("s3cret-key", 8766, now)).not.toBe(value);
+    expect(liveCookieHeader("s3cret-key", 8765, now)).toBe(
+      `drydock_live_8765=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${12 * 3600}`,
     );
+    expect(LIVE_COOKIE_MAX_AGE_S).toBe(12 * 3600);
   });
 
-  it("matches only its own value, among other cookies, and never the token itself", () => {
-    const value = liveCookieValue("t");
-    expect(liveCookieMatches(`a=1; ${LIVE_COOKIE}=${value}; b=2`, "t")).toBe(true);
-    expect(liveCookieMatches(`${LIVE_COOKIE}=forged; ${LIVE_COOKIE}=${value}`, "t")).toBe(true);
-    expect(liveCookieMatches(`${LIVE_COOKIE}=t`, "t")).toBe(false);
-    expect(liveCookieMatches(`other_${LIVE_COOKIE}=${value}`, "t")).toBe(false);
-    expect(liveCookieMatches(undefined, "t")).toBe(false);
-    expect(queryTokenMatches("t", "t")).toBe(true);
-    expect(queryTokenMatches("t ", "t")).toBe(false);
-    expect(queryTokenMatches(null, "t")).toBe(false);
+  it("matches only a value this key minted for this port within its age, among other cookies", () => {
+    const name = liveCookieName(80);
+    const value = liveCookieValue("k", 80, now);
+    expect(liveCookieMatches(`a=1; ${name}=${value}; b=2`, "k", 80, now)).toBe(true);
+    expect(liveCookieMatches(`${name}=forged; ${name}=${value}`, "k", 80, now)).toBe(true);
+    expect(liveCookieMatches(`${name}=k`, "k", 80, now)).toBe(false);
+    expect(liveCookieMatches(`other_${name}=${value}`, "k", 80, now)).toBe(false);
+    expect(liveCookieMatches(undefined, "k", 80, now)).toBe(false);
+    // Another port's cookie, under its own name or renamed to this port's.
+    const theirs = liveCookieValue("k", 81, now);
+    expect(liveCookieMatches(`${liveCookieName(81)}=${theirs}`, "k", 80, now)).toBe(false);
+    expect(liveCookieMatches(`${name}=${theirs}`, "k", 80, now)).toBe(false);
+    // Past its age, or issued later than the clock allows; a changed time breaks the MAC.
+    const later = now + LIVE_COOKIE_MAX_AGE_S * 1000;
+    expect(liveCookieMatches(`${name}=${value}`, "k", 80, later)).toBe(true);
+    expect(liveCookieMatches(`${name}=${value}`, "k", 80, later + 1000)).toBe(false);
+    expect(liveCookieMatches(`${name}=${liveCookieValue("k", 80, now + 3_600_000)}`, "k", 80, now)).toBe(
+      false,
+    );
+    const moved = `${Math.floor(later / 1000)}.${value.split(".")[1]}`;
+    expect(liveCookieMatches(`${name}=${moved}`, "k", 80, later + 1000)).toBe(false);
+    expect(queryKeyMatches("k", "k")).toBe(true);
+    expect(queryKeyMatches("k ", "k")).toBe(false);
+    expect(queryKeyMatches(null, "k")).toBe(false);
   });
 });
 
@@ -99,14 +118,13 @@ describe("entryView", () => {
 });
 
 describe("the sign-in page", () => {
-  it("says where the token is, escaped", () => {
-    const page = signInPage("http://127.0.0.1:1/", "/home/a<b>/http-token", false);
-    expect(page).toContain("?token=TOKEN");
-    expect(page).toContain("/home/a&lt;b&gt;/http-token");
+  it("says where the live key is, escaped, and that the MCP token does not open the page", () => {
+    const page = signInPage("http://127.0.0.1:1/", "/home/a<b>/live-key", false);
+    expect(page).toContain("?token=KEY");
+    expect(page).toContain("/home/a&lt;b&gt;/live-key");
     expect(page).not.toContain("a<b>");
-    expect(signInPage("http://127.0.0.1:1/", undefined, true)).toMatch(
-      /not this server's[\s\S]*DRYDOCK_TOKEN/,
-    );
+    expect(page).toContain("not the MCP bearer token");
+    expect(signInPage("http://127.0.0.1:1/", "/s/live-key", true)).toMatch(/not this server's live key/);
     expect(escapeHtml(`<"'&>`)).toBe("&lt;&quot;&#39;&amp;&gt;");
   });
 });

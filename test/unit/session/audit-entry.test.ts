@@ -22,6 +22,15 @@ describe("audit entries", () => {
     expect(summary.length).toBeLessThan(MAX_COMMAND_CHARS + 40);
   });
 
+  it("never logs a session's secret, not even its length", () => {
+    expect(summarizeArgs("session_resume", { session_id: "0123456789ab", session_secret: "s3cret" })).toEqual(
+      {
+        session_id: "0123456789ab",
+        session_secret: "(not logged)",
+      },
+    );
+  });
+
   it("logs a file edit's path and kind, and its contents only as their size", () => {
     expect(
       summarizeArgs("file_editor", {

@@ -22,6 +22,7 @@ const sessions: SessionAccess = {
     return { id } as Session;
   },
   create: async () => ({ id: MINE }) as Session,
+  resume: async (clientId, sessionId) => sessions.resolve(clientId, sessionId),
   list: () => [{ id: MINE } as Session],
   destroy: async () => undefined,
 };
