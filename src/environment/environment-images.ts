@@ -29,6 +29,8 @@ import {
 } from "./environment-plan.js";
 import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
+import { BaseImagePolicy, REPO_ID_LABEL } from "./base-image-policy.js";
+import { dockerfileImages } from "./dockerfile-images.js";
 
 const log = logger("environment");
 
@@ -37,6 +39,11 @@ export interface EnvironmentImagesOptions {
   baseImage: string;
   /** CA bundle trusted during builds; default: the host's. */
   caCert?: string;
+  /**
+   * Images environments may build on besides the sandbox image and the repository's own
+   * environment images (`--allow-base-image`); see BaseImagePolicy.
+   */
+  allowBaseImages?: string[];
 }
 
 export interface EnvironmentRequest {
@@ -76,6 +83,7 @@ export class EnvironmentImages {
   private readonly building = new Map<string, Promise<void>>();
   private readonly memo = new Map<string, { signature: string | undefined; status: EnvironmentStatus }>();
   private readonly caCert: string | undefined;
+  private readonly policy: BaseImagePolicy;
 
   constructor(
     private readonly engine: Engine,
@@ -88,6 +96,10 @@ export class EnvironmentImages {
       );
     }
     this.caCert = options.caCert ?? defaultCaBundle();
+    this.policy = new BaseImagePolicy(engine, {
+      sandboxImage: options.baseImage,
+      allowed: options.allowBaseImages,
+    });
   }
 
   get baseImage(): string {
@@ -124,8 +136,14 @@ export class EnvironmentImages {
         present: await this.engine.hasImage(this.options.baseImage),
       };
     }
-    const baseId = await this.baseImageId(loaded);
-    const plan = planEnvironment({ ...loaded, baseImageId: baseId });
+    const baseId = await this.baseImageId(loaded, files);
+    const dockerfileImageIds = await this.dockerfileImageIds(loaded, files);
+    const plan = planEnvironment({
+      ...loaded,
+      baseImageId: baseId,
+      dockerfileImageIds,
+      source: files.source,
+    });
     return { ...base, plan, image: plan.tag, present: await this.engine.hasImage(plan.tag) };
   }
 
@@ -148,7 +166,7 @@ export class EnvironmentImages {
     return { ...status, present: true, built: true };
   }
 
-  private async baseImageId(loaded: LoadedEnvironment): Promise<string> {
+  private async baseImageId(loaded: LoadedEnvironment, files: RepoFiles): Promise<string> {
     const base = loaded.definition.base;
     const sandboxId = await this.engine.imageId(this.options.baseImage);
     if (!sandboxId) {
@@ -158,15 +176,46 @@ export class EnvironmentImages {
       );
     }
     if (base.kind !== "image") return sandboxId;
-    const id = await this.engine.imageId(base.ref);
-    if (!id) {
+    return this.policy.resolve(base.ref, {
+      repoId: files.repoId,
+      repoRoot: files.root,
+      at: base.from,
+      via: "image",
+    });
+  }
+
+  /**
+   * The ids of every image a Dockerfile base reads, each one allowed by the policy; a reference
+   * that cannot be resolved to one image is refused, never skipped.
+   */
+  private async dockerfileImageIds(
+    loaded: LoadedEnvironment,
+    files: RepoFiles,
+  ): Promise<Record<string, string> | undefined> {
+    const base = loaded.definition.base;
+    if (base.kind !== "dockerfile") return undefined;
+    const found = dockerfileImages(loaded.dockerfileText ?? "", {
+      DRYDOCK_SANDBOX: this.options.baseImage,
+      ...base.args,
+    });
+    const problem = found.problems[0];
+    if (problem) {
       throw new EnvironmentDefinitionError(
-        base.from,
-        `image ${base.ref} is not present in the engine (drydock pulls no image for an environment)`,
-        `build or load it first, or use "build": {"dockerfile": ...} with FROM \${DRYDOCK_SANDBOX} (the sandbox image)`,
+        { file: base.dockerfile, line: problem.line },
+        problem.problem,
+        "name the image plainly, or with an ARG that has a value (FROM ${DRYDOCK_SANDBOX} is the sandbox image)",
       );
     }
-    return id;
+    const ids: Record<string, string> = {};
+    for (const image of found.images) {
+      ids[image.ref] = await this.policy.resolve(image.ref, {
+        repoId: files.repoId,
+        repoRoot: files.root,
+        at: { file: base.dockerfile, line: image.line },
+        via: image.via,
+      });
+    }
+    return ids;
   }
 
   private async build(
@@ -200,7 +249,11 @@ export class EnvironmentImages {
           buildArgs: { DRYDOCK_SANDBOX: this.options.baseImage, ...args },
           dockerfile: ".drydock.Dockerfile",
           target,
-          labels: { "drydock.env.base-of": plan.tag, "drydock.env.repo": files.root },
+          labels: {
+            "drydock.env.base-of": plan.tag,
+            "drydock.env.repo": files.root,
+            [REPO_ID_LABEL]: files.repoId,
+          },
         },
         { instructions: [], setup: [] },
         { file: definition.base.from.file, what: `building ${dockerfile}` },
@@ -212,6 +265,7 @@ export class EnvironmentImages {
       "drydock.env.hash": plan.hash,
       "drydock.env.source": definition.file ?? "default",
       "drydock.env.repo": files.root,
+      [REPO_ID_LABEL]: files.repoId,
     };
     const buildFile = environmentDockerfile(definition, base, labels);
     const pack = tar.pack();
