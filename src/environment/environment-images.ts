@@ -22,6 +22,7 @@ import {
   type SetupStep,
 } from "./environment-definition.js";
 import {
+  KEY_LABEL,
   STEP_MARKER,
   environmentDockerfile,
   planEnvironment,
@@ -113,7 +114,7 @@ export class EnvironmentImages {
     const key = JSON.stringify([resolve(repo), ref ?? null, override?.text ?? null]);
     const hit = this.memo.get(key);
     if (hit && (await signature(hit.status, ref)) === hit.signature) {
-      return { ...hit.status, present: await this.engine.hasImage(hit.status.image) };
+      return { ...hit.status, present: await this.isBuilt(hit.status) };
     }
     const status = await this.readStatus(repo, ref, override);
     const sig = await signature(status, ref);
@@ -144,21 +145,33 @@ export class EnvironmentImages {
       dockerfileImageIds,
       source: files.source,
     });
-    return { ...base, plan, image: plan.tag, present: await this.engine.hasImage(plan.tag) };
+    const status = { ...base, plan, image: plan.tag, present: false };
+    return { ...status, present: await this.isBuilt(status) };
+  }
+
+  /**
+   * Whether the plan's tag names an image built from this very key (its whole key in KEY_LABEL):
+   * a tag whose 48 bits another key matched is rebuilt, and the tag moves, never shared.
+   */
+  private async isBuilt(status: EnvironmentStatus): Promise<boolean> {
+    if (!status.plan) return this.engine.hasImage(status.image);
+    const info = await this.engine.imageInfo(status.plan.tag);
+    return info?.labels[KEY_LABEL] === status.plan.key;
   }
 
   /** The image for a repository's environment, built first when missing. */
   async imageFor(request: EnvironmentRequest): Promise<EnvironmentStatus> {
     const status = await this.status(request.repo, request.ref, request.override);
     if (!status.plan || (status.present && !request.force)) return status;
-    const tag = status.plan.tag;
-    let build = this.building.get(tag);
+    const { tag, key } = status.plan;
+    // By the whole key, not the tag: two environments whose tags match share no build.
+    let build = this.building.get(key);
     if (!build) {
       // Registered before the first await, so a second caller finds this build and waits on it.
       const onLine = request.onLine ?? ((l: string) => log.info(l));
       build = repoFiles(request.repo, request.ref).then((files) => this.build(status, files, onLine));
-      this.building.set(tag, build);
-      void build.finally(() => this.building.delete(tag)).catch(() => undefined);
+      this.building.set(key, build);
+      void build.finally(() => this.building.delete(key)).catch(() => undefined);
     } else {
       request.onLine?.(`waiting for the build of ${tag} already under way`);
     }
@@ -263,6 +276,7 @@ export class EnvironmentImages {
     }
     const labels = {
       "drydock.env.hash": plan.hash,
+      [KEY_LABEL]: plan.key,
       "drydock.env.source": definition.file ?? "default",
       "drydock.env.repo": files.root,
       [REPO_ID_LABEL]: files.repoId,

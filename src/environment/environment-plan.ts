@@ -22,6 +22,8 @@ import { createHash } from "node:crypto";
 import type { EnvironmentDefinition, SetupStep } from "./environment-definition.js";
 
 export const ENV_IMAGE_REPO = "drydock-env";
+/** The label holding an environment image's whole cache key. */
+export const KEY_LABEL = "drydock.env.key";
 /** Bumped when the recipe below changes, so images made by an older recipe are rebuilt. */
 export const RECIPE_VERSION = "2";
 /** Where the build's CA bundle sits during the build (removed from the final image). */
@@ -64,6 +66,11 @@ export interface PlanInputs {
 export interface EnvironmentPlan {
   /** 12 hex digits of the cache key. */
   hash: string;
+  /**
+   * The whole cache key (64 hex digits), carried by the image as KEY_LABEL: a tag holds only 48
+   * bits, which a repository could grind its definition (or an eval task its commit) to match.
+   */
+  key: string;
   tag: string;
   /** What the cache key is made of, in words, for `drydock env show`. */
   keyedBy: string[];
@@ -82,7 +89,8 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
   if (inputs.dockerfileText !== undefined) part("dockerfile", inputs.dockerfileText);
   const keyFiles = [...inputs.keyFiles].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const f of keyFiles) part(`key:${f.path}`, f.sha256);
-  const digest = hash.digest("hex").slice(0, 12);
+  const key = hash.digest("hex");
+  const digest = key.slice(0, 12);
   const short = (id: string) => id.replace(/^sha256:/, "").slice(0, 12);
   const keyedBy = [
     inputs.source.startsWith("commit ")
@@ -94,7 +102,7 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
     ...(definition.base.kind === "dockerfile" ? [definition.base.dockerfile] : []),
     ...keyFiles.map((f) => f.path),
   ];
-  return { hash: digest, tag: `${ENV_IMAGE_REPO}:${digest}`, keyedBy };
+  return { hash: digest, key, tag: `${ENV_IMAGE_REPO}:${digest}`, keyedBy };
 }
 
 /** One Dockerfile instruction per line; JSON exec form keeps commands exactly as written. */
