@@ -62,6 +62,8 @@ export interface EnvironmentRequest {
 /** What a repository's environment is and whether its image exists, without building it. */
 export interface EnvironmentStatus extends LoadedEnvironment {
   repoRoot: string;
+  /** The repository's identity (RepoFiles.repoId), the label its environment images carry. */
+  repoId: string;
   source: string;
   /** Undefined for the default (no definition): boxes use the base image itself. */
   plan?: EnvironmentPlan;
@@ -129,7 +131,7 @@ export class EnvironmentImages {
   ): Promise<EnvironmentStatus> {
     const files = await repoFiles(repo, ref);
     const loaded = await loadEnvironment(files, override);
-    const base = { repoRoot: files.root, source: files.describe, ...loaded };
+    const base = { repoRoot: files.root, repoId: files.repoId, source: files.describe, ...loaded };
     if (loaded.definition.kind === "default") {
       return {
         ...base,
@@ -238,6 +240,14 @@ export class EnvironmentImages {
   ): Promise<void> {
     const { definition } = status;
     const plan = status.plan!;
+    // The files are read again for the build: a repository replaced at the same path since the
+    // plan (deleted and cloned again) is another repository, and builds under another key.
+    if (files.repoId !== status.repoId) {
+      throw new DrydockError(
+        "repository_changed",
+        `${files.root} is another repository than when its environment was planned (it was cloned again); run the command again`,
+      );
+    }
     const started = Date.now();
     onLine(`building environment ${plan.tag} from ${definition.file} (${files.describe} of ${files.root})`);
     for (const warning of definition.warnings) onLine(`note: ${definition.file}: ${warning}`);
@@ -382,7 +392,10 @@ async function signature(status: EnvironmentStatus, ref: string | undefined): Pr
   const parts = await Promise.all(
     paths.map(async (path) => {
       const info = await stat(join(status.repoRoot, path)).catch(() => undefined);
-      return info ? `${path}:${info.ino}:${info.size}:${info.mtimeMs}` : `${path}:-`;
+      // Device, inode and birth time too: they make the repository's identity (see repoFiles).
+      return info
+        ? `${path}:${info.dev}:${info.ino}:${info.birthtimeMs}:${info.size}:${info.mtimeMs}`
+        : `${path}:-`;
     }),
   );
   return parts.join("\n");
