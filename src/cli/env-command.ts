@@ -3,12 +3,14 @@ import { Engine } from "../engine/engine.js";
 import { EnvironmentImages, type EnvironmentStatus } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { registerEnvImageCommands } from "./env-images-command.js";
+import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 
 interface EnvOptions {
   repo: string;
   ref?: string;
   image?: string;
   caCert?: string;
+  allowBaseImage?: string[];
   force?: boolean;
   json?: boolean;
 }
@@ -52,7 +54,8 @@ export function registerEnvCommand(program: Command): void {
       .option(
         "--image <image>",
         "the sandbox image to build on (default: the one `drydock image build` made)",
-      );
+      )
+      .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[]);
 
   common(
     env
@@ -65,6 +68,7 @@ export function registerEnvCommand(program: Command): void {
     const engine = await Engine.connect();
     const images = new EnvironmentImages(engine, {
       baseImage: opts.image ?? (await defaultSandboxImage(engine)),
+      allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
     });
     const status = await images.status(opts.repo, opts.ref);
     if (opts.json) {
@@ -87,6 +91,7 @@ export function registerEnvCommand(program: Command): void {
     const images = new EnvironmentImages(engine, {
       baseImage: opts.image ?? (await defaultSandboxImage(engine)),
       caCert: opts.caCert,
+      allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
     });
     const started = Date.now();
     const status = await images.imageFor({

@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { resolve } from "node:path";
 import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
 import { ProgressLine } from "../eval/progress-line.js";
@@ -17,6 +18,7 @@ interface EvalFlags extends CheckedFlags {
   retryErrors?: boolean;
   env: boolean;
   caCert?: string;
+  allowBaseImage?: string[];
   model?: string;
   verbose?: boolean;
   swebenchTestCmd?: string;
@@ -62,6 +64,7 @@ export function registerEvalCommand(program: Command): void {
       "--ca-cert <path>",
       "CA bundle environment builds trust (default: SSL_CERT_FILE / the system bundle)",
     )
+    .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
     .option(
       "--agent-timeout <seconds>",
       "the agent's own time limit, from when it starts, unless the task sets agent_timeout_s",
@@ -180,6 +183,7 @@ export function registerEvalCommand(program: Command): void {
             image: flags.image,
             environment: flags.env,
             caCert: flags.caCert,
+            allowBaseImages: checkAllowBaseImages(flags.allowBaseImage),
             memoryMB: checked.memoryMB,
             cpus: checked.cpus,
             timeoutS: checked.timeoutS,
@@ -240,6 +244,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--image <image>", "sandbox image, and the base of the tasks' environments")
     .option("--no-env", "ignore environment definitions")
     .option("--ca-cert <path>", "CA bundle environment builds trust")
+    .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--runtime <name>", RUNTIME_HELP)
@@ -263,6 +268,7 @@ export function registerEvalCommand(program: Command): void {
           image: flags.image,
           environment: flags.env,
           caCert: flags.caCert,
+          allowBaseImages: checkAllowBaseImages(flags.allowBaseImage),
           memoryMB: checked.memoryMB,
           cpus: checked.cpus,
           timeoutS: checked.timeoutS,

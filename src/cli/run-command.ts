@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
@@ -13,6 +14,7 @@ interface RunOptions extends RunFlags {
   env: boolean;
   egress: string[];
   caCert?: string;
+  allowBaseImage?: string[];
 }
 
 export function registerRunCommand(program: Command): void {
@@ -46,6 +48,7 @@ export function registerRunCommand(program: Command): void {
       "--ca-cert <path>",
       "CA bundle the environment build and a box with --egress trust (default: SSL_CERT_FILE / the system bundle)",
     )
+    .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
     .option("--no-diff", "do not print the diff")
     .argument(
       "<command...>",
@@ -53,6 +56,7 @@ export function registerRunCommand(program: Command): void {
     )
     .action(async (words: string[], opts: RunOptions) => {
       const { timeoutMs, runtime } = await checkRunFlags(opts);
+      checkAllowBaseImages(opts.allowBaseImage);
       const egress = await egressFlags(opts.egress, opts.caCert, opts.network);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
@@ -108,7 +112,11 @@ async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
   const baseImage = opts.image ?? (await defaultSandboxImage(engine));
   if (!opts.env) return baseImage;
   const started = Date.now();
-  const status = await new EnvironmentImages(engine, { baseImage, caCert: opts.caCert }).imageFor({
+  const status = await new EnvironmentImages(engine, {
+    baseImage,
+    caCert: opts.caCert,
+    allowBaseImages: opts.allowBaseImage,
+  }).imageFor({
     repo: opts.repo,
     onLine: (line) =>
       process.stderr.write(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),

@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { DrydockServer } from "../server/drydock-server.js";
 import { serveHttp } from "../server/http.js";
 import { serveStdio } from "../server/stdio.js";
@@ -12,6 +13,7 @@ import { RUNTIME_HELP } from "./runtime-flag.js";
 import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
 
 interface ServeOptions extends ServeFlags {
+  allowBaseImage?: string[];
   keepSessions?: boolean;
   model?: string;
   tools?: string;
@@ -43,6 +45,7 @@ export function registerServeCommand(program: Command): void {
       "--ca-cert <path>",
       "CA bundle environment builds and boxes with --egress trust (default: SSL_CERT_FILE / the system bundle)",
     )
+    .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
@@ -110,6 +113,7 @@ export function registerServeCommand(program: Command): void {
         image: opts.image,
         environment: opts.env,
         caCert: opts.caCert,
+        allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
         keepSessions: opts.keepSessions,
         keepTtlMs: flags.keepTtlMs,
         envFile: flags.keysFile,

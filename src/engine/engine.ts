@@ -222,6 +222,17 @@ export class Engine implements BoxEngine, ImageEngine {
     }
   }
 
+  /** An image's id and labels, or undefined when the engine does not have it. */
+  async imageInfo(ref: string): Promise<{ id: string; labels: Record<string, string> } | undefined> {
+    try {
+      const info = await this.docker.getImage(ref).inspect();
+      return { id: info.Id, labels: info.Config?.Labels ?? {} };
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+      throw this.wrap(error, `inspect image ${ref}`);
+    }
+  }
+
   async tag(source: string, target: string): Promise<void> {
     const [repo, tag] = target.split(":");
     await this.docker.getImage(source).tag({ repo: repo!, tag: tag ?? "latest" });

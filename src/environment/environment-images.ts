@@ -22,6 +22,7 @@ import {
   type SetupStep,
 } from "./environment-definition.js";
 import {
+  KEY_LABEL,
   STEP_MARKER,
   environmentDockerfile,
   planEnvironment,
@@ -29,6 +30,8 @@ import {
 } from "./environment-plan.js";
 import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
+import { BaseImagePolicy, REPO_ID_LABEL } from "./base-image-policy.js";
+import { dockerfileImages } from "./dockerfile-images.js";
 
 const log = logger("environment");
 
@@ -37,6 +40,11 @@ export interface EnvironmentImagesOptions {
   baseImage: string;
   /** CA bundle trusted during builds; default: the host's. */
   caCert?: string;
+  /**
+   * Images environments may build on besides the sandbox image and the repository's own
+   * environment images (`--allow-base-image`); see BaseImagePolicy.
+   */
+  allowBaseImages?: string[];
 }
 
 export interface EnvironmentRequest {
@@ -54,6 +62,8 @@ export interface EnvironmentRequest {
 /** What a repository's environment is and whether its image exists, without building it. */
 export interface EnvironmentStatus extends LoadedEnvironment {
   repoRoot: string;
+  /** The repository's identity (RepoFiles.repoId), the label its environment images carry. */
+  repoId: string;
   source: string;
   /** Undefined for the default (no definition): boxes use the base image itself. */
   plan?: EnvironmentPlan;
@@ -76,6 +86,7 @@ export class EnvironmentImages {
   private readonly building = new Map<string, Promise<void>>();
   private readonly memo = new Map<string, { signature: string | undefined; status: EnvironmentStatus }>();
   private readonly caCert: string | undefined;
+  private readonly policy: BaseImagePolicy;
 
   constructor(
     private readonly engine: Engine,
@@ -88,6 +99,10 @@ export class EnvironmentImages {
       );
     }
     this.caCert = options.caCert ?? defaultCaBundle();
+    this.policy = new BaseImagePolicy(engine, {
+      sandboxImage: options.baseImage,
+      allowed: options.allowBaseImages,
+    });
   }
 
   get baseImage(): string {
@@ -101,7 +116,7 @@ export class EnvironmentImages {
     const key = JSON.stringify([resolve(repo), ref ?? null, override?.text ?? null]);
     const hit = this.memo.get(key);
     if (hit && (await signature(hit.status, ref)) === hit.signature) {
-      return { ...hit.status, present: await this.engine.hasImage(hit.status.image) };
+      return { ...hit.status, present: await this.isBuilt(hit.status) };
     }
     const status = await this.readStatus(repo, ref, override);
     const sig = await signature(status, ref);
@@ -116,7 +131,7 @@ export class EnvironmentImages {
   ): Promise<EnvironmentStatus> {
     const files = await repoFiles(repo, ref);
     const loaded = await loadEnvironment(files, override);
-    const base = { repoRoot: files.root, source: files.describe, ...loaded };
+    const base = { repoRoot: files.root, repoId: files.repoId, source: files.describe, ...loaded };
     if (loaded.definition.kind === "default") {
       return {
         ...base,
@@ -124,23 +139,41 @@ export class EnvironmentImages {
         present: await this.engine.hasImage(this.options.baseImage),
       };
     }
-    const baseId = await this.baseImageId(loaded);
-    const plan = planEnvironment({ ...loaded, baseImageId: baseId });
-    return { ...base, plan, image: plan.tag, present: await this.engine.hasImage(plan.tag) };
+    const baseId = await this.baseImageId(loaded, files);
+    const dockerfileImageIds = await this.dockerfileImageIds(loaded, files);
+    const plan = planEnvironment({
+      ...loaded,
+      baseImageId: baseId,
+      dockerfileImageIds,
+      source: files.source,
+    });
+    const status = { ...base, plan, image: plan.tag, present: false };
+    return { ...status, present: await this.isBuilt(status) };
+  }
+
+  /**
+   * Whether the plan's tag names an image built from this very key (its whole key in KEY_LABEL):
+   * a tag whose 48 bits another key matched is rebuilt, and the tag moves, never shared.
+   */
+  private async isBuilt(status: EnvironmentStatus): Promise<boolean> {
+    if (!status.plan) return this.engine.hasImage(status.image);
+    const info = await this.engine.imageInfo(status.plan.tag);
+    return info?.labels[KEY_LABEL] === status.plan.key;
   }
 
   /** The image for a repository's environment, built first when missing. */
   async imageFor(request: EnvironmentRequest): Promise<EnvironmentStatus> {
     const status = await this.status(request.repo, request.ref, request.override);
     if (!status.plan || (status.present && !request.force)) return status;
-    const tag = status.plan.tag;
-    let build = this.building.get(tag);
+    const { tag, key } = status.plan;
+    // By the whole key, not the tag: two environments whose tags match share no build.
+    let build = this.building.get(key);
     if (!build) {
       // Registered before the first await, so a second caller finds this build and waits on it.
       const onLine = request.onLine ?? ((l: string) => log.info(l));
       build = repoFiles(request.repo, request.ref).then((files) => this.build(status, files, onLine));
-      this.building.set(tag, build);
-      void build.finally(() => this.building.delete(tag)).catch(() => undefined);
+      this.building.set(key, build);
+      void build.finally(() => this.building.delete(key)).catch(() => undefined);
     } else {
       request.onLine?.(`waiting for the build of ${tag} already under way`);
     }
@@ -148,7 +181,7 @@ export class EnvironmentImages {
     return { ...status, present: true, built: true };
   }
 
-  private async baseImageId(loaded: LoadedEnvironment): Promise<string> {
+  private async baseImageId(loaded: LoadedEnvironment, files: RepoFiles): Promise<string> {
     const base = loaded.definition.base;
     const sandboxId = await this.engine.imageId(this.options.baseImage);
     if (!sandboxId) {
@@ -158,15 +191,46 @@ export class EnvironmentImages {
       );
     }
     if (base.kind !== "image") return sandboxId;
-    const id = await this.engine.imageId(base.ref);
-    if (!id) {
+    return this.policy.resolve(base.ref, {
+      repoId: files.repoId,
+      repoRoot: files.root,
+      at: base.from,
+      via: "image",
+    });
+  }
+
+  /**
+   * The ids of every image a Dockerfile base reads, each one allowed by the policy; a reference
+   * that cannot be resolved to one image is refused, never skipped.
+   */
+  private async dockerfileImageIds(
+    loaded: LoadedEnvironment,
+    files: RepoFiles,
+  ): Promise<Record<string, string> | undefined> {
+    const base = loaded.definition.base;
+    if (base.kind !== "dockerfile") return undefined;
+    const found = dockerfileImages(loaded.dockerfileText ?? "", {
+      DRYDOCK_SANDBOX: this.options.baseImage,
+      ...base.args,
+    });
+    const problem = found.problems[0];
+    if (problem) {
       throw new EnvironmentDefinitionError(
-        base.from,
-        `image ${base.ref} is not present in the engine (drydock pulls no image for an environment)`,
-        `build or load it first, or use "build": {"dockerfile": ...} with FROM \${DRYDOCK_SANDBOX} (the sandbox image)`,
+        { file: base.dockerfile, line: problem.line },
+        problem.problem,
+        "name the image plainly, or with an ARG that has a value (FROM ${DRYDOCK_SANDBOX} is the sandbox image)",
       );
     }
-    return id;
+    const ids: Record<string, string> = {};
+    for (const image of found.images) {
+      ids[image.ref] = await this.policy.resolve(image.ref, {
+        repoId: files.repoId,
+        repoRoot: files.root,
+        at: { file: base.dockerfile, line: image.line },
+        via: image.via,
+      });
+    }
+    return ids;
   }
 
   private async build(
@@ -176,6 +240,14 @@ export class EnvironmentImages {
   ): Promise<void> {
     const { definition } = status;
     const plan = status.plan!;
+    // The files are read again for the build: a repository replaced at the same path since the
+    // plan (deleted and cloned again) is another repository, and builds under another key.
+    if (files.repoId !== status.repoId) {
+      throw new DrydockError(
+        "repository_changed",
+        `${files.root} is another repository than when its environment was planned (it was cloned again); run the command again`,
+      );
+    }
     const started = Date.now();
     onLine(`building environment ${plan.tag} from ${definition.file} (${files.describe} of ${files.root})`);
     for (const warning of definition.warnings) onLine(`note: ${definition.file}: ${warning}`);
@@ -200,7 +272,11 @@ export class EnvironmentImages {
           buildArgs: { DRYDOCK_SANDBOX: this.options.baseImage, ...args },
           dockerfile: ".drydock.Dockerfile",
           target,
-          labels: { "drydock.env.base-of": plan.tag, "drydock.env.repo": files.root },
+          labels: {
+            "drydock.env.base-of": plan.tag,
+            "drydock.env.repo": files.root,
+            [REPO_ID_LABEL]: files.repoId,
+          },
         },
         { instructions: [], setup: [] },
         { file: definition.base.from.file, what: `building ${dockerfile}` },
@@ -210,8 +286,10 @@ export class EnvironmentImages {
     }
     const labels = {
       "drydock.env.hash": plan.hash,
+      [KEY_LABEL]: plan.key,
       "drydock.env.source": definition.file ?? "default",
       "drydock.env.repo": files.root,
+      [REPO_ID_LABEL]: files.repoId,
     };
     const buildFile = environmentDockerfile(definition, base, labels);
     const pack = tar.pack();
@@ -314,7 +392,10 @@ async function signature(status: EnvironmentStatus, ref: string | undefined): Pr
   const parts = await Promise.all(
     paths.map(async (path) => {
       const info = await stat(join(status.repoRoot, path)).catch(() => undefined);
-      return info ? `${path}:${info.ino}:${info.size}:${info.mtimeMs}` : `${path}:-`;
+      // Device, inode and birth time too: they make the repository's identity (see repoFiles).
+      return info
+        ? `${path}:${info.dev}:${info.ino}:${info.birthtimeMs}:${info.size}:${info.mtimeMs}`
+        : `${path}:-`;
     }),
   );
   return parts.join("\n");

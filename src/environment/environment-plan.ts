@@ -1,6 +1,16 @@
 /**
  * The build plan of an environment image: its cache key and the Dockerfile that makes it. Pure:
- * the same definition, key files and base give the same tag and the same text.
+ * the same source, definition, key files and base images give the same tag and the same text.
+ *
+ * The key holds what fixes everything a build reads. A build reads the whole repository (setup
+ * such as `pip install -e .` needs the source), so the key holds, for a commit, the commit's id,
+ * which fixes every byte of its tree: eval tasks at one commit share one image, whatever clone
+ * they run in. For the working tree it holds the repository's identity (its real top directory
+ * and its `.git`'s device, inode and birth time) rather than a hash of every file: sessions of one
+ * repository keep one image across edits of files that are not key files (hashing the whole tree
+ * would rebuild on every edit), while an image built from one repository is never another's, so
+ * nothing one repository's setup made (a `conftest.py`, a fake `/opt/venv/bin/pytest`) reaches a
+ * box of another. Within one repository a change that setup depends on belongs in `key_files`.
  *
  * The image is the base with the Debian packages and variables, then the repository copied to
  * /workspace and one run, as the box user with the network and the build's CA bundle, of the setup
@@ -12,6 +22,8 @@ import { createHash } from "node:crypto";
 import type { EnvironmentDefinition, SetupStep } from "./environment-definition.js";
 
 export const ENV_IMAGE_REPO = "drydock-env";
+/** The label holding an environment image's whole cache key. */
+export const KEY_LABEL = "drydock.env.key";
 /** Bumped when the recipe below changes, so images made by an older recipe are rebuilt. */
 export const RECIPE_VERSION = "2";
 /** Where the build's CA bundle sits during the build (removed from the final image). */
@@ -45,11 +57,20 @@ export interface PlanInputs {
   keyFiles: KeyFile[];
   /** The id of the sandbox image (or of the devcontainer `image`) the environment builds on. */
   baseImageId: string;
+  /** The ids of the images a Dockerfile base names (FROM, COPY --from), by reference. */
+  dockerfileImageIds?: Record<string, string>;
+  /** What fixes the repository's bytes the build reads: `commit <id>` or `repository <identity>`. */
+  source: string;
 }
 
 export interface EnvironmentPlan {
   /** 12 hex digits of the cache key. */
   hash: string;
+  /**
+   * The whole cache key (64 hex digits), carried by the image as KEY_LABEL: a tag holds only 48
+   * bits, which a repository could grind its definition (or an eval task its commit) to match.
+   */
+  key: string;
   tag: string;
   /** What the cache key is made of, in words, for `drydock env show`. */
   keyedBy: string[];
@@ -60,19 +81,28 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
   const hash = createHash("sha256");
   const part = (label: string, value: string) => hash.update(label).update("\0").update(value).update("\0");
   part("recipe", RECIPE_VERSION);
+  part("source", inputs.source);
   part("base", inputs.baseImageId);
+  const imageRefs = Object.keys(inputs.dockerfileImageIds ?? {}).sort();
+  for (const ref of imageRefs) part(`image:${ref}`, inputs.dockerfileImageIds![ref]!);
   part("definition", `${definition.file ?? ""}\n${inputs.definitionText}`);
   if (inputs.dockerfileText !== undefined) part("dockerfile", inputs.dockerfileText);
   const keyFiles = [...inputs.keyFiles].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const f of keyFiles) part(`key:${f.path}`, f.sha256);
-  const digest = hash.digest("hex").slice(0, 12);
+  const key = hash.digest("hex");
+  const digest = key.slice(0, 12);
+  const short = (id: string) => id.replace(/^sha256:/, "").slice(0, 12);
   const keyedBy = [
-    `the base image ${inputs.baseImageId.replace(/^sha256:/, "").slice(0, 12)}`,
+    inputs.source.startsWith("commit ")
+      ? `the ${inputs.source}`
+      : `this repository (its identity ${inputs.source.slice("repository ".length, "repository ".length + 12)}: no other repository shares the image)`,
+    `the base image ${short(inputs.baseImageId)}`,
+    ...imageRefs.map((ref) => `the image ${ref} (${short(inputs.dockerfileImageIds![ref]!)})`),
     ...(definition.file ? [definition.file] : []),
     ...(definition.base.kind === "dockerfile" ? [definition.base.dockerfile] : []),
     ...keyFiles.map((f) => f.path),
   ];
-  return { hash: digest, tag: `${ENV_IMAGE_REPO}:${digest}`, keyedBy };
+  return { hash: digest, key, tag: `${ENV_IMAGE_REPO}:${digest}`, keyedBy };
 }
 
 /** One Dockerfile instruction per line; JSON exec form keeps commands exactly as written. */

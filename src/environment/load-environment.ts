@@ -12,7 +12,7 @@ import {
   type EnvironmentDefinition,
 } from "./environment-definition.js";
 import { globMatcher, type KeyFile } from "./environment-plan.js";
-import { sha256, type RepoFiles } from "./repo-files.js";
+import type { RepoFiles } from "./repo-files.js";
 
 export interface LoadedEnvironment {
   definition: EnvironmentDefinition;
@@ -69,8 +69,8 @@ export async function loadEnvironment(
   const matchers = definition.keyFiles.map(globMatcher);
   const keyFiles: KeyFile[] = [];
   for (const path of all.filter((p) => matchers.some((m) => m(p))).sort()) {
-    const bytes = await files.read(path);
-    if (bytes) keyFiles.push({ path, sha256: sha256(bytes) });
+    const digest = await files.keyDigest(path);
+    if (digest) keyFiles.push({ path, sha256: digest });
   }
   return { definition, definitionText, dockerfileText, keyFiles };
 }

@@ -80,6 +80,8 @@ export interface EvalOptions {
   /** Build and use the tasks' environments (default true; `--no-env` turns it off). */
   environment?: boolean;
   caCert?: string;
+  /** Images environments may build on besides the sandbox image (`--allow-base-image`). */
+  allowBaseImages?: string[];
   memoryMB?: number;
   cpus?: number;
   timeoutS?: number;
@@ -263,7 +265,10 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       force: options.force,
       retryErrors: options.retryErrors,
       image,
-      imageFor: options.environment === false ? undefined : taskImages(engine, image, options.caCert),
+      imageFor:
+        options.environment === false
+          ? undefined
+          : taskImages(engine, image, options.caCert, options.allowBaseImages),
       memoryMB: options.memoryMB,
       cpus: options.cpus,
       defaultTimeoutS: run.default_timeout_s,
@@ -290,8 +295,13 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
  * Each task's environment image: the repository's definition at the task's ref, none, or the
  * task's own. Tasks with the same definition and key files share one image (one build).
  */
-function taskImages(engine: Engine, baseImage: string, caCert?: string): AttemptEnv["imageFor"] {
-  const environments = new EnvironmentImages(engine, { baseImage, caCert });
+function taskImages(
+  engine: Engine,
+  baseImage: string,
+  caCert?: string,
+  allowBaseImages?: string[],
+): AttemptEnv["imageFor"] {
+  const environments = new EnvironmentImages(engine, { baseImage, caCert, allowBaseImages });
   return async (repo, task, onLine) => {
     const choice = task.environment ?? "repo";
     if (choice === "none") return baseImage;

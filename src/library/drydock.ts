@@ -48,6 +48,11 @@ export interface LocalOptions {
    * building its image first when missing, as `drydock run` does. Default true.
    */
   environment?: boolean;
+  /**
+   * Images environments may build on besides the sandbox image and the repository's own
+   * environment images, as `--allow-base-image` (a relaxation, logged at each use). Default none.
+   */
+  allowBaseImages?: string[];
 }
 
 export interface RemoteOptions {
@@ -201,7 +206,10 @@ class LocalFlavour implements Flavour {
   private async image(engine: Engine, repo: string, ref: string | undefined): Promise<string> {
     const base = this.options.image ?? (await defaultSandboxImage(engine));
     if (this.options.environment === false) return base;
-    const status = await new EnvironmentImages(engine, { baseImage: base }).imageFor({
+    const status = await new EnvironmentImages(engine, {
+      baseImage: base,
+      allowBaseImages: this.options.allowBaseImages,
+    }).imageFor({
       repo,
       ref,
       onLine: (line) => log.info(`environment: ${line}`),

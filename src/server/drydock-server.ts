@@ -63,6 +63,8 @@ export interface DrydockServerConfig {
   environment?: boolean;
   /** CA bundle environment builds trust (default: the host's). */
   caCert?: string;
+  /** Images environments may build on besides the sandbox image (`--allow-base-image`). */
+  allowBaseImages?: string[];
   /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
   pool?: { size: number; ttlMs?: number };
   /**
@@ -119,7 +121,11 @@ export class DrydockServer {
     const environments =
       config.environment === false
         ? undefined
-        : new EnvironmentImages(engine, { baseImage: image, caCert: config.caCert });
+        : new EnvironmentImages(engine, {
+            baseImage: image,
+            caCert: config.caCert,
+            allowBaseImages: config.allowBaseImages,
+          });
     // The pool holds boxes of the served repository's environment image: started now when that
     // image exists (or the repository has none), else once a background build has made it.
     // A definition that cannot be read does not stop the server: each session that needs it says

@@ -188,3 +188,18 @@ export class TaskStackError extends DrydockError {
     super(code, message, options);
   }
 }
+
+/**
+ * A file an environment build would read that drydock refuses to open: a link, a FIFO or device,
+ * or one too large. Names the file and the fix, never what the file (or its target) holds.
+ */
+export class EnvironmentFileError extends DrydockError {
+  override name = "EnvironmentFileError";
+  constructor(
+    readonly file: string,
+    problem: string,
+    fix: string,
+  ) {
+    super("unsafe_environment_file", `${file}: ${problem}; ${fix}`);
+  }
+}

@@ -118,9 +118,10 @@ describe("planEnvironment", () => {
     definitionText: "setup: [npm ci]\n",
     keyFiles: [{ path: "package-lock.json", sha256: "a" }],
     baseImageId: "sha256:1234",
+    source: "repository 0123456789abcdef0123456789abcdef",
   };
 
-  it("keys the tag by the base, the definition and the key files, and nothing else", () => {
+  it("keys the tag by the source (repository or commit), the base images, the definition and the key files", () => {
     const plan = planEnvironment(inputs);
     expect(plan.tag).toMatch(/^drydock-env:[0-9a-f]{12}$/);
     expect(planEnvironment({ ...inputs }).tag).toBe(plan.tag);
@@ -130,6 +131,18 @@ describe("planEnvironment", () => {
       planEnvironment({ ...inputs, keyFiles: [{ path: "package-lock.json", sha256: "b" }] }).tag,
     ).not.toBe(plan.tag);
     expect(plan.keyedBy).toContain("package-lock.json");
+    // Another repository with the same files gets another image; a commit is keyed by its id.
+    expect(
+      planEnvironment({ ...inputs, source: "repository fedcba9876543210fedcba9876543210" }).tag,
+    ).not.toBe(plan.tag);
+    const commit = planEnvironment({ ...inputs, source: `commit ${"a".repeat(40)}` });
+    expect(commit.tag).not.toBe(plan.tag);
+    expect(commit.keyedBy[0]).toBe(`the commit ${"a".repeat(40)}`);
+    const images = { ...inputs, dockerfileImageIds: { "python:3.12": "sha256:aa" } };
+    expect(planEnvironment(images).tag).not.toBe(plan.tag);
+    expect(planEnvironment({ ...images, dockerfileImageIds: { "python:3.12": "sha256:bb" } }).tag).not.toBe(
+      planEnvironment(images).tag,
+    );
   });
 
   it("keeps each setup command exactly as written, and the runner marks each step so a failure names it", () => {

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { dockerfileImages } from "../../../src/environment/dockerfile-images.js";
+
+const refs = (text: string, args: Record<string, string> = {}) =>
+  dockerfileImages(text, args).images.map((i) => `${i.line} ${i.via} ${i.ref}`);
+
+describe("dockerfileImages", () => {
+  it("substitutes global ARGs (build args first, then defaults) in FROM", () => {
+    const text = "ARG DRYDOCK_SANDBOX\nARG TAG=3.12\nFROM ${DRYDOCK_SANDBOX}\nFROM python:$TAG AS py\n";
+    expect(refs(text, { DRYDOCK_SANDBOX: "drydock-sandbox:latest" })).toEqual([
+      "3 FROM drydock-sandbox:latest",
+      "4 FROM python:3.12",
+    ]);
+    expect(refs(text, { DRYDOCK_SANDBOX: "s", TAG: "3.13" })).toContain("4 FROM python:3.13");
+  });
+
+  it("tells earlier stages from images in FROM, COPY --from and RUN --mount from", () => {
+    const text = [
+      "FROM base:1 AS Build",
+      "COPY --from=other:2 /a /a",
+      "FROM build",
+      "COPY --chown=1:1 --from=BUILD /x /x",
+      "COPY --from=0 /y /y",
+      "COPY --from=1 /z /z",
+      "RUN --mount=type=bind,from=third:3,target=/m true",
+      "RUN --mount=type=cache,target=/c true",
+    ].join("\n");
+    expect(refs(text)).toEqual([
+      "1 FROM base:1",
+      "2 COPY --from other:2",
+      "6 COPY --from 1",
+      "7 RUN --mount from third:3",
+    ]);
+  });
+
+  it("joins continuation lines (with the escape directive) and skips comments inside them", () => {
+    const text = "# escape=`\nFROM `\n  # a comment\n  a:1\nFROM scratch\nCOPY `\n --from=b:2 / /\n";
+    expect(refs(text)).toEqual(["2 FROM a:1", "6 COPY --from b:2"]);
+  });
+
+  it("checks ONBUILD's instruction as it would run in another build", () => {
+    const found = dockerfileImages("FROM a\nONBUILD COPY --from=victim:1 / /x\nONBUILD FROM b\n", {});
+    expect(found.images.map((i) => i.ref)).toEqual(["a", "victim:1"]);
+    expect(found.problems).toEqual([{ line: 3, problem: "ONBUILD FROM is not allowed" }]);
+  });
+
+  it("refuses references that do not resolve to one image name, never dropping them", () => {
+    const found = dockerfileImages(
+      'ARG NOPE\nFROM ${NOPE}\nFROM x${UNDECLARED:-y}\nFROM "quoted"\nCOPY --from=$STAGE / /\nFROM\n',
+      {},
+    );
+    expect(found.images).toEqual([]);
+    expect(found.problems.map((p) => p.line)).toEqual([2, 3, 4, 5, 6]);
+  });
+
+  it("an ARG in a stage sees the build arg, and a build arg undeclared is not substituted", () => {
+    const text = "FROM a\nARG SRC=def:1\nCOPY --from=${SRC} / /\nCOPY --from=${UNSET} / /\n";
+    const found = dockerfileImages(text, { SRC: "given:2", UNSET: "x:1" });
+    expect(found.images.map((i) => i.ref)).toEqual(["a", "given:2"]);
+    expect(found.problems.map((p) => p.line)).toEqual([4]);
+  });
+});
