@@ -76,7 +76,7 @@ export function currentOwner(): Owner {
 
 /**
  * Whether the owner is known to be gone. Owners on other hosts are never judged dead: their
- * boxes are left for `prune --all`. A killed process whose parent has not collected it yet (a
+ * boxes are left for `sessions prune --live`. A killed process whose parent has not collected it yet (a
  * zombie: its parent never waits, or it was handed to an init that reaps late) still answers
  * signal 0 with its own start time, so its state in /proc decides.
  */
