@@ -43,6 +43,11 @@ describe("egress to a name that resolves to the host's own address", () => {
   let repo: TempRepo;
 
   beforeAll(async () => {
+    if (process.getuid?.() !== 0) {
+      throw new Error(
+        "this test binds port 443 on a bridge's gateway and mounts an /etc/hosts of its own with unshare: run the tests as root (CI does)",
+      );
+    }
     execFileSync("docker", ["network", "create", "--label", "drydock.test=network", network], {
       stdio: "ignore",
     });
