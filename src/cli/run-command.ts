@@ -4,7 +4,7 @@ import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
-import { collectEgress, EGRESS_HELP, egressFlags } from "./egress-flags.js";
+import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { runCommandLine } from "./run-command-line.js";
 import { checkRunFlags, type RunFlags } from "./run-flags.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
@@ -13,6 +13,7 @@ interface RunOptions extends RunFlags {
   diff: boolean;
   env: boolean;
   egress: string[];
+  egressAllowPrivate: string[];
   caCert?: string;
   allowBaseImage?: string[];
 }
@@ -43,6 +44,7 @@ export function registerRunCommand(program: Command): void {
     .option("--timeout <seconds>", "time limit of the command", "600")
     .option("--network <name>", "relaxation: a Docker network for the box (default: none)")
     .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
+    .option("--egress-allow-private <cidr>", EGRESS_ALLOW_PRIVATE_HELP, collectEgress, [] as string[])
     .option("--runtime <name>", RUNTIME_HELP)
     .option(
       "--ca-cert <path>",
@@ -57,7 +59,7 @@ export function registerRunCommand(program: Command): void {
     .action(async (words: string[], opts: RunOptions) => {
       const { timeoutMs, runtime } = await checkRunFlags(opts);
       checkAllowBaseImages(opts.allowBaseImage);
-      const egress = await egressFlags(opts.egress, opts.caCert, opts.network);
+      const egress = await egressFlags(opts.egress, opts.caCert, opts.network, opts.egressAllowPrivate);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
       const stop = () => void manager.closeAll().finally(() => process.exit(130));

@@ -6,7 +6,7 @@ import { serveStdio } from "../server/stdio.js";
 import { serverExtensions } from "../server/extensions.js";
 import { allTools } from "../tools/all-tools.js";
 import { toolSetsFlag } from "../tools/tool-sets.js";
-import { collectEgress, EGRESS_HELP, egressFlags } from "./egress-flags.js";
+import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { asFlagError } from "./flag-checks.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
@@ -20,6 +20,7 @@ interface ServeOptions extends ServeFlags {
   env: boolean;
   caCert?: string;
   egress: string[];
+  egressAllowPrivate: string[];
 }
 
 export function registerServeCommand(program: Command): void {
@@ -56,6 +57,7 @@ export function registerServeCommand(program: Command): void {
     .option("--keep-ttl <seconds>", "how long a kept box outlives a server that died (default 86400: a day)")
     .option("--network <name>", "relaxation: Docker network for every box (default: none)")
     .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
+    .option("--egress-allow-private <cidr>", EGRESS_ALLOW_PRIVATE_HELP, collectEgress, [] as string[])
     .option("--runtime <name>", RUNTIME_HELP)
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
@@ -93,7 +95,7 @@ export function registerServeCommand(program: Command): void {
     )
     .action(async (opts: ServeOptions) => {
       const flags = await checkServeFlags(opts);
-      const egress = await egressFlags(opts.egress, opts.caCert, opts.network);
+      const egress = await egressFlags(opts.egress, opts.caCert, opts.network, opts.egressAllowPrivate);
       // The model is checked against the keys here, still before anything starts.
       const extensions = await asFlagError(() =>
         serverExtensions({

@@ -4,6 +4,7 @@
  * exists) and the record come with it, so the verbs work from another terminal while `serve`
  * runs, and after it stopped where the box was kept.
  */
+import { resolve } from "node:path";
 import type { BoxSummary, Engine } from "../engine/engine.js";
 import { LABEL_SESSION, LABEL_STATE } from "../engine/labels.js";
 import { auditedSessions, auditLogPath } from "../session/audit-log.js";
@@ -65,10 +66,19 @@ export async function findSession(engine: Engine | undefined, query: string): Pr
   };
 }
 
-/** This state directory's session boxes (boxes made before boxes carried it count as its own). */
-export async function sessionBoxes(engine: Engine, state: string): Promise<BoxSummary[]> {
+/**
+ * A state directory's session boxes, compared as absolute paths. Boxes made before boxes carried
+ * their state directory count as `unlabelledAs`'s (default: `state`'s).
+ */
+export async function sessionBoxes(
+  engine: Engine,
+  state: string,
+  unlabelledAs: string = state,
+): Promise<BoxSummary[]> {
   return (await engine.listBoxes(LABEL_SESSION)).filter(
-    (b) => (b.labels[LABEL_STATE] ?? state) === state && /^[0-9a-f]{12}$/.test(b.labels[LABEL_SESSION] ?? ""),
+    (b) =>
+      resolve(b.labels[LABEL_STATE] ?? unlabelledAs) === resolve(state) &&
+      /^[0-9a-f]{12}$/.test(b.labels[LABEL_SESSION] ?? ""),
   );
 }
 

@@ -1,14 +1,16 @@
 import type { Command } from "commander";
 import { hostname } from "node:os";
+import { resolve } from "node:path";
 import { Engine } from "../engine/engine.js";
-import { LABEL_SESSION, LABEL_STATE, ownerIsDead, parseOwner } from "../engine/labels.js";
+import { LABEL_OWNER, LABEL_SESSION, LABEL_STATE, ownerIsDead, parseOwner } from "../engine/labels.js";
 import { pruneAuditLogs } from "../session/audit-log.js";
-import { pruneOrphans } from "../session/orphans.js";
+import { ownerState, planPrune, removePlanned, type PlannedRemoval } from "../session/orphans.js";
 import { readSessionRecord } from "../session/session-record.js";
 import { FlagError } from "../util/errors.js";
 import { stateDir } from "../util/paths.js";
 import { decimal } from "./flag-values.js";
 import { applySession, sessionDiff, sessionDiffStat } from "./session-changes.js";
+import { confirmRemoval } from "./removal-confirmation.js";
 import { printSessionLog } from "./session-log.js";
 import { sessionRow, sessionTableRows } from "./session-rows.js";
 import { personShell } from "./session-shell.js";
@@ -16,7 +18,7 @@ import { renderSessionFacts, sessionFacts } from "./session-show.js";
 import { findSession, matchBox, sessionBoxes } from "./session-target.js";
 import { stdoutClosed } from "./stdout-closed.js";
 import { textTable } from "./text-table.js";
-import { terminalText } from "../util/terminal-text.js";
+import { terminalLine, terminalText } from "../util/terminal-text.js";
 
 interface ApplyFlags {
   branch?: string;
@@ -181,36 +183,85 @@ export function registerSessionsCommand(program: Command): void {
   sessions
     .command("rm")
     .description(
-      "remove one session's box, of this state directory: by session id or box id (or a unique prefix of either)",
+      "remove one session's box, of this state directory: by session id or box id (or a unique prefix of either); a live session's only with --live",
     )
     .argument("<id>", "session id or box id, or the first few hex digits of one")
-    .action(async (id: string) => {
+    .option("--live", "remove it even while its drydock process runs (ends that session; asks first)")
+    .option("--state-dir <path>", "look among another state directory's boxes instead (asks first)")
+    .option("-y, --yes", "confirm where there is no terminal to ask on")
+    .action(async (id: string, opts: { live?: boolean; stateDir?: string; yes?: boolean }) => {
       const engine = await Engine.connect();
-      const box = matchBox(id, await sessionBoxes(engine, stateDir()));
-      await engine.remove(box.id);
-      process.stdout.write(
-        terminalText(`removed ${box.labels[LABEL_SESSION]} (box ${box.id.slice(0, 12)})\n`),
+      const here = resolve(stateDir());
+      const state = opts.stateDir === undefined ? here : resolve(opts.stateDir);
+      const box = matchBox(id, await sessionBoxes(engine, state, here));
+      const owner = await ownerState(box, state);
+      if (owner !== "gone" && !opts.live) {
+        throw new FlagError(
+          "--live",
+          `session ${box.labels[LABEL_SESSION]} belongs to a drydock process that ${owner === "alive" ? "is still running" : "runs on another host, which cannot be checked from here"} (${box.labels[LABEL_OWNER] ?? "no owner"}); removing its box ends the session. Stop that drydock, or add --live to remove it anyway`,
+        );
+      }
+      const line = removalLine(
+        { box, name: box.labels[LABEL_SESSION] ?? "", state, owner, kept: false },
+        here,
       );
+      const wider = owner !== "gone" || state !== here;
+      if (!(await confirmRemoval(wider ? [line] : [], opts.yes, commandLine()))) {
+        process.stdout.write("nothing removed\n");
+        process.exitCode = 1;
+        return;
+      }
+      await engine.remove(box.id);
+      process.stdout.write(terminalText(`removed ${line}\n`));
     });
   sessions
     .command("prune")
     .description(
-      "remove boxes whose drydock process is gone (with --all: every drydock box); with --logs-older-than, also the audit logs of sessions that ended that long ago",
+      "remove this state directory's boxes whose drydock process is gone; flags widen that, asking first for other state directories' and live sessions' boxes; with --logs-older-than, also the audit logs of sessions that ended that long ago",
     )
-    .option("--all", "remove every drydock box, including those of running drydock processes")
+    .option("--all", "also boxes kept on purpose (serve --keep-sessions) whose server is gone")
+    .option(
+      "--live",
+      "also boxes of running drydock processes (their sessions end) and of other hosts' (asks first)",
+    )
+    .option(
+      "--state-dir <path>",
+      "also boxes of this other state directory (repeatable; asks first)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option("--every-state-dir", "also boxes of every other state directory on the engine (asks first)")
+    .option(
+      "-y, --yes",
+      "confirm removing what the asking flags bring in, where there is no terminal to ask on",
+    )
     .option(
       "--logs-older-than <days>",
       "also remove the audit logs of this state directory's sessions that have no box and were last written at least this many days ago (0: every one without a box)",
     )
-    .action(async (opts: { all?: boolean; logsOlderThan?: string }) => {
+    .action(async (opts: PruneFlags) => {
       const days = decimal(opts.logsOlderThan, "--logs-older-than", { min: 0, example: 30 });
       const engine = await Engine.connect();
-      const result = await pruneOrphans(engine, { all: opts.all });
+      const here = resolve(stateDir());
+      const plan = await planPrune(engine, {
+        kept: opts.all,
+        live: opts.live,
+        stateDirs: opts.stateDir,
+        everyStateDir: opts.everyStateDir,
+      });
+      const wider = plan.remove.filter((r) => r.wider).map((r) => removalLine(r, here));
+      if (!(await confirmRemoval(wider, opts.yes, commandLine()))) {
+        process.stdout.write("nothing removed\n");
+        process.exitCode = 1;
+        return;
+      }
+      const result = await removePlanned(engine, plan);
       process.stdout.write(
         terminalText(
           `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
         ),
       );
+      for (const r of plan.remove) process.stdout.write(`  removed ${removalLine(r, here)}\n`);
       if (days === undefined) return;
       const withBox = new Set(
         (await engine.listBoxes(LABEL_SESSION)).map((b) => b.labels[LABEL_SESSION] ?? ""),
@@ -220,4 +271,32 @@ export function registerSessionsCommand(program: Command): void {
         `removed ${logs.length} audit log(s) of sessions without a box, last written ${days} day(s) ago or more\n`,
       );
     });
+}
+
+interface PruneFlags {
+  all?: boolean;
+  live?: boolean;
+  stateDir: string[];
+  everyStateDir?: boolean;
+  yes?: boolean;
+  logsOlderThan?: string;
+}
+
+/** One box as a removal names it: session, box, whose state directory, whose owner. */
+function removalLine(
+  r: Pick<PlannedRemoval, "box" | "name" | "state" | "owner" | "kept">,
+  here: string,
+): string {
+  const owner = { gone: "owner gone", alive: "owner running", elsewhere: "owner on another host" }[r.owner];
+  const where = r.state === here ? "this state directory" : `state directory ${r.state}`;
+  // Labels are whatever a client of the engine set: escaped before they reach the terminal.
+  return terminalLine(
+    `${r.name} (box ${r.box.id.slice(0, 12)}, ${where}, ${owner}${r.kept ? ", kept" : ""})`,
+  );
+}
+
+/** The command as typed, to repeat with --yes. */
+function commandLine(): string {
+  const words = process.argv.slice(2).map((w) => (/^[\w./:=@-]+$/.test(w) ? w : JSON.stringify(w)));
+  return `drydock ${words.join(" ")}`;
 }

@@ -212,6 +212,20 @@ export class Engine implements BoxEngine, ImageEngine {
     }
   }
 
+  /**
+   * The gateway address of every network on the engine: the host as containers on that network
+   * see it (the egress proxy refuses them as the host's own).
+   */
+  async networkGateways(): Promise<string[]> {
+    let networks: Docker.NetworkInspectInfo[];
+    try {
+      networks = await this.docker.listNetworks();
+    } catch (error) {
+      throw this.wrap(error, "list networks");
+    }
+    return networks.flatMap((n) => (n.IPAM?.Config ?? []).flatMap((c) => (c.Gateway ? [c.Gateway] : [])));
+  }
+
   /** The image id for a reference, or undefined when the engine does not have it. */
   async imageId(ref: string): Promise<string | undefined> {
     try {

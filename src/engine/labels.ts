@@ -76,9 +76,9 @@ export function currentOwner(): Owner {
 
 /**
  * Whether the owner is known to be gone. Owners on other hosts are never judged dead: their
- * boxes are left for `prune --all`. A killed process whose parent has not collected it yet (a
- * zombie: its parent never waits, or it was handed to an init that reaps late) still answers
- * signal 0 with its own start time, so its state in /proc decides.
+ * boxes are left for `sessions prune --live`. A killed process whose parent has not collected it
+ * yet (a zombie: its parent never waits, or it was handed to an init that reaps late) still
+ * answers signal 0 with its own start time, so its state in /proc decides.
  */
 export function ownerIsDead(owner: Owner, here: string = hostname()): boolean {
   if (owner.host !== here) return false;

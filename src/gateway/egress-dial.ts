@@ -1,52 +1,66 @@
 /**
- * How the egress proxy reaches an allowed host: it resolves the name on the host and connects
- * from there. A name that resolves to a loopback, link-local (the cloud metadata address among
- * them), unspecified or multicast address is refused: a wildcard pattern must not lead a box to
- * the host's own services. An IP literal the operator listed is dialled as it is.
+ * How the egress proxy reaches an allowed host: it resolves the name on the host, drops every
+ * address egress-address-policy.ts refuses (the host's own, private, loopback, link-local and the
+ * other local and reserved ranges, unless the operator opened them), and connects to an address it
+ * checked: no second lookup stands between the check and the connection. An IP literal the
+ * operator listed is checked the same way. The host's interface addresses are read at each dial,
+ * so an interface that came up after the proxy started is refused too.
  */
 import { lookup } from "node:dns/promises";
-import { BlockList, connect, isIP, type Socket } from "node:net";
+import { connect, isIP, type Socket } from "node:net";
+import { networkInterfaces } from "node:os";
+import { addressRefusal, type AddressRange, type EgressAddressPolicy } from "./egress-address-policy.js";
 
 /** Opens a TCP connection to an allowed target; rejects with a message fit for the box's user. */
 export type EgressDial = (host: string, port: number, signal: AbortSignal) => Promise<Socket>;
 
-const forbidden = new BlockList();
-forbidden.addSubnet("0.0.0.0", 8, "ipv4");
-forbidden.addSubnet("127.0.0.0", 8, "ipv4");
-forbidden.addSubnet("169.254.0.0", 16, "ipv4");
-forbidden.addSubnet("224.0.0.0", 4, "ipv4");
-forbidden.addAddress("::", "ipv6");
-forbidden.addAddress("::1", "ipv6");
-forbidden.addSubnet("fe80::", 10, "ipv6");
-forbidden.addSubnet("ff00::", 8, "ipv6");
-
-/** Whether a resolved address is one a host name may not lead to (see the module comment). */
-export function forbiddenAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped) return forbidden.check(mapped, "ipv4");
-  return forbidden.check(address, family === 4 ? "ipv4" : "ipv6");
-}
-
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 
-/** The real dial: resolve on the host, drop forbidden addresses, try the rest in order. */
-export function hostDial(connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS): EgressDial {
+export interface HostDialOptions {
+  /** Default 15,000 ms. */
+  connectTimeoutMs?: number;
+  /** Ranges the operator opened (`--egress-allow-private`); default none. */
+  allowPrivate?: readonly AddressRange[];
+  /** Addresses of the host the interfaces may not show: container bridges' gateways. */
+  bridgeGateways?: readonly string[];
+}
+
+/** Every address of the host's interfaces, now. */
+export function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .flatMap((a) => (a ? [a.address] : []));
+}
+
+/** The policy a dial made now applies. */
+export function dialPolicy(options: HostDialOptions = {}): EgressAddressPolicy {
+  return {
+    hostAddresses: [...interfaceAddresses(), ...(options.bridgeGateways ?? [])],
+    allowPrivate: options.allowPrivate ?? [],
+  };
+}
+
+/** The real dial: resolve on the host, drop refused addresses, try the rest in order. */
+export function hostDial(options: HostDialOptions = {}): EgressDial {
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   return async (host, port, signal) => {
-    let addresses: string[];
-    if (isIP(host)) {
-      addresses = [host];
-    } else {
-      const found = await lookup(host, { all: true }).catch((error: NodeJS.ErrnoException) => {
-        throw new Error(`${host} does not resolve on the host (${error.code ?? error.message})`);
-      });
-      addresses = found.map((a) => a.address).filter((a) => !forbiddenAddress(a));
-      if (addresses.length === 0) {
-        throw new Error(
-          `${host} resolves only to loopback, link-local or other local addresses (${found.map((a) => a.address).join(", ")}), which a box may not reach`,
-        );
-      }
+    const found = isIP(host)
+      ? [host]
+      : (
+          await lookup(host, { all: true }).catch((error: NodeJS.ErrnoException) => {
+            throw new Error(`${host} does not resolve on the host (${error.code ?? error.message})`);
+          })
+        ).map((a) => a.address);
+    const policy = dialPolicy(options);
+    const verdicts = found.map((address) => ({ address, why: addressRefusal(address, policy) }));
+    const addresses = verdicts.filter((v) => v.why === undefined).map((v) => v.address);
+    if (addresses.length === 0) {
+      const reasons = verdicts.map((v) => `${v.address} is ${v.why}`).join("; ");
+      throw new Error(
+        isIP(host)
+          ? `${reasons}; a box may not reach it`
+          : `${host} resolves only to addresses a box may not reach: ${reasons}`,
+      );
     }
     let last: Error | undefined;
     for (const address of addresses) {

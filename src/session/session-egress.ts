@@ -1,11 +1,15 @@
 /**
  * A session's egress, when it has an allowlist: the host's CA bundle copied into the gateway
  * directory, the egress proxy listening beside the gateway's socket, and the relay to it in the
- * box. Without an allowlist nothing of this exists and nothing leaves the box.
+ * box. Without an allowlist nothing of this exists and nothing leaves the box. The proxy refuses
+ * the engine's network gateways as the host's own addresses: with an engine whose bridges are not
+ * the host's interfaces (rootless, in a VM), the interfaces alone would not name them.
  */
 import { chmod, copyFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { AddressRange } from "../gateway/egress-address-policy.js";
 import { resolveCaBundle } from "../gateway/egress-ca.js";
+import { hostDial } from "../gateway/egress-dial.js";
 import { EgressProxy } from "../gateway/egress-proxy.js";
 import { grantBoxAccess } from "../gateway/socket-dir.js";
 import type { Box } from "../sandbox/box.js";
@@ -22,6 +26,8 @@ export interface SessionEgressOptions {
   allowlist: readonly string[];
   /** Host CA bundle to give the box; default `resolveCaBundle()`. */
   caFile?: string;
+  /** Ranges the operator opened (`--egress-allow-private`); default none. */
+  allowPrivate?: readonly AddressRange[];
 }
 
 /** Starts a session's egress; leaves nothing running on failure. */
@@ -30,10 +36,12 @@ export async function startSessionEgress(options: SessionEgressOptions): Promise
   await copyFile(options.caFile ?? resolveCaBundle(), bundle);
   await chmod(bundle, 0o644);
   const socketPath = join(options.gatewayDir, EGRESS_SOCKET_NAME);
+  const bridgeGateways = await options.box.engine.networkGateways();
   const proxy = await EgressProxy.start({
     socketPath,
     allowlist: options.allowlist,
     label: options.sessionId,
+    dial: hostDial({ allowPrivate: options.allowPrivate, bridgeGateways }),
   });
   try {
     await grantBoxAccess(socketPath);

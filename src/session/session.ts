@@ -4,6 +4,7 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import type { Engine } from "../engine/engine.js";
+import type { AddressRange } from "../gateway/egress-address-policy.js";
 import type { EgressProxy } from "../gateway/egress-proxy.js";
 import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
 import { Box } from "../sandbox/box.js";
@@ -47,6 +48,11 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   env?: Record<string, string>;
   /** With `egress`: the host CA bundle the box trusts (default: SSL_CERT_FILE, else the system's). */
   egressCaFile?: string;
+  /**
+   * With `egress`: private and local ranges the operator opened (`--egress-allow-private`);
+   * otherwise a name leading to one of them, or to the host, is refused.
+   */
+  egressAllowPrivate?: readonly AddressRange[];
   /** How long a stopped command's processes get after SIGINT before SIGKILL (default 1,000 ms). */
   interruptGraceMs?: number;
   /**
@@ -210,6 +216,7 @@ export class Session {
           gatewayDir,
           allowlist: record.egress,
           caFile: options.egressCaFile,
+          allowPrivate: options.egressAllowPrivate,
         });
         session.egress = proxy;
         session.cleanups.push(() => proxy.close());
@@ -261,6 +268,7 @@ export class Session {
         gatewayDir,
         allowlist: options.egress,
         caFile: options.egressCaFile,
+        allowPrivate: options.egressAllowPrivate,
       });
       session.egress = proxy;
       session.cleanups.push(() => proxy.close());

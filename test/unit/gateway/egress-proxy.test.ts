@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, connect, type Server, type Socket } from "node:net";
+import { createServer, connect, isIP, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEgressFlag } from "../../../src/gateway/egress-allowlist.js";
-import { forbiddenAddress, hostDial } from "../../../src/gateway/egress-dial.js";
+import { parseAddressRanges } from "../../../src/gateway/egress-address-policy.js";
+import { hostDial, interfaceAddresses } from "../../../src/gateway/egress-dial.js";
 import { EgressProxy } from "../../../src/gateway/egress-proxy.js";
 import { addLogSink, type LogRecord } from "../../../src/util/log.js";
 
@@ -191,25 +192,49 @@ describe("EgressProxy", () => {
 });
 
 describe("hostDial", () => {
-  it("never leads a name to loopback, link-local, unspecified or multicast addresses", async () => {
-    for (const a of [
-      "127.0.0.1",
-      "127.1.2.3",
-      "::1",
-      "0.0.0.0",
-      "169.254.169.254",
-      "fe80::1",
-      "::ffff:127.0.0.1",
-      "224.0.0.1",
-      "::",
-    ]) {
-      expect(forbiddenAddress(a), a).toBe(true);
-    }
-    for (const a of ["203.0.113.80", "10.0.0.5", "2001:db8::1", "151.101.0.223"]) {
-      expect(forbiddenAddress(a), a).toBe(false);
-    }
-    await expect(hostDial()("localhost", 443, new AbortController().signal)).rejects.toThrow(
-      /localhost resolves only to loopback, link-local or other local addresses/,
+  const signal = () => new AbortController().signal;
+
+  it("never leads a name to loopback: every address it resolves to is checked", async () => {
+    await expect(hostDial()("localhost", 443, signal())).rejects.toThrow(
+      /^localhost resolves only to addresses a box may not reach: (127\.0\.0\.1|::1) is loopback/,
     );
+  });
+
+  it("checks a listed IP literal too: the host's interfaces and private ranges are refused unless opened", async () => {
+    const own = interfaceAddresses().find((a) => isIP(a) === 4 && !a.startsWith("127."));
+    expect(own, "the host has no IPv4 address but loopback").toBeDefined();
+    await expect(hostDial()(own!, 443, signal())).rejects.toThrow(
+      `${own} is an address of this host (open it with --egress-allow-private ${own}); a box may not reach it`,
+    );
+    await expect(
+      hostDial({ bridgeGateways: ["198.51.100.7"] })("198.51.100.7", 443, signal()),
+    ).rejects.toThrow(/^198\.51\.100\.7 is an address of this host/);
+    await expect(hostDial()("::ffff:10.0.0.5", 443, signal())).rejects.toThrow(
+      /^::ffff:10\.0\.0\.5 is an IPv6 form of 10\.0\.0\.5, which is private \(RFC 1918\)/,
+    );
+  });
+
+  it("connects to an address the operator opened, and to the one it checked", async () => {
+    const server = createServer((socket) => {
+      socket.on("error", () => undefined);
+      socket.end("hello");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const dial = hostDial({ allowPrivate: parseAddressRanges(["127.0.0.1"], "--egress-allow-private") });
+      const socket = await dial("localhost", port, signal());
+      expect(socket.remoteAddress).toBe("127.0.0.1");
+      socket.destroy();
+      await expect(
+        hostDial({ allowPrivate: parseAddressRanges(["127.0.0.0/8"], "--egress-allow-private") })(
+          "127.0.0.1",
+          port,
+          signal(),
+        ),
+      ).rejects.toThrow(/loopback \(open it with --egress-allow-private 127\.0\.0\.1\)/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
