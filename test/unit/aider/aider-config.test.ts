@@ -11,7 +11,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("aiderServiceFromOptions", () => {
   it("starts with no key and no model given, and refuses aider calls naming no model, saying where a key goes", () => {
     const service = aiderServiceFromOptions({}, {});
-    expect(() => service.chooseModel()).toThrow(/^model: no model provider key on the host.*ANTHROPIC_API_KEY/);
+    expect(() => service.chooseModel()).toThrow(
+      /^model: no model provider key on the host.*ANTHROPIC_API_KEY/,
+    );
     expect(() => service.prepare({ prompt: "fix it", editable: ["a.py"] })).toThrow(/no model provider key/);
     expect(service.chooseModel("openai/drydock-offline")).toMatchObject({ offline: true });
     expect(aiderServiceFromOptions({ llm: "offline" }, {}).chooseModel()).toMatchObject({ offline: true });
