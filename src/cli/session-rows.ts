@@ -48,11 +48,20 @@ export interface RowFacts {
   ownerAlive: (owner: string) => boolean | undefined;
   /** The drydock that adopted a kept session after its own died (the record's adopted_by), if any. */
   adopterOf?: (box: BoxSummary) => string | undefined;
+  /**
+   * When the session started (the record's created_at), if any: a warm box was made before the
+   * session that took it, so the box's own age is not the session's.
+   */
+  startedOf?: (box: BoxSummary) => string | undefined;
 }
 
 export function sessionRow(box: BoxSummary, facts: RowFacts): SessionRow {
   const labels = box.labels;
-  const created = labels[LABEL_CREATED] ?? box.createdAt.toISOString();
+  const started = facts.startedOf?.(box);
+  const created =
+    started !== undefined && Number.isFinite(Date.parse(started))
+      ? started
+      : (labels[LABEL_CREATED] ?? box.createdAt.toISOString());
   const createdMs = Date.parse(created);
   // A kept session adopted by a live drydock is that drydock's now, whatever its label says.
   const adopter = facts.adopterOf?.(box);

@@ -60,6 +60,7 @@ export function registerSessionsCommand(program: Command): void {
           now,
           repoOf: (box) => records.get(box.id)?.repo,
           adopterOf: (box) => records.get(box.id)?.adopted_by,
+          startedOf: (box) => records.get(box.id)?.created_at,
           ownerAlive: (owner) => {
             const parsed = parseOwner(owner);
             if (!parsed || parsed.host !== hostname()) return undefined;

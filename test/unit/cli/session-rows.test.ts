@@ -16,6 +16,18 @@ const facts = (repos: Record<string, string> = {}, alive: Record<string, boolean
 });
 
 describe("sessions list rows", () => {
+  it("gives a session's own age, not that of the warm box it took", () => {
+    const pooled = box("aaaaaaaaaaaa", {
+      "drydock.session": "111111111111",
+      "drydock.pool": "warm",
+      "drydock.created": "2026-11-21T11:00:00Z",
+    });
+    const started = { ...facts({ "111111111111": "/src/app" }), startedOf: () => "2026-11-21T11:59:20Z" };
+    expect(sessionRow(pooled, started)).toMatchObject({ created: "2026-11-21T11:59:20Z", age_s: 40 });
+    // No record (an idle warm box): the box's own age.
+    expect(sessionRow(pooled, { ...facts(), startedOf: () => undefined })).toMatchObject({ age_s: 3600 });
+  });
+
   it("says what each box is, how old, whose, and whether its owner runs", () => {
     const session = box("aaaaaaaaaaaa", {
       "drydock.session": "111111111111",
