@@ -6,6 +6,7 @@
 import type { Engine } from "../engine/engine.js";
 import { LABEL_SESSION } from "../engine/labels.js";
 import type { AuditEntry } from "../session/audit-entry.js";
+import { auditCalls } from "../session/audit-calls.js";
 import { readAuditLog } from "../session/audit-log.js";
 import { formatAuditEntry } from "./audit-lines.js";
 import type { SessionTarget } from "./session-target.js";
@@ -32,7 +33,9 @@ export async function printSessionLog(
     for (const e of entries) out.write(options.json ? JSON.stringify(e) + "\n" : formatAuditEntry(e) + "\n");
   };
   let read = await readAuditLog(target.logPath);
-  print(read.entries);
+  // What is already there, one entry per call; with --follow, what comes later as it comes (a long
+  // call's "running" line, then its result).
+  print(auditCalls(read.entries));
   const ended = (entries: AuditEntry[]) => entries.some((e) => e.tool === "session_end");
   if (!options.follow) {
     if (read.entries.length === 0)

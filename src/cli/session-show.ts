@@ -5,6 +5,7 @@
 import { hostname } from "node:os";
 import { LABEL_OWNER, ownerIsDead, parseOwner } from "../engine/labels.js";
 import type { AuditEntry } from "../session/audit-entry.js";
+import { auditCalls } from "../session/audit-calls.js";
 import { readAuditLog } from "../session/audit-log.js";
 import type { SessionRecord } from "../session/session-record.js";
 import { taskStackFacts, type TaskStackFacts } from "../tasks/task-stack-facts.js";
@@ -32,7 +33,7 @@ export interface SessionFacts {
 }
 
 export async function sessionFacts(target: SessionTarget, tasksDir?: string): Promise<SessionFacts> {
-  const { entries } = await readAuditLog(target.logPath);
+  const entries = auditCalls((await readAuditLog(target.logPath)).entries);
   const labelled = parseOwner(target.box?.labels[LABEL_OWNER]);
   // A kept session adopted by a live drydock is that drydock's now, whatever its label says.
   const adopter = parseOwner(target.record?.adopted_by);
