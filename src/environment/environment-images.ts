@@ -287,7 +287,7 @@ export class EnvironmentImages {
     const labels = {
       "drydock.env.hash": plan.hash,
       [KEY_LABEL]: plan.key,
-      "drydock.env.source": definition.file ?? "default",
+      "drydock.env.source": status.inline ? "inline definition" : (definition.file ?? "default"),
       "drydock.env.repo": files.root,
       [REPO_ID_LABEL]: files.repoId,
     };

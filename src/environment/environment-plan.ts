@@ -61,6 +61,8 @@ export interface PlanInputs {
   dockerfileImageIds?: Record<string, string>;
   /** What fixes the repository's bytes the build reads: `commit <id>` or `repository <identity>`. */
   source: string;
+  /** A definition from outside the repository: keyed by its text, not by where it was written. */
+  inline?: boolean;
 }
 
 export interface EnvironmentPlan {
@@ -85,7 +87,9 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
   part("base", inputs.baseImageId);
   const imageRefs = Object.keys(inputs.dockerfileImageIds ?? {}).sort();
   for (const ref of imageRefs) part(`image:${ref}`, inputs.dockerfileImageIds![ref]!);
-  part("definition", `${definition.file ?? ""}\n${inputs.definitionText}`);
+  // A file's path is part of what it means (a devcontainer's paths are relative to it); an inline
+  // definition's "file" is where a task file wrote it, which changes nothing that is built.
+  part("definition", `${inputs.inline ? "(inline)" : (definition.file ?? "")}\n${inputs.definitionText}`);
   if (inputs.dockerfileText !== undefined) part("dockerfile", inputs.dockerfileText);
   const keyFiles = [...inputs.keyFiles].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   for (const f of keyFiles) part(`key:${f.path}`, f.sha256);
@@ -98,7 +102,7 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
       : `this repository (its identity ${inputs.source.slice("repository ".length, "repository ".length + 12)}: no other repository shares the image)`,
     `the base image ${short(inputs.baseImageId)}`,
     ...imageRefs.map((ref) => `the image ${ref} (${short(inputs.dockerfileImageIds![ref]!)})`),
-    ...(definition.file ? [definition.file] : []),
+    ...(inputs.inline ? ["the inline definition's text"] : definition.file ? [definition.file] : []),
     ...(definition.base.kind === "dockerfile" ? [definition.base.dockerfile] : []),
     ...keyFiles.map((f) => f.path),
   ];

@@ -21,6 +21,12 @@ export interface LoadedEnvironment {
   /** For a Dockerfile base: its text. */
   dockerfileText?: string;
   keyFiles: KeyFile[];
+  /**
+   * Given from outside the repository (an eval task's `environment`): its `file` names where it was
+   * written ("tasks.jsonl:3 environment") for messages only, so two tasks with the same definition
+   * share one image.
+   */
+  inline?: boolean;
 }
 
 /** A definition given from outside the repository (an eval task's `environment`), in environment.yaml's form. */
@@ -72,5 +78,5 @@ export async function loadEnvironment(
     const digest = await files.keyDigest(path);
     if (digest) keyFiles.push({ path, sha256: digest });
   }
-  return { definition, definitionText, dockerfileText, keyFiles };
+  return { definition, definitionText, dockerfileText, keyFiles, ...(override ? { inline: true } : {}) };
 }

@@ -145,6 +145,24 @@ describe("planEnvironment", () => {
     );
   });
 
+  it("keys an inline definition (an eval task's) by its text, not by the task file line it was written on", () => {
+    const text = "setup: [pip install -e .]\n";
+    const at = (file: string) => ({
+      ...inputs,
+      definition: parseDrydockEnvironment(text, file),
+      definitionText: text,
+      inline: true,
+    });
+    const first = planEnvironment(at("env.jsonl:1 environment"));
+    expect(planEnvironment(at("env.jsonl:2 environment")).tag).toBe(first.tag);
+    expect(first.keyedBy).toContain("the inline definition's text");
+    // A definition file's path stays in the key: it is what its relative paths mean.
+    const fromFile = (file: string) => ({ ...at(file), inline: undefined });
+    expect(planEnvironment(fromFile("a/devcontainer.json")).tag).not.toBe(
+      planEnvironment(fromFile("b/devcontainer.json")).tag,
+    );
+  });
+
   it("keeps each setup command exactly as written, and the runner marks each step so a failure names it", () => {
     const d = parseDrydockEnvironment("setup:\n  - |\n    echo \"a b\" 'c'\n    make\n  - npm ci\n");
     const { dockerfile, files, setupSteps } = environmentDockerfile(d, "base:1", {});
