@@ -57,7 +57,11 @@ export async function countBaseTests(
   } finally {
     const reset = await session.box.sh(RESET, [tree], { timeoutMs: 300_000, signal: options.signal });
     if (reset.exitCode !== 0 && !options.signal.aborted) {
-      throw new CommandExitError(reset.exitCode, reset.stderr.toString("utf8"), "putting the tree back after counting the tests");
+      throw new CommandExitError(
+        reset.exitCode,
+        reset.stderr.toString("utf8"),
+        "putting the tree back after counting the tests",
+      );
     }
   }
   return {

@@ -18,7 +18,8 @@ export type RunnerFileKind =
 /** Directory names that hold tests in the layouts pytest, unittest and Django use. */
 const TEST_DIR = /^(tests?|testing|.+_tests?|tests?_.+)$/;
 /** jest, vitest, mocha and karma find their configuration under these names (any extension). */
-const JS_CONFIG = /^(jest\.config|vitest\.config|vitest\.workspace|vite\.config|karma\.conf|\.mocharc)(\.[\w-]+)*$/;
+const JS_CONFIG =
+  /^(jest\.config|vitest\.config|vitest\.workspace|vite\.config|karma\.conf|\.mocharc)(\.[\w-]+)*$/;
 
 /**
  * The class of runner file `path` (relative to the repository, `/`-separated) belongs to, or

@@ -93,7 +93,8 @@ function withFlags(integrity: Integrity): Integrity {
   const restored = integrity.runner_files_restored;
   if (restored.length > 0) {
     flags.push("runner_files_restored");
-    const shown = restored.slice(0, 5).join(", ") + (restored.length > 5 ? `, and ${restored.length - 5} more` : "");
+    const shown =
+      restored.slice(0, 5).join(", ") + (restored.length > 5 ? `, and ${restored.length - 5} more` : "");
     reasons.push(`the agent changed the test runner's files (${shown}); they were put back before the tests`);
   }
   const { tests_found: found, base_tests_found: base } = integrity;
