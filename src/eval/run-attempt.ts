@@ -229,7 +229,7 @@ export async function runAttempt(
     }
     const strict = (env.integrity ?? "strict") === "strict";
     let baseTests: number | undefined;
-    if (strict && !env.gradeInAgentBox && texts.diff.trim() !== "") {
+    if (!env.gradeInAgentBox && texts.diff.trim() !== "") {
       // Counted in the fresh box before the agent's diff; the agent's own box could sway it.
       // An empty diff leaves the tree as it was: the count would be the graded run's own.
       const ownLimit = testTimeoutS ? testTimeoutS * 1000 : remainingMs(deadline);
