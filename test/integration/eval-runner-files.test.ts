@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { AttemptResult } from "../../src/eval/attempt-result.js";
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 
 const cli = join(process.cwd(), "dist", "cli", "main.js");
@@ -120,7 +121,7 @@ function task(id: string, patch: string, testCmd = PYTEST) {
 interface Run {
   stderr: string;
   out: string;
-  result: (id: string) => Record<string, any>;
+  result: (id: string) => AttemptResult;
 }
 
 function evalRun(name: string, tasks: object[], extra: string[] = []): Promise<Run> {
@@ -154,7 +155,7 @@ function evalRun(name: string, tasks: object[], extra: string[] = []): Promise<R
         stderr,
         out,
         result: (id) =>
-          JSON.parse(readFileSync(join(out, "tasks", id, "result.json"), "utf8")) as Record<string, any>,
+          JSON.parse(readFileSync(join(out, "tasks", id, "result.json"), "utf8")) as AttemptResult,
       });
     }),
   );
@@ -192,11 +193,11 @@ describe("eval grading: the test runner's files and the suite's size", () => {
     (id) => {
       const result = run.result(id);
       expect(result).toMatchObject({ status: "unresolved", resolved: false });
-      expect(result.integrity.flags).toEqual(["runner_files_restored"]);
-      expect(result.integrity.reason).toMatch(
+      expect(result.integrity!.flags).toEqual(["runner_files_restored"]);
+      expect(result.integrity!.reason).toMatch(
         /the agent changed the test runner's files \(.+\); they were put back/,
       );
-      expect(result.tests.grade.fail_to_pass.failed).toEqual(["tests/test_calc.py::T::test_add"]);
+      expect(result.tests!.grade!.fail_to_pass!.failed).toEqual(["tests/test_calc.py::T::test_add"]);
     },
   );
 
@@ -204,7 +205,7 @@ describe("eval grading: the test runner's files and the suite's size", () => {
     const result = run.result("fake-run");
     expect(result).toMatchObject({ status: "unresolved", resolved: false });
     // What the fake printed satisfies the names; the count does not.
-    expect(result.tests.grade.resolved).toBe(true);
+    expect(result.tests!.grade!.resolved).toBe(true);
     expect(result.integrity).toMatchObject({
       flags: ["fewer_tests_than_base"],
       tests_found: 3,
@@ -222,7 +223,7 @@ describe("eval grading: the test runner's files and the suite's size", () => {
       tests_found: 9,
       base_tests_found: 9,
     });
-    expect(result.integrity.reason).toBeUndefined();
+    expect(result.integrity!.reason).toBeUndefined();
   });
 
   it("says why in the summary, the progress notes, junit.xml, report.html and swebench-report.json", () => {
