@@ -78,6 +78,11 @@ export function registerEvalCommand(program: Command): void {
       "run the tests in the agent's own box instead of a fresh one (faster; but what the agent left outside its diff can sway them)",
     )
     .option(
+      "--integrity <mode>",
+      "strict: an attempt flagged by the integrity checks (it changed the test runner's files, its tests report far fewer results than without it) is not resolved; lenient: flagged, but the tests decide (trusted agents only)",
+      "strict",
+    )
+    .option(
       "--shard <k/n>",
       "run part K of N of the task file (every N-th task from the K-th), for N CI jobs; put them together with eval merge",
     )
@@ -190,6 +195,7 @@ export function registerEvalCommand(program: Command): void {
             agentTimeoutS: checked.agentTimeoutS,
             testTimeoutS: checked.testTimeoutS,
             gradeInAgentBox: flags.gradeInAgentBox,
+            integrity: checked.integrity,
             runId: checked.runId,
             clones: checked.clones,
             shard: checked.shard,

@@ -17,6 +17,7 @@ import { cpus, decimal, memoryMB, seconds, wholeNumber } from "./flag-values.js"
 import { keysFileFlag } from "./keys-file-flag.js";
 import { runtimeFlag } from "./runtime-flag.js";
 import type { BoxRuntime } from "../sandbox/box-runtime.js";
+import { INTEGRITY_MODES, type IntegrityMode } from "../eval/test-integrity.js";
 
 export interface EvalFlags {
   agent: string;
@@ -29,6 +30,7 @@ export interface EvalFlags {
   agentTimeout?: string;
   testTimeout?: string;
   gradeInAgentBox?: boolean;
+  integrity?: string;
   runId?: string;
   agentVersion?: string;
   repos?: string[];
@@ -51,6 +53,7 @@ export interface EvalFlags {
 
 export interface CheckedEvalFlags {
   agent: AgentName;
+  integrity: IntegrityMode;
   runtime: BoxRuntime;
   patches?: Predictions;
   concurrency?: number;
@@ -138,8 +141,16 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
       "gives the patch agent its answers (a folder of <task id>.diff files or a predictions file); add --agent patch, or leave it out",
     );
   }
+  const integrity = flags.integrity ?? "strict";
+  if (!(INTEGRITY_MODES as readonly string[]).includes(integrity)) {
+    throw new FlagError(
+      "--integrity",
+      `${JSON.stringify(integrity)} is not a mode; use strict (a flagged attempt is never resolved) or lenient (for trusted agents: the tests decide)`,
+    );
+  }
   const checked = {
     agent,
+    integrity: integrity as IntegrityMode,
     concurrency: wholeNumber(flags.concurrency, "--concurrency", { min: 1 }),
     attempts: wholeNumber(flags.attempts, "--attempts", { min: 1 })!,
     timeoutS: seconds(flags.timeout, "--timeout")!,

@@ -13,14 +13,22 @@ import { mergeShards } from "../eval/shards.js";
 import { FlagError } from "../util/errors.js";
 import { terminalLine, terminalText } from "../util/terminal-text.js";
 import { asFlagError } from "./flag-checks.js";
+import { standingAttempt } from "../eval/swebench-report.js";
 
-/** The run's one line for a person: resolved, time, tokens, cost, and where the report is. */
+/** Flagged tasks named one a line in the summary; the rest are counted. */
+const FLAGGED_SHOWN = 10;
+
+/**
+ * The run's one line for a person (resolved, time, tokens, cost), a line per task the integrity
+ * checks flagged, and where the report is.
+ */
 export function summaryLine(results: ResultsFile, out: string): string {
   const s = results.summary;
   const tokens = s.tokens.input + s.tokens.output;
   const wall = s.wall_ms ?? s.duration_ms;
   return [
     `resolved ${s.resolved}/${s.tasks} (${(s.resolved_rate * 100).toFixed(1)}%)`,
+    s.integrity_flagged ? `${s.integrity_flagged} flagged by the integrity checks` : undefined,
     results.run.attempts > 1 ? `pass@1 ${(s.pass_at_1 * 100).toFixed(1)}%` : undefined,
     `time ${wall < 60_000 ? `${(wall / 1000).toFixed(1)} s` : formatElapsed(wall)}`,
     tokens ? `${tokens.toLocaleString("en-US")} tokens` : undefined,
@@ -28,7 +36,20 @@ export function summaryLine(results: ResultsFile, out: string): string {
   ]
     .filter(Boolean)
     .join(" · ")
+    .concat(flaggedLines(results))
     .concat(`\nreport: ${terminalLine(resolve(out, "report.html"))}`);
+}
+
+function flaggedLines(results: ResultsFile): string {
+  const flagged = results.tasks.filter((t) => t.integrity_flags);
+  const lines = flagged.slice(0, FLAGGED_SHOWN).map((t) => {
+    const a = t.attempts.find((x) => x.integrity?.reason) ?? standingAttempt(t);
+    // The reason names files the agent chose: made safe for a terminal.
+    return `\nflagged: ${terminalLine(t.id)}: ${t.status}: ${terminalLine(a?.integrity?.reason ?? t.integrity_flags!.join(", "))}`;
+  });
+  if (flagged.length > FLAGGED_SHOWN)
+    lines.push(`\nflagged: ${flagged.length - FLAGGED_SHOWN} more in results.json`);
+  return lines.join("");
 }
 
 export function registerEvalResultCommands(evalCommand: Command): void {

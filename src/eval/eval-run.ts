@@ -35,6 +35,7 @@ import type { ResultsFile } from "./results-summary.js";
 import { loadTasks } from "./task-file.js";
 import { formatProblem } from "./task-parse.js";
 import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
+import type { IntegrityMode } from "./test-integrity.js";
 
 export const AGENTS = ["aider", "patch", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -90,6 +91,8 @@ export interface EvalOptions {
   testTimeoutS?: number;
   /** `--grade-in-agent-box`: the tests run in the agent's box, not a fresh one (see AttemptEnv). */
   gradeInAgentBox?: boolean;
+  /** `--integrity`: how flagged attempts count (default "strict": never resolved). */
+  integrity?: IntegrityMode;
   /**
    * `--engine`: the engines to run on (unix:// or tcp:// URLs, see engine-address.ts); default
    * the one DOCKER_HOST or the socket names. The first is where images are found and built.
@@ -226,6 +229,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     ...(options.agentTimeoutS ? { default_agent_timeout_s: options.agentTimeoutS } : {}),
     ...(options.testTimeoutS ? { default_test_timeout_s: options.testTimeoutS } : {}),
     graded_in: options.gradeInAgentBox ? "agent box" : "fresh box",
+    integrity: options.integrity ?? "strict",
     image,
     started_at: new Date().toISOString(),
     tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
@@ -275,6 +279,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       defaultAgentTimeoutS: options.agentTimeoutS,
       defaultTestTimeoutS: options.testTimeoutS,
       gradeInAgentBox: options.gradeInAgentBox,
+      integrity: options.integrity,
       signal: options.signal,
       onProgress: options.onProgress,
       onNote: note,

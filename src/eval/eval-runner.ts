@@ -8,6 +8,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Engine } from "../engine/engine.js";
 import { describeError } from "../util/errors.js";
+import { terminalLine } from "../util/terminal-text.js";
 import { RESULT_SCHEMA_VERSION, type AttemptResult } from "./attempt-result.js";
 import type { EvalAgent } from "./eval-agent.js";
 import type { EvalTask } from "./eval-task.js";
@@ -18,6 +19,7 @@ import { readAttempts, writeAttempt, type RunInfo } from "./results-dir.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { EnginePool, engineDied, type EngineSlot } from "./engine-pool.js";
 import { runAttempt, type AttemptEnv } from "./run-attempt.js";
+import type { IntegrityMode } from "./test-integrity.js";
 
 export interface EvalRunOptions {
   /** The engines to run on; the first is where images are found and built (see engine-pool.ts). */
@@ -41,6 +43,7 @@ export interface EvalRunOptions {
   defaultAgentTimeoutS?: number;
   defaultTestTimeoutS?: number;
   gradeInAgentBox?: boolean;
+  integrity?: IntegrityMode;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   /** Things worth a line of their own (a task run again because it changed, a failure). */
@@ -164,6 +167,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     defaultAgentTimeoutS: options.defaultAgentTimeoutS,
     defaultTestTimeoutS: options.defaultTestTimeoutS,
     gradeInAgentBox: options.gradeInAgentBox,
+    integrity: options.integrity,
     signal,
   };
   const envOn = (slot: EngineSlot): AttemptEnv =>
@@ -229,6 +233,10 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
         count(r);
         if (r.status !== "resolved" && r.status !== "unresolved") {
           options.onNote?.(`${label}: ${r.status}: ${r.error ?? ""}`);
+        }
+        if (r.integrity?.reason) {
+          // The reason names files the agent chose: made safe for a terminal.
+          options.onNote?.(`${label}: ${r.status}, flagged: ${terminalLine(r.integrity.reason)}`);
         }
       } catch (error) {
         // Writing the result failed (disk full, permissions): the run cannot keep its promise.

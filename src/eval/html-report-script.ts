@@ -57,6 +57,7 @@ function renderSummary() {
     card("tokens", num(s.tokens.input + s.tokens.output), num(s.tokens.input) + " in · " + num(s.tokens.output) + " out"),
     card("cost", usd(s.cost_usd), num(s.llm_requests) + " model calls"),
   );
+  if (s.integrity_flagged) cards.append(card("flagged", String(s.integrity_flagged), "by the integrity checks" + (run.integrity === "lenient" ? " (lenient: still counted)" : " (not resolved)")));
   if (run.attempts > 1) cards.append(card("pass@1", pct(s.pass_at_1), s.resolved_attempts + " of " + s.attempts_finished + " attempts"));
   if (results.invalid_tasks.length) {
     const list = el("ul", { class: "invalid" });
@@ -81,8 +82,12 @@ const columns = [
 const last = (t) => t.attempts[t.attempts.length - 1];
 function why(a) {
   if (!a) return "";
-  return a.error || (a.tests && a.tests.grade ? a.tests.grade.reason : "") || "";
+  const flagged = a.integrity && a.integrity.reason ? "flagged: " + a.integrity.reason : "";
+  const grade = a.tests && a.tests.grade ? a.tests.grade.reason : "";
+  return a.error || [flagged, grade].filter(Boolean).join("; ");
 }
+// The reason of the attempt that was flagged, for the badge's tooltip.
+const flaggedReason = (t) => (t.attempts.find((a) => a.integrity && a.integrity.reason) || {}).integrity?.reason || "";
 
 let sortKey = "id";
 let sortDir = 1;
@@ -92,7 +97,7 @@ function sortedTasks() {
   const col = columns.find((c) => c.key === sortKey);
   const filter = $("#filter").value.trim().toLowerCase();
   return results.tasks
-    .filter((t) => !filter || (t.id + " " + t.status + " " + why(last(t))).toLowerCase().includes(filter))
+    .filter((t) => !filter || (t.id + " " + t.status + (t.integrity_flags ? " flagged" : "") + " " + why(last(t))).toLowerCase().includes(filter))
     .sort((a, b) => {
       const x = col.value(a), y = col.value(b);
       return (x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : 1) * sortDir;
@@ -165,7 +170,11 @@ function render() {
       onkeydown: (e) => { if (e.key === "Enter") e.currentTarget.click(); } });
     for (const c of columns) {
       const text = c.show ? c.show(t) : String(c.value(t));
-      tr.append(c.key === "status" ? el("td", {}, [el("span", { class: "badge " + t.status, text })]) : el("td", { text }));
+      const badges = [el("span", { class: "badge " + t.status, text })];
+      if (t.integrity_flags) {
+        badges.push(" ", el("span", { class: "badge flagged", title: flaggedReason(t), "data-flags": t.integrity_flags.join(","), text: "flagged" }));
+      }
+      tr.append(c.key === "status" ? el("td", {}, badges) : el("td", { text }));
     }
     rows.append(tr);
     if (open === t.id) rows.append(el("tr", { class: "open" }, [el("td", { colspan: String(columns.length) }, [details(t)])]));

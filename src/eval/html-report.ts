@@ -38,6 +38,7 @@ tr.task { cursor: pointer; } tr.task:hover { background: var(--card); }
 td:last-child { color: var(--muted); max-width: 480px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .badge { padding: 1px 8px; border-radius: 10px; font-size: 12px; border: 1px solid currentColor; white-space: nowrap; }
 .badge.resolved { color: var(--ok); } .badge.unresolved { color: var(--bad); } .badge.not_run { color: var(--muted); }
+.badge.flagged { color: var(--bad); font-weight: 600; }
 .badge.agent_error, .badge.timeout, .badge.setup_error, .badge.box_error, .badge.error { color: var(--warn); }
 .details { padding: 8px 0; }
 .tabs { display: flex; gap: 6px; flex-wrap: wrap; margin-bottom: 8px; } .tabs .gap { width: 16px; }

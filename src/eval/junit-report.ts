@@ -1,7 +1,9 @@
 /**
  * junit.xml, as CI systems read it. Failed tests (and unresolved tasks graded by exit code) are
  * failures; tasks that broke (agent, box, setup, time limit) are errors; tasks not run yet are
- * skipped. Pure.
+ * skipped. A task the integrity checks flagged carries them as a property of each testcase and, in
+ * a testcase of its own, as a failure when it was not resolved for them (their tests all passing
+ * would otherwise show nothing wrong). Pure.
  */
 import type { AttemptResult } from "./attempt-result.js";
 import type { ResultsFile, TaskSummary } from "./results-summary.js";
@@ -24,7 +26,8 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 function attemptLines(task: TaskSummary): string {
   return task.attempts
     .map((a) => {
-      const why = a.error ?? a.tests?.grade?.reason ?? "";
+      const flagged = a.integrity?.reason ? `flagged: ${a.integrity.reason}` : undefined;
+      const why = [a.error ?? a.tests?.grade?.reason, flagged].filter(Boolean).join("; ");
       return `attempt ${a.attempt}: ${a.status}${why ? ` (${why})` : ""}`;
     })
     .join("\n");
@@ -42,6 +45,7 @@ interface Case {
   error?: { type: string; message: string; detail: string };
   skipped?: string;
   output?: string;
+  properties?: Array<[string, string]>;
 }
 
 /** One testcase per graded test; one for the whole task when it graded by exit code or never ran its tests. */
@@ -74,26 +78,60 @@ function casesOf(task: TaskSummary, output: string | undefined): Case[] {
         });
       }
     }
+    const flagged = shown?.integrity?.reason;
+    if (flagged) {
+      // Failed for the flags alone: every graded test passed, yet the attempt is not resolved.
+      const failed = task.status === "unresolved" && grade.resolved;
+      cases.push({
+        name: "integrity",
+        time: 0,
+        ...(failed
+          ? { failure: { type: "integrity", message: `not resolved: flagged: ${flagged}`, detail } }
+          : {}),
+      });
+    }
     const last = cases[cases.length - 1];
     if (last) {
       // The task's time and output go with its last test, so suite totals stay right.
       last.time = task.duration_ms;
       last.output = output;
     }
-    return cases;
+    return withFlags(cases, shown);
   }
+  const flagged = shown?.integrity?.reason ? `; flagged: ${shown.integrity.reason}` : "";
   const message =
-    `${task.status}${shown?.error ? `: ${shown.error}` : grade ? `: ${grade.reason}` : ""}`.slice(0, 500);
+    `${task.status}${shown?.error ? `: ${shown.error}` : grade ? `: ${grade.reason}` : ""}${flagged}`.slice(
+      0,
+      500,
+    );
   const one: Case = { name: task.id, time: task.duration_ms, output };
   if (task.status === "unresolved") one.failure = { type: "unresolved", message, detail };
   else if (task.status !== "resolved") one.error = { type: task.status, message, detail };
-  return [one];
+  return withFlags([one], shown);
+}
+
+/** Each testcase of a flagged attempt carries its flags and why, for CI views that list properties. */
+function withFlags(cases: Case[], shown: AttemptResult | undefined): Case[] {
+  const integrity = shown?.integrity;
+  if (!integrity?.flags.length) return cases;
+  const properties: Array<[string, string]> = [
+    ["integrity_flags", integrity.flags.join(",")],
+    ["integrity_reason", integrity.reason ?? ""],
+  ];
+  return cases.map((c) => ({ ...c, properties }));
 }
 
 function testcaseXml(classname: string, c: Case): string {
   const lines = [
     `      <testcase classname="${xmlEscape(classname)}" name="${xmlEscape(c.name)}" time="${seconds(c.time)}">`,
   ];
+  if (c.properties) {
+    lines.push(
+      "        <properties>",
+      ...c.properties.map(([k, v]) => `          <property name="${xmlEscape(k)}" value="${xmlEscape(v)}"/>`),
+      "        </properties>",
+    );
+  }
   if (c.skipped) lines.push(`        <skipped message="${xmlEscape(c.skipped)}"/>`);
   for (const [tag, f] of [
     ["failure", c.failure],

@@ -48,6 +48,8 @@ export interface RunInfo {
   default_test_timeout_s?: number;
   /** Where the tests ran: a fresh box per attempt (the default), or the agent's (`--grade-in-agent-box`). */
   graded_in?: "fresh box" | "agent box";
+  /** `--integrity`: whether a flagged attempt can count as resolved ("lenient") or not ("strict"). */
+  integrity?: "strict" | "lenient";
   image: string;
   /**
    * `--engine`: each engine the run used, with its memory, the attempts placed there (retries

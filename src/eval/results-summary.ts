@@ -10,6 +10,7 @@ import {
   type AttemptStatus,
 } from "./attempt-result.js";
 import type { RunInfo } from "./results-dir.js";
+import type { IntegrityFlag } from "./test-integrity.js";
 import type { TaskProblem } from "./task-parse.js";
 
 export type TaskStatus = AttemptStatus | "not_run";
@@ -22,6 +23,8 @@ export interface TaskSummary {
   status: TaskStatus;
   attempts_finished: number;
   resolved_attempts: number;
+  /** The integrity checks' flags on any of its attempts (see Integrity), when there are any. */
+  integrity_flags?: IntegrityFlag[];
   duration_ms: number;
   tokens: { input: number; output: number };
   cost_usd: number;
@@ -40,6 +43,8 @@ export interface ResultsSummary {
   /** resolved_attempts / attempts_finished. */
   pass_at_1: number;
   invalid_tasks: number;
+  /** Tasks with an attempt the integrity checks flagged. */
+  integrity_flagged: number;
   /** Sum of attempt durations (box time), and the wall time of the last invocation. */
   duration_ms: number;
   wall_ms?: number;
@@ -62,6 +67,7 @@ export function summarizeTask(id: string, source: string, attempts: AttemptResul
   const sorted = [...attempts].sort((a, b) => a.attempt - b.attempt);
   const resolvedAttempts = sorted.filter((a) => a.resolved).length;
   const last = sorted[sorted.length - 1];
+  const flags = [...new Set(sorted.flatMap((a) => a.integrity?.flags ?? []))].sort();
   return {
     id,
     source,
@@ -69,6 +75,7 @@ export function summarizeTask(id: string, source: string, attempts: AttemptResul
     status: resolvedAttempts > 0 ? "resolved" : (last?.status ?? "not_run"),
     attempts_finished: sorted.length,
     resolved_attempts: resolvedAttempts,
+    ...(flags.length > 0 ? { integrity_flags: flags } : {}),
     duration_ms: sorted.reduce((s, a) => s + a.duration_ms, 0),
     tokens: {
       input: sorted.reduce((s, a) => s + a.tokens.input, 0),
@@ -115,6 +122,7 @@ export function buildResults(run: RunInfo, attempts: AttemptResult[]): ResultsFi
       resolved_attempts: resolvedAttempts,
       pass_at_1: finished.length ? round(resolvedAttempts / finished.length, 4) : 0,
       invalid_tasks: run.invalid_tasks.length,
+      integrity_flagged: tasks.filter((t) => t.integrity_flags).length,
       duration_ms: finished.reduce((s, a) => s + a.duration_ms, 0),
       ...(wall !== undefined && Number.isFinite(wall) ? { wall_ms: wall } : {}),
       tokens: {

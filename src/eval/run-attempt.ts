@@ -18,7 +18,16 @@ import {
 } from "./attempt-result.js";
 import { applyPatchInBox } from "./box-patch.js";
 import { diffSince, recordTree } from "./box-tree.js";
-import { integrityOf, restorePaths, touchedPaths, type Integrity } from "./test-integrity.js";
+import { countBaseTests } from "./base-test-count.js";
+import {
+  integrityOf,
+  restorePaths,
+  touchedPaths,
+  withTestCounts,
+  type Integrity,
+  type IntegrityMode,
+} from "./test-integrity.js";
+import { parseTestOutput } from "./test-output/test-results.js";
 import { remainingMs, type AgentOutcome, type EvalAgent } from "./eval-agent.js";
 import type { EvalTask } from "./eval-task.js";
 import { gradeTests } from "./grade.js";
@@ -63,6 +72,8 @@ export interface AttemptEnv {
    * tests run in a fresh box holding only the task's setup, the agent's diff and the test patch.
    */
   gradeInAgentBox?: boolean;
+  /** How flagged attempts count (default "strict": never resolved); see IntegrityMode. */
+  integrity?: IntegrityMode;
 }
 
 export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "cancelled";
@@ -215,7 +226,23 @@ export async function runAttempt(
       if (await runSetup(grading, inGrading, (text) => (texts.testOutput += text))) return "cancelled";
       if (error) return finish();
       testTree = await recordTree(grading.box, env.signal);
-      const applied = await applyPatchInBox(grading.box, texts.diff, "agent", env.signal);
+    }
+    const strict = (env.integrity ?? "strict") === "strict";
+    let baseTests: number | undefined;
+    if (!env.gradeInAgentBox && texts.diff.trim() !== "") {
+      // Counted in the fresh box before the agent's diff; the agent's own box could sway it.
+      // An empty diff leaves the tree as it was: the count would be the graded run's own.
+      const ownLimit = testTimeoutS ? testTimeoutS * 1000 : remainingMs(deadline);
+      const base = await countBaseTests(testBox, task, testTree, {
+        timeoutMs: Math.min(ownLimit, remainingMs(deadline)),
+        signal: env.signal,
+      });
+      if (env.signal.aborted) return "cancelled";
+      texts.testOutput += base.log;
+      baseTests = base.count;
+    }
+    if (!env.gradeInAgentBox) {
+      const applied = await applyPatchInBox(testBox.box, texts.diff, "agent", env.signal);
       texts.testOutput += `$ (applying the agent's diff)\n${applied.log}\n`;
       if (!applied.applied) {
         status = "error";
@@ -223,6 +250,11 @@ export async function runAttempt(
           "the agent's diff does not apply in a fresh box of the task (a setup that differs from run to run?)";
         return finish();
       }
+    }
+    // The test runner starts as the task's tree says, whatever the agent did to its files.
+    await restorePaths(testBox.box, testTree, integrity.runner_files_restored, env.signal);
+    if (integrity.runner_files_restored.length > 0) {
+      texts.testOutput += `$ (the agent changed the test runner's files; restored: ${integrity.runner_files_restored.join(", ")})\n`;
     }
     // The tests' own limit counts from here: the fresh box's start and setup count against timeout_s.
     const testDeadline = testTimeoutS ? Date.now() + testTimeoutS * 1000 : deadline;
@@ -258,7 +290,10 @@ export async function runAttempt(
     enter("grade");
     const grade = gradeTests(task, { exitCode: r.exitCode ?? undefined, output: r.output });
     tests.grade = grade;
-    status = grade.resolved ? "resolved" : "unresolved";
+    integrity = withTestCounts(integrity, parseTestOutput(r.output).size, baseTests);
+    // Strict: tests that pass after the agent touched how they run, or that report far fewer
+    // results than the suite has, prove nothing; the flags say why it is not resolved.
+    status = grade.resolved && !(strict && integrity.flags.length > 0) ? "resolved" : "unresolved";
     return finish();
   } catch (e) {
     if (env.signal.aborted) return "cancelled";

@@ -67,6 +67,7 @@ function settings(run: RunInfo): Record<string, unknown> {
     default_agent_timeout_s: run.default_agent_timeout_s,
     default_test_timeout_s: run.default_test_timeout_s,
     graded_in: run.graded_in,
+    integrity: run.integrity ?? "strict",
     image: run.image,
   };
 }

@@ -26,9 +26,10 @@ export interface SwebenchRunReport {
   unresolved_ids: string[];
   error_ids: string[];
   schema_version: 2;
-  /** drydock's additions: which run and model this is. */
+  /** drydock's additions: which run and model this is, and the tasks its integrity checks flagged. */
   run_id: string;
   model_name_or_path?: string;
+  integrity_flagged_ids: string[];
 }
 
 type Verdict = "incomplete" | "empty" | "resolved" | "unresolved" | "error";
@@ -90,6 +91,10 @@ export function swebenchRunReport(results: ResultsFile): SwebenchRunReport {
     schema_version: 2,
     run_id: results.run.run_id,
     ...(results.run.model ? { model_name_or_path: results.run.model } : {}),
+    integrity_flagged_ids: results.tasks
+      .filter((t) => t.integrity_flags)
+      .map((t) => t.id)
+      .sort(),
   };
 }
 

@@ -87,10 +87,14 @@ export function judgeTask(
       ...(grade?.pass_to_pass?.failed ?? []),
       ...(grade?.pass_to_pass?.missing ?? []),
     ];
+    const flagged = gold!.integrity?.reason;
     problems.push(
       failing.length > 0
         ? `with the gold patch these do not pass: ${list(failing)}`
-        : `with the gold patch: ${grade?.reason ?? "unresolved"}`,
+        : flagged
+          ? // Strict grading holds a runner file the gold patch changes against it: the task should name it editable.
+            `with the gold patch: flagged: ${flagged} (name them in editable_files if the fix must change them)`
+          : `with the gold patch: ${grade?.reason ?? "unresolved"}`,
     );
   }
   return {

@@ -98,16 +98,23 @@ describe("eval grading integrity", () => {
   it("a patch that only monkeypatches the function in the test file is not resolved, and says so", async () => {
     const result = await evalRun(cheat, "cheat");
     expect(result.status).toBe("unresolved");
-    expect(result.integrity).toEqual({
+    expect(result.integrity).toMatchObject({
       test_files_restored: ["test_calc.py"],
       outside_editable_files: ["test_calc.py"],
+      runner_files_restored: [],
+      flags: [],
     });
   });
 
   it("the real fix is resolved, with nothing to report", async () => {
     const result = await evalRun(gold, "gold");
     expect(result.status).toBe("resolved");
-    expect(result.integrity).toEqual({ test_files_restored: [], outside_editable_files: [] });
+    expect(result.integrity).toMatchObject({
+      test_files_restored: [],
+      outside_editable_files: [],
+      runner_files_restored: [],
+      flags: [],
+    });
   });
 
   it("a patch that writes into .git (an ignore rule hiding a file from the diff) is refused", async () => {

@@ -77,6 +77,28 @@ describe("judgeTask", () => {
       "resolved without a fix (no FAIL_TO_PASS test to fail): the task grades nothing",
     ]);
   });
+
+  it("names the integrity flag when the gold patch passes its tests but changes a runner file", () => {
+    const base = attempt("t", "unresolved", {
+      tests: {
+        timed_out: false,
+        grade: { resolved: false, by: "exit_code", reason: "test_cmd exited 1" },
+      },
+    });
+    const gold = attempt("t", "unresolved", {
+      tests: { timed_out: false, grade: { resolved: true, by: "exit_code", reason: "test_cmd exited 0" } },
+      integrity: {
+        test_files_restored: [],
+        outside_editable_files: [],
+        runner_files_restored: ["setup.cfg"],
+        flags: ["runner_files_restored"],
+        reason: "the agent changed the test runner's files (setup.cfg); they were put back before the tests",
+      },
+    });
+    expect(judgeTask("t", base, gold).problems).toEqual([
+      "with the gold patch: flagged: the agent changed the test runner's files (setup.cfg); they were put back before the tests (name them in editable_files if the fix must change them)",
+    ]);
+  });
 });
 
 describe("swebench-report.json", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integrityOf, touchedPaths } from "../../../src/eval/test-integrity.js";
+import { integrityOf, touchedPaths, withTestCounts } from "../../../src/eval/test-integrity.js";
 
 const edit = (path: string) =>
   `diff --git a/${path} b/${path}\nindex 1111111..2222222 100644\n--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-a\n+b\n`;
@@ -13,11 +13,53 @@ describe("test integrity", () => {
 
   it("names the test patch's files the agent changed, and its files outside editable_files", () => {
     const agent = edit("calc.py") + edit("tests/test_calc.py") + edit("setup.cfg");
+    // setup.cfg is the runner's, but the task names it editable: it is the agent's to change.
     expect(integrityOf(agent, edit("tests/test_calc.py"), ["calc.py", "./setup.cfg"])).toEqual({
       test_files_restored: ["tests/test_calc.py"],
       outside_editable_files: ["tests/test_calc.py"],
+      runner_files_restored: [],
+      flags: [],
     });
-    // Without editable_files nothing is outside them; without a test patch nothing is restored.
-    expect(integrityOf(agent, undefined)).toEqual({ test_files_restored: [], outside_editable_files: [] });
+    // Without editable_files nothing is outside them; without a test patch no test file is restored.
+    expect(integrityOf(edit("calc.py"), undefined)).toEqual({
+      test_files_restored: [],
+      outside_editable_files: [],
+      runner_files_restored: [],
+      flags: [],
+    });
+  });
+
+  it("puts back the runner files the agent changed outside editable_files, and flags the attempt", () => {
+    const agent =
+      edit("calc.py") + edit("conftest.py") + edit("tests/__init__.py") + edit("tests/conftest.py");
+    // tests/conftest.py is the test patch's: restored as a test file, not counted twice.
+    const integrity = integrityOf(agent, edit("tests/conftest.py"), ["calc.py"]);
+    expect(integrity).toMatchObject({
+      test_files_restored: ["tests/conftest.py"],
+      runner_files_restored: ["conftest.py", "tests/__init__.py"],
+      flags: ["runner_files_restored"],
+    });
+    expect(integrity.reason).toBe(
+      "the agent changed the test runner's files (conftest.py, tests/__init__.py); they were put back before the tests",
+    );
+  });
+
+  it("flags a suite that reports fewer than half the results it reports without the agent's diff", () => {
+    const clean = integrityOf(edit("calc.py"), undefined);
+    expect(withTestCounts(clean, 3, 10)).toMatchObject({
+      flags: ["fewer_tests_than_base"],
+      reason: "the tests reported 3 result(s) where they report 10 without the agent's diff",
+      tests_found: 3,
+      base_tests_found: 10,
+    });
+    // An honest fix may change a parametrised count a little; an uncounted base flags nothing.
+    expect(withTestCounts(clean, 9, 10).flags).toEqual([]);
+    expect(withTestCounts(clean, 5, 10).flags).toEqual([]);
+    expect(withTestCounts(clean, 0, undefined).flags).toEqual([]);
+    expect(withTestCounts(clean, 0, 0).flags).toEqual([]);
+    // Both at once: one reason each, in one line.
+    const both = withTestCounts(integrityOf(edit("pytest.ini"), undefined), 1, 10);
+    expect(both.flags).toEqual(["runner_files_restored", "fewer_tests_than_base"]);
+    expect(both.reason).toMatch(/pytest\.ini.*; the tests reported 1 result/);
   });
 });

@@ -1,0 +1,58 @@
+/**
+ * Files that decide how a test runner starts, finds and reports tests rather than what the code
+ * under test does: an agent that changes one can make failing tests pass without fixing anything
+ * (a conftest.py hook that rewrites outcomes, a sitecustomize.py on PYTHONPATH, `addopts = -p
+ * plugin`, a `tests/__init__.py` that patches the code, a TestMain in a `_test.go` file). Grading
+ * puts them back as they were before the agent, as it does the test patch's files. Pure.
+ */
+
+/** Why a path counts as the runner's, for people reading a result. */
+export type RunnerFileKind =
+  | "conftest"
+  | "python start-up"
+  | "pytest configuration"
+  | "test package"
+  | "javascript runner configuration"
+  | "go test";
+
+/** Directory names that hold tests in the layouts pytest, unittest and Django use. */
+const TEST_DIR = /^(tests?|testing|.+_tests?|tests?_.+)$/;
+/** jest, vitest, mocha and karma find their configuration under these names (any extension). */
+const JS_CONFIG =
+  /^(jest\.config|vitest\.config|vitest\.workspace|vite\.config|karma\.conf|\.mocharc)(\.[\w-]+)*$/;
+
+/**
+ * The class of runner file `path` (relative to the repository, `/`-separated) belongs to, or
+ * undefined for an ordinary file.
+ *
+ * pyproject.toml, setup.cfg and package.json hold more than test settings (dependencies, package
+ * metadata): the whole file counts, because the part that matters cannot be told apart without
+ * parsing it exactly as pytest, configparser or npm would, and any difference between two parsers
+ * is a way in. A dependency the agent adds there does not reach the tests anyway: the box's
+ * environment is installed by the task's setup before the agent's diff is applied.
+ */
+export function runnerFileKind(path: string): RunnerFileKind | undefined {
+  const parts = path.replace(/^\.\//, "").split("/");
+  const name = parts[parts.length - 1]!;
+  const dirs = parts.slice(0, -1);
+  if (name === "conftest.py") return "conftest";
+  // Python imports these at start-up from anywhere on sys.path (PYTHONPATH, the working directory).
+  if (name === "sitecustomize.py" || name === "usercustomize.py" || name.endsWith(".pth"))
+    return "python start-up";
+  if (["pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml"].includes(name))
+    return "pytest configuration";
+  // A test package's __init__.py runs before any of its tests (and unittest's load_tests lives there).
+  if (name === "__init__.py" && dirs.some((d) => TEST_DIR.test(d))) return "test package";
+  if (JS_CONFIG.test(name) || name === "package.json") return "javascript runner configuration";
+  // Every _test.go file of a package is compiled into its test binary (init, TestMain).
+  if (name.endsWith("_test.go") || dirs.includes("testdata")) return "go test";
+  return undefined;
+}
+
+/** The runner files among `paths`, each with its class, in the order given. */
+export function runnerFiles(paths: string[]): Array<{ path: string; kind: RunnerFileKind }> {
+  return paths.flatMap((path) => {
+    const kind = runnerFileKind(path);
+    return kind ? [{ path, kind }] : [];
+  });
+}
