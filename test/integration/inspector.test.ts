@@ -5,28 +5,27 @@ import { describe, expect, inject, it } from "vitest";
 import { tempRepo } from "../helpers/repos.js";
 
 const run = promisify(execFile);
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+const inspectorCli = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
+
+/** The Inspector CLI against `drydock serve` on `repo` (no warm pool), with `args` after serve's own; its stdout. */
+async function inspector(repo: string, args: string[], timeout = 60_000): Promise<string> {
+  const serve = [cli, "serve", "--repo", repo, "--image", inject("sandboxImage"), "--pool", "0"];
+  const { stdout } = await run(
+    process.execPath,
+    [inspectorCli, "--cli", process.execPath, ...serve, ...args],
+    {
+      cwd: repo,
+      timeout,
+    },
+  );
+  return stdout;
+}
 
 describe("the MCP Inspector CLI", () => {
   it("lists drydock's tools over stdio", async () => {
     using repo = tempRepo();
-    const inspector = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
-    const { stdout } = await run(
-      process.execPath,
-      [
-        inspector,
-        "--cli",
-        process.execPath,
-        join(process.cwd(), "dist/cli/main.js"),
-        "serve",
-        "--repo",
-        repo.path,
-        "--image",
-        inject("sandboxImage"),
-        "--method",
-        "tools/list",
-      ],
-      { cwd: repo.path, timeout: 60_000 },
-    );
+    const stdout = await inspector(repo.path, ["--method", "tools/list"]);
     const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: unknown }> };
     const names = tools.map((t) => t.name);
     for (const name of ["bash", "session_create", "session_apply", "get_current_task"])
@@ -36,21 +35,9 @@ describe("the MCP Inspector CLI", () => {
 
   it("shows a bash reply as the text a terminal shows, not escaped JSON", async () => {
     using repo = tempRepo();
-    const inspector = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
-    const { stdout } = await run(
-      process.execPath,
+    const stdout = await inspector(
+      repo.path,
       [
-        inspector,
-        "--cli",
-        process.execPath,
-        join(process.cwd(), "dist/cli/main.js"),
-        "serve",
-        "--repo",
-        repo.path,
-        "--image",
-        inject("sandboxImage"),
-        "--pool",
-        "0",
         "--method",
         "tools/call",
         "--tool-name",
@@ -58,7 +45,7 @@ describe("the MCP Inspector CLI", () => {
         "--tool-arg",
         "command=printf 'one\\ntwo\\n'; echo oops >&2; sh -c 'exit 3'",
       ],
-      { cwd: repo.path, timeout: 120_000 },
+      120_000,
     );
     const reply = JSON.parse(stdout) as {
       content: Array<{ type: string; text: string }>;
@@ -73,32 +60,9 @@ describe("the MCP Inspector CLI", () => {
 });
 
 describe("drydock serve --tools", () => {
-  const cli = join(process.cwd(), "dist/cli/main.js");
-
   it("lists only the picked sets over stdio", async () => {
     using repo = tempRepo();
-    const inspector = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector/cli/build/cli.js");
-    const { stdout } = await run(
-      process.execPath,
-      [
-        inspector,
-        "--cli",
-        process.execPath,
-        cli,
-        "serve",
-        "--repo",
-        repo.path,
-        "--image",
-        inject("sandboxImage"),
-        "--pool",
-        "0",
-        "--tools",
-        "minimal,json_editor",
-        "--method",
-        "tools/list",
-      ],
-      { cwd: repo.path, timeout: 60_000 },
-    );
+    const stdout = await inspector(repo.path, ["--tools", "minimal,json_editor", "--method", "tools/list"]);
     const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string }> };
     expect(tools.map((t) => t.name)).toEqual([
       "session_create",
