@@ -27,6 +27,9 @@ import type { StderrTerminal } from "./stderr-terminal.js";
 
 const log = logger("shell");
 
+/** The persistent shell's argv: a script argument (/dev/stdin) keeps bash non-interactive. */
+export const PTY_SHELL_ARGV: readonly string[] = ["bash", "--noprofile", "--norc", "/dev/stdin"];
+
 export interface ShellOptions {
   /** The engine the shell's exec is attached through. */
   engine: Engine;
@@ -329,17 +332,12 @@ export class PtyShell {
   private async spawn(saveState = true): Promise<void> {
     const o = this.options;
     // A script argument (/dev/stdin) keeps bash non-interactive: no prompt, no job-control chatter.
-    const exec = await openTerminalExec(
-      o.engine,
-      o.containerId,
-      ["bash", "--noprofile", "--norc", "/dev/stdin"],
-      {
-        user: o.user,
-        workdir: o.workdir,
-        env: { TERM: "dumb", PS1: "", PS2: "", ...o.env },
-        input: true,
-      },
-    );
+    const exec = await openTerminalExec(o.engine, o.containerId, [...PTY_SHELL_ARGV], {
+      user: o.user,
+      workdir: o.workdir,
+      env: { TERM: "dumb", PS1: "", PS2: "", ...o.env },
+      input: true,
+    });
     const term = new ShellTerminal(exec);
     if (this.disposed) {
       term.close(EXIT_NOW);

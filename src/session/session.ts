@@ -26,6 +26,7 @@ import { SessionShell, type SessionShellSetup } from "./session-shell.js";
 import { DEFAULT_WATCHDOG_GRACE_MS } from "./shell-watchdog.js";
 import { newSessionId } from "./session-id.js";
 import { disposeWarmBox, type WarmBox } from "./warm-pool.js";
+import { endDeadShells } from "./dead-shells.js";
 
 export { newSessionId } from "./session-id.js";
 
@@ -187,6 +188,8 @@ export class Session {
     // The box's bind mount holds this directory open; made again only if it went missing.
     const gatewayDir = gatewayDirFor(id);
     await mkdir(gatewayDir, { recursive: true, mode: 0o700 });
+    const ended = await endDeadShells(box);
+    if (ended > 0) log.info(`session ${id}: ended ${ended} shell(s) of the drydock that died`);
     const shell = await startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs });
     const baseCommit = record.base_commit ?? "";
     const session = new Session(

@@ -33,6 +33,19 @@ async function boxesOf(sessionId: string): Promise<number> {
   return (await (await testEngine()).listBoxes(LABEL_SESSION, sessionId)).length;
 }
 
+/** The CLI's stdout (a verb that reads the state directory `env` names). */
+async function drydockCli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const child = spawn(process.execPath, [join(process.cwd(), "dist", "cli", "main.js"), ...args], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise((resolve) => child.on("close", resolve));
+  expect(code, `drydock ${args.join(" ")}`).toBe(0);
+  return out;
+}
+
 async function killHard(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once("exit", resolve));
   child.kill("SIGKILL");
@@ -107,7 +120,16 @@ describe("durable sessions", () => {
       .filter((b) => b.labels[LABEL_STATE] === state && b.labels[LABEL_SESSION] !== id)
       .map((b) => b.labels[LABEL_SESSION]!);
     expect(idle.length).toBeGreaterThan(0);
+    // A command in flight when the server dies: its "running" line is in the log.
+    void first.client
+      .callTool({ name: "bash", arguments: { command: "sleep 600", session_id: id } }, undefined, {
+        timeout: 600_000,
+      })
+      .catch(() => undefined);
     const logPath = join(state, "audit", `${id}.jsonl`);
+    await expect
+      .poll(() => readFileSync(logPath, "utf8").includes('"command":"sleep 600"'), { timeout: 15_000 })
+      .toBe(true);
     const linesBefore = readFileSync(logPath, "utf8").trim().split("\n").length;
 
     await killHard(first.child);
@@ -138,6 +160,27 @@ describe("durable sessions", () => {
     const after = entries.slice(linesBefore);
     expect(after.map((e) => e.tool)).toContain("session_adopted");
     expect(after.some((e) => e.tool === "bash" && e.args?.command === "cat notes.txt README.md")).toBe(true);
+
+    // The dead server's shells, and the command they were running, were ended at the adoption:
+    // one persistent shell runs (the new one), and the sleep is gone.
+    const shells = await call(
+      "bash",
+      {
+        command:
+          "ps -eo args= | grep -c '^bash --noprofile --norc /dev/stdin$'; ps -eo args= | grep -c '^sleep 600$'; ps -eo pid,sid,tty,args >&2",
+      },
+      second.client,
+    );
+    expect(shells.stdout, String(shells.stderr)).toBe("1\n0\n");
+    // Read after the fact, the cut-off call is shown as interrupted, not as running forever.
+    const shown = await drydockCli(["sessions", "log", id, "--json"], env());
+    const sleeps = shown
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { args?: { command?: string }; outcome: Record<string, unknown> })
+      .filter((e) => e.args?.command === "sleep 600");
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]!.outcome).toMatchObject({ interrupted: true, ok: false });
 
     // The session is now that client's: another client cannot use it.
     const other = await connect(second.url, token);
