@@ -40,7 +40,8 @@ describe("a box with --egress pypi", () => {
 
   it("installs a package from PyPI with plain pip, and it imports", async () => {
     const result = await session.bash(
-      // The image's system site already has six: --ignore-installed makes pip fetch it all the same.
+      // --ignore-installed: pip fetches six even where the image's system site has it (a custom
+      // image; drydock's own no longer does).
       "pip install --no-cache-dir --progress-bar off --ignore-installed six==1.16.0 && python3 -c 'import six; print(six.__version__, six.__file__)'",
       { timeoutMs: 170_000 },
     );
