@@ -137,14 +137,16 @@ describe("aider_ai_code in the box, behind the gateway", () => {
   let client: Client;
   let record: string;
 
-  const bash = async (command: string) =>
-    textJson(
-      await client.callTool(
-        { name: "bash", arguments: { command, timeout_s: 300 } },
-        undefined,
-        CALL_TIMEOUT,
-      ),
-    );
+  // bash's text is written for a model (a terminal's view); its object is structuredContent.
+  const bash = async (command: string) => {
+    const r = (await client.callTool(
+      { name: "bash", arguments: { command, timeout_s: 300 } },
+      undefined,
+      CALL_TIMEOUT,
+    )) as ToolResult;
+    expect(r.isError, r.content[0]?.text).toBeFalsy();
+    return r.structuredContent as Record<string, unknown>;
+  };
   const reset = () => bash("git checkout -q -- . && git clean -qfd");
   const aider = async (args: Record<string, unknown>, onprogress?: (message: string) => void) =>
     client.callTool({ name: "aider_ai_code", arguments: args }, undefined, {
