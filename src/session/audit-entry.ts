@@ -161,10 +161,8 @@ function replyOutput(r: Record<string, unknown>): string | undefined {
 }
 
 /** ANSI escape sequences: colours, cursor moves, titles (OSC, ended by BEL or ST). */
-// eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 /** Control characters other than tab and newline (a carriage return included). */
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
 
 /**
