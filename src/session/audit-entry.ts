@@ -130,8 +130,11 @@ function jsonLength(value: unknown): number {
   return safeJson(value).length;
 }
 
-/** The outcome of a call that answered `reply` (the tool's JSON). */
-export function successOutcome(reply: unknown): AuditOutcome {
+/**
+ * The outcome of a call that answered `reply` (the tool's JSON). `redact` is applied to the whole
+ * output before its tail is cut, so a secret across the cut is still recognised.
+ */
+export function successOutcome(reply: unknown, redact: (text: string) => string = (t) => t): AuditOutcome {
   const outcome: AuditOutcome = { ok: true };
   if (reply === null || typeof reply !== "object") return outcome;
   const r = reply as Record<string, unknown>;
@@ -143,7 +146,7 @@ export function successOutcome(reply: unknown): AuditOutcome {
   }
   if (Array.isArray(r.files)) outcome.files = r.files.length;
   const printed = replyOutput(r);
-  if (printed) outcome.output_tail = outputTail(printed);
+  if (printed) outcome.output_tail = outputTail(redact(printed));
   if (typeof r.exit_code === "number" && r.exit_code !== 0) outcome.ok = false;
   if ("exit_code" in r && r.exit_code === null) outcome.ok = false;
   if (r.success === false) outcome.ok = false;
