@@ -9,6 +9,7 @@ import { closeBoxChannel } from "../sandbox/box-channel.js";
 import { boxLimits } from "../sandbox/box-profile.js";
 import { errorOutcome, type AuditOutcome } from "../session/audit-entry.js";
 import { appendAuditEntry } from "../session/audit-log.js";
+import type { FinalDiff } from "../session/final-diff.js";
 import { applySessionDiff, type SessionApplyOptions } from "../session/session-apply.js";
 import { describeError, NotFoundError } from "../util/errors.js";
 import { diffOut, diffStat } from "../workspace/box-workspace.js";
@@ -56,6 +57,15 @@ async function inBox<T>(engine: Engine, target: SessionTarget, take: (box: Box) 
   } finally {
     closeBoxChannel(box);
   }
+}
+
+/** What a person is told (on stderr) when the diff printed is the one kept at the session's end. */
+export function keptDiffNote(id: string, kept: FinalDiff): string {
+  const cut =
+    kept.cutFromBytes === undefined
+      ? ""
+      : ` It was cut: the whole diff was ${kept.cutFromBytes} bytes, and what is printed does not apply.`;
+  return `session ${id} has ended and its box is gone: this is its last diff, kept when it ended.${cut}`;
 }
 
 /** Applies the box's diff to the session's repository, and logs it as the person's. */

@@ -9,7 +9,8 @@ import { readSessionRecord } from "../session/session-record.js";
 import { FlagError } from "../util/errors.js";
 import { stateDir } from "../util/paths.js";
 import { decimal } from "./flag-values.js";
-import { applySession, sessionDiff, sessionDiffStat } from "./session-changes.js";
+import { readFinalDiff } from "../session/final-diff.js";
+import { applySession, keptDiffNote, sessionDiff, sessionDiffStat } from "./session-changes.js";
 import { confirmRemoval } from "./removal-confirmation.js";
 import { printSessionLog } from "./session-log.js";
 import { sessionRow, sessionTableRows } from "./session-rows.js";
@@ -121,14 +122,29 @@ export function registerSessionsCommand(program: Command): void {
     });
   sessions
     .command("diff")
-    .description("the diff of everything changed in a session's box since it started (binary-safe)")
+    .description(
+      "the diff of everything changed in a session's box since it started (binary-safe); once the box is gone, the diff kept when the session ended",
+    )
     .argument("<id>", "session id, or the first few hex digits of one")
     .option("--stat", "print a diffstat instead")
     .action(async (id: string, opts: { stat?: boolean }) => {
-      const engine = await Engine.connect();
+      const engine = await Engine.connect().catch(() => undefined);
       const target = await findSession(engine, id);
-      if (opts.stat) process.stdout.write(await sessionDiffStat(engine, target));
-      else process.stdout.write(await sessionDiff(engine, target));
+      const kept = target.box ? undefined : await readFinalDiff(target.id, target.state);
+      if (kept) {
+        // The box is gone (or the engine does not answer): the diff kept when the session ended.
+        process.stderr.write(`${keptDiffNote(target.id, kept)}\n`);
+        if (opts.stat)
+          throw new FlagError(
+            "--stat",
+            `--stat needs the session's box; for the kept diff: drydock sessions diff ${target.id} | git apply --stat`,
+          );
+        process.stdout.write(kept.diff);
+        return;
+      }
+      const running = engine ?? (await Engine.connect());
+      if (opts.stat) process.stdout.write(await sessionDiffStat(running, target));
+      else process.stdout.write(await sessionDiff(running, target));
     });
   sessions
     .command("apply")

@@ -5,6 +5,7 @@
  * client's log by naming its session.
  */
 import { appendAuditEntry } from "../session/audit-log.js";
+import { redactLogText } from "../util/log.js";
 import {
   errorOutcome,
   outputBytes,
@@ -91,7 +92,7 @@ export class ToolCallAudit {
   finish(result: { reply: unknown } | { error: string }): void {
     clearTimeout(this.runningTimer);
     const outcome: AuditOutcome =
-      "reply" in result ? successOutcome(result.reply) : errorOutcome(result.error);
+      "reply" in result ? successOutcome(result.reply, redactLogText) : errorOutcome(result.error);
     // A reply that names its session (job_status of a background aider call) counts as touching it,
     // since only the caller's own jobs answer.
     if ("reply" in result) {

@@ -14,6 +14,8 @@ export interface AuditOutcome {
   exit_code?: number | null;
   /** The error the call answered with (redacted, capped). */
   error?: string;
+  /** The last 4 KiB of what the call printed (a command's output, aider's reply), redacted, as plain text. */
+  output_tail?: string;
   /** What else the call said that a reader wants: tokens, cost, branch, files, refusal… */
   [detail: string]: unknown;
 }
@@ -39,6 +41,8 @@ export const MAX_COMMAND_CHARS = 4000;
 const MAX_TEXT_CHARS = 300;
 const MAX_ERROR_CHARS = 1000;
 const MAX_LIST_ITEMS = 50;
+/** The most of a call's output kept in its outcome (`output_tail`): its last bytes. */
+export const MAX_OUTPUT_TAIL_BYTES = 4096;
 
 /** Arguments that carry file contents or values: logged as their length only. */
 const CONTENT_ARGS = new Set([
@@ -126,8 +130,11 @@ function jsonLength(value: unknown): number {
   return safeJson(value).length;
 }
 
-/** The outcome of a call that answered `reply` (the tool's JSON). */
-export function successOutcome(reply: unknown): AuditOutcome {
+/**
+ * The outcome of a call that answered `reply` (the tool's JSON). `redact` is applied to the whole
+ * output before its tail is cut, so a secret across the cut is still recognised.
+ */
+export function successOutcome(reply: unknown, redact: (text: string) => string = (t) => t): AuditOutcome {
   const outcome: AuditOutcome = { ok: true };
   if (reply === null || typeof reply !== "object") return outcome;
   const r = reply as Record<string, unknown>;
@@ -138,10 +145,45 @@ export function successOutcome(reply: unknown): AuditOutcome {
       field === "reverted_files" ? summarizeValue(value, MAX_TEXT_CHARS) : value;
   }
   if (Array.isArray(r.files)) outcome.files = r.files.length;
+  const printed = replyOutput(r);
+  if (printed) outcome.output_tail = outputTail(redact(printed));
   if (typeof r.exit_code === "number" && r.exit_code !== 0) outcome.ok = false;
   if ("exit_code" in r && r.exit_code === null) outcome.ok = false;
   if (r.success === false) outcome.ok = false;
   return outcome;
+}
+
+/**
+ * What a call printed, when its reply says: a command's output (stdout and stderr merged), aider's
+ * own words about what it did.
+ */
+function replyOutput(r: Record<string, unknown>): string | undefined {
+  if (typeof r.output === "string") return r.output;
+  if (typeof r.success === "boolean" && typeof r.message === "string") return r.message;
+  return undefined;
+}
+
+/** ANSI escape sequences: colours, cursor moves, titles (OSC, ended by BEL or ST). */
+const ANSI = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
+/** Control characters other than tab and newline (a carriage return included). */
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/g;
+
+/**
+ * The last `maxBytes` of a call's output (whole characters), as plain text: ANSI sequences removed
+ * and every other control character shown as its Unicode picture (␛, ␍), so no reader's terminal
+ * or page acts on it.
+ */
+export function outputTail(text: string, maxBytes = MAX_OUTPUT_TAIL_BYTES): string {
+  const plain = text
+    .replace(ANSI, "")
+    .replace(/\r\n/g, "\n")
+    .replace(CONTROL, (c) => String.fromCharCode(c === "\x7f" ? 0x2421 : 0x2400 + c.charCodeAt(0)));
+  const bytes = Buffer.from(plain, "utf8");
+  if (bytes.length <= maxBytes) return plain;
+  let start = bytes.length - maxBytes;
+  // Start on a character's first byte, not inside one.
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++;
+  return bytes.subarray(start).toString("utf8");
 }
 
 export function errorOutcome(message: string): AuditOutcome {

@@ -112,7 +112,7 @@ export async function auditedSessions(state: string = stateDir()): Promise<strin
 }
 
 /**
- * Removes the logs of sessions that have no box (their records went with the box), last written more than
+ * Removes the logs (and kept last diffs) of sessions that have no box (their records went with the box), last written more than
  * `olderThanMs` ago; a session in `withBox` keeps its log whatever its age. Returns their ids.
  */
 export async function pruneAuditLogs(
@@ -131,6 +131,8 @@ export async function pruneAuditLogs(
     );
     if (written === undefined || now - written < olderThanMs) continue;
     await rm(path, { force: true });
+    // The session's last diff (final-diff.ts) goes with its log.
+    await rm(join(auditDir(state), `${id}.diff`), { force: true });
     removed.push(id);
   }
   return removed;

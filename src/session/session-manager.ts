@@ -33,6 +33,7 @@ import { logger } from "../util/log.js";
 import { pruneOrphans } from "./orphans.js";
 import { drydockEntry } from "./audit-entry.js";
 import { appendAuditEntry } from "./audit-log.js";
+import { saveFinalDiff } from "./final-diff.js";
 import {
   readSessionRecord,
   removeSessionRecord,
@@ -254,11 +255,12 @@ export class SessionManager {
     await Promise.allSettled([...all.map((s) => this.remove(s)), closingPool, ...this.removing]);
   }
 
-  /** Removes a session's box, then its record. */
+  /** Keeps the session's last diff on the host, removes its box, then its record. */
   private async remove(session: Session): Promise<void> {
+    const kept = await keepFinalDiff(session);
     await session.destroy();
     await removeSessionRecord(session.id);
-    appendAuditEntry(drydockEntry(session.id, "session_end", { box: session.box.shortId }));
+    appendAuditEntry(drydockEntry(session.id, "session_end", { box: session.box.shortId, ...kept }));
   }
 
   /** Removes the warm pool's idle boxes and stops refilling it. */
@@ -279,6 +281,26 @@ export class SessionManager {
   /** Adoptions under way, waited for at a shutdown that keeps sessions. */
   async settleAdoptions(): Promise<void> {
     await Promise.allSettled([...this.adopting.values()]);
+  }
+}
+
+/** How long taking a session's last diff may hold up its removal. */
+const FINAL_DIFF_TIMEOUT_MS = 20_000;
+
+/**
+ * Saves the session's diff beside its audit log before its box goes, so the live page and
+ * `drydock sessions diff` can still show it. A box that cannot give it (gone, stuck) is removed
+ * all the same; the session_end line says which.
+ */
+async function keepFinalDiff(session: Session): Promise<Record<string, unknown>> {
+  try {
+    const diff = await session.diffBytes(AbortSignal.timeout(FINAL_DIFF_TIMEOUT_MS));
+    const saved = await saveFinalDiff(session.id, diff);
+    return { diff_bytes: diff.length, ...(saved.cut && { diff_kept_bytes: saved.bytes }) };
+  } catch (error) {
+    const why = describeError(error);
+    log.warn(`session ${session.id}: its last diff could not be kept: ${why}`);
+    return { diff_error: why };
   }
 }
 

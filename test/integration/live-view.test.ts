@@ -1,7 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { inflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -21,6 +23,9 @@ declare const document: any;
 declare const getComputedStyle: (element: unknown) => any;
 
 const CHROMIUM = process.env.DRYDOCK_CHROMIUM ?? "/usr/bin/chromium";
+const cli = join(process.cwd(), "dist", "cli", "main.js");
+/** Widths a person keeps the page open at, from a small laptop to a large screen. */
+const WIDTHS = [1024, 1280, 1440, 1920, 2560];
 const VIEWPORT = { width: 1280, height: 900 };
 
 /** Width, height and how many different byte values the pixel data holds (a blank image: a few). */
@@ -331,6 +336,189 @@ describe("the live view of drydock serve --http", () => {
     expect(await page.title()).toBe("drydock live");
   });
 
+  it("shows a command's output folded under its line, with its exit code", async () => {
+    const reply = await bash("echo hello-from-box; exit 3");
+    expect(reply.exit_code).toBe(3);
+    const entry = "#log .entry[data-tool=bash]";
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll("#log .entry[data-tool=bash]")].some(
+          (e) => e.textContent.includes("hello-from-box") && e.querySelector("details"),
+        ),
+      null,
+      { timeout: 5000, polling: 50 },
+    );
+    const shown = await page.$$eval(entry, (els) =>
+      els
+        .filter((e) => e.querySelector(".what")?.textContent === "echo hello-from-box; exit 3")
+        .map((e) => {
+          const more = e.querySelector("details")!;
+          const pre = more.querySelector("pre.tail") as unknown as { checkVisibility(): boolean };
+          const before = pre.checkVisibility();
+          (more.querySelector("summary") as unknown as { click(): void }).click();
+          return {
+            outcome: e.querySelector(".outcome")?.textContent,
+            summary: more.querySelector("summary")?.textContent,
+            tail: more.querySelector("pre.tail")?.textContent,
+            hiddenBefore: !before,
+            shownAfter: pre.checkVisibility(),
+          };
+        }),
+    );
+    expect(shown).toEqual([
+      {
+        outcome: expect.stringMatching(/^exit 3/),
+        summary: "output, exit 3",
+        tail: "hello-from-box\n",
+        hiddenBefore: true,
+        shownAfter: true,
+      },
+    ]);
+  });
+
+  it("shows what a command printed as text: markup and control characters do nothing", async () => {
+    const title = await page.title();
+    // printf writes the ESC, BEL and SOH itself; the command's text holds none of them.
+    await bash(
+      `printf '<img src=x onerror="document.title=3"><script>document.title=4</script>\\033[31mred\\033[0m\\033]0;pwned\\007 bell\\a soh\\001 end\\n'`,
+    );
+    await page.waitForFunction(
+      () => [...document.querySelectorAll("#log pre.tail")].some((p) => p.textContent.includes("bell")),
+      null,
+      { timeout: 5000, polling: 50 },
+    );
+    const tails = await page.$$eval("#log pre.tail", (els) => els.map((e) => e.textContent ?? ""));
+    const tail = tails.find((t) => t.includes("bell"))!;
+    expect(tail).toContain('<img src=x onerror="document.title=3"><script>document.title=4</script>');
+    expect(tail).toContain("red");
+    expect(tail).not.toContain("[31m");
+    // No control character but the newline reaches the page.
+    expect(tail).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    expect(await page.$$("#log img, #log script, #log .more *:not(summary):not(pre)")).toEqual([]);
+    await page.$$eval("#log details", (els) =>
+      els.forEach((d) => ((d as unknown as { open: boolean }).open = true)),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await page.title()).toBe(title);
+    expect(problems).toEqual([]);
+  });
+
+  it("keeps its layout from 1024 to 2560 px: no overlap, no sideways scroll, no squeezed column", async () => {
+    // A long error and a long unbroken command, as an agent's calls may leave them.
+    const error =
+      "ENOENT: no such file or directory, open '/workspace/" +
+      "deeply/nested/".repeat(40) +
+      "file.txt' " +
+      "x".repeat(900) +
+      " and then some words ".repeat(30);
+    expect(error.length).toBeGreaterThan(2000);
+    appendAuditEntry(
+      {
+        ts: new Date().toISOString(),
+        session: sessionId,
+        actor: "agent",
+        tool: "str_replace_based_edit_tool",
+        args: { command: "view", path: "/workspace/" + "deeply/nested/".repeat(40) + "file.txt" },
+        outcome: { ok: false, error },
+        duration_ms: 12,
+        output_bytes: null,
+      },
+      state,
+    );
+    await bash("echo " + "y".repeat(700));
+    await page.waitForFunction(
+      () =>
+        document.querySelector("#log")?.textContent?.includes("yyyyyyyyyy") &&
+        document.querySelector("#log")?.textContent?.includes("and then some words"),
+      null,
+      { timeout: 5000, polling: 50 },
+    );
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.evaluate(
+        () =>
+          new Promise((r) =>
+            (globalThis as unknown as { requestAnimationFrame(f: () => void): void }).requestAnimationFrame(
+              () => r(null),
+            ),
+          ),
+      );
+      const png = await page.screenshot({ path: `/tmp/drydock-live-${width}.png`, fullPage: true });
+      expect(pngFacts(png).width).toBe(width);
+      const facts = await page.evaluate(() => {
+        type Rect = {
+          left: number;
+          right: number;
+          top: number;
+          bottom: number;
+          width: number;
+          height: number;
+        };
+        const box = (e: unknown): Rect => (e as { getBoundingClientRect(): Rect }).getBoundingClientRect();
+        const meets = (a: Rect, b: Rect) =>
+          a.left < b.right - 0.5 &&
+          b.left < a.right - 0.5 &&
+          a.top < b.bottom - 0.5 &&
+          b.top < a.bottom - 0.5;
+        // What of an element shows: its box cut by every ancestor that scrolls or clips (the log
+        // scrolled down has entries above its top that nobody sees).
+        const shown = (e: { parentElement: unknown }): Rect => {
+          const b = box(e);
+          const r = { left: b.left, right: b.right, top: b.top, bottom: b.bottom };
+          for (
+            let a = e.parentElement as { parentElement: unknown } | null;
+            a;
+            a = a.parentElement as never
+          ) {
+            if (getComputedStyle(a).overflow === "visible") continue;
+            const c = box(a);
+            r.left = Math.max(r.left, c.left);
+            r.right = Math.min(r.right, c.right);
+            r.top = Math.max(r.top, c.top);
+            r.bottom = Math.min(r.bottom, c.bottom);
+          }
+          return { ...r, width: r.right - r.left, height: r.bottom - r.top };
+        };
+        const cells = [...document.querySelectorAll("#sessions th, #sessions td")].map(shown);
+        const detail = [document.querySelector("#detail"), ...document.querySelectorAll("#detail *")]
+          .map(shown)
+          .filter((r) => r.width > 0 && r.height > 0);
+        const overlaps = detail.filter((d) => cells.some((c) => meets(c, d))).length;
+        const cellOverflow = [...document.querySelectorAll("#sessions td")].filter((td) => {
+          const r = box(td);
+          const table = box(document.querySelector("#sessions"));
+          return r.right > table.right + 0.5;
+        }).length;
+        const columns = [...document.querySelectorAll("#log .entry")].map((e) => ({
+          what: box(e.querySelector(".what")).width,
+          outcome: box(e.querySelector(".outcome")).width,
+          tool: box(e.querySelector(".tool")).width,
+        }));
+        const scroller = document.scrollingElement;
+        return {
+          scrollWidth: scroller.scrollWidth,
+          clientWidth: scroller.clientWidth,
+          overlaps,
+          cellOverflow,
+          narrowest: {
+            what: Math.min(...columns.map((c) => c.what)),
+            outcome: Math.min(...columns.map((c) => c.outcome)),
+            tool: Math.min(...columns.map((c) => c.tool)),
+          },
+          cells: cells.length,
+        };
+      });
+      expect(facts.cells, `${width} px`).toBeGreaterThan(6);
+      expect(facts.scrollWidth, `${width} px`).toBeLessThanOrEqual(facts.clientWidth);
+      expect(facts.overlaps, `${width} px`).toBe(0);
+      expect(facts.cellOverflow, `${width} px`).toBe(0);
+      expect(facts.narrowest.what, `${width} px`).toBeGreaterThan(80);
+      expect(facts.narrowest.outcome, `${width} px`).toBeGreaterThan(80);
+      expect(facts.narrowest.tool, `${width} px`).toBeGreaterThan(40);
+    }
+    await page.setViewportSize(VIEWPORT);
+  });
+
   it("says when the session has ended, and every request stayed on the server's origin", async () => {
     await call("session_destroy", { session_id: sessionId });
     await page.waitForFunction(
@@ -348,5 +536,35 @@ describe("the live view of drydock serve --http", () => {
     expect(problems).toEqual([]);
     expect(requests.length).toBeGreaterThan(3);
     for (const url of requests) expect(new URL(url).origin).toBe(base);
+  });
+
+  it("still shows the session's diff after it ended, kept beside its log (0600), and sessions diff prints it", async () => {
+    await page.waitForFunction(
+      () => document.querySelector("#diff .note")?.textContent?.includes("kept when it ended"),
+      null,
+      { timeout: 20_000 },
+    );
+    expect(await page.$$eval("#diff span.add", (els) => els.map((e) => e.textContent))).toContain("+changed");
+    const kept = join(state, "audit", `${sessionId}.diff`);
+    expect(statSync(kept).mode & 0o777).toBe(0o600);
+    expect(readFileSync(kept, "utf8")).toContain("+changed");
+    const api = (await (
+      await fetch(`${base}/live/api/sessions/${sessionId}/diff`, {
+        headers: { authorization: `Bearer ${liveKey}` },
+      })
+    ).json()) as { available: boolean; saved?: boolean; diff?: string };
+    expect(api).toMatchObject({ available: true, saved: true });
+    expect(api.diff).toContain("+changed");
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [cli, "sessions", "diff", sessionId],
+      {
+        env: { ...process.env, DRYDOCK_STATE_DIR: state },
+      },
+    );
+    expect(stdout).toBe(readFileSync(kept, "utf8"));
+    expect(stderr).toContain("kept when it ended");
+    await page.screenshot({ path: "/tmp/drydock-live-ended-1280.png", fullPage: true });
+    expect(problems).toEqual([]);
   });
 });

@@ -17,6 +17,12 @@ export interface EntryView {
   running: boolean;
   duration_ms: number | null;
   output_bytes: number | null;
+  /** A command's exit code, when it has one. */
+  exit_code: number | null;
+  /** The error in full (the outcome has its first line). */
+  error: string | null;
+  /** The last 4 KiB of what the call printed (a command's output, aider's reply). */
+  output_tail: string | null;
 }
 
 export function entryView(entry: AuditEntry): EntryView {
@@ -31,6 +37,9 @@ export function entryView(entry: AuditEntry): EntryView {
     running: outcome.running === true,
     duration_ms: entry.duration_ms ?? null,
     output_bytes: entry.output_bytes ?? null,
+    exit_code: typeof outcome.exit_code === "number" ? outcome.exit_code : null,
+    error: typeof outcome.error === "string" ? outcome.error : null,
+    output_tail: typeof outcome.output_tail === "string" ? outcome.output_tail : null,
   };
 }
 

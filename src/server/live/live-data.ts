@@ -1,10 +1,12 @@
 /**
  * What the live page reads, gathered from the server's state directory and its live sessions:
- * the session list, one session's facts (repository, cost, task stack), its diff. Read-only:
- * nothing here writes a file or touches a box beyond taking its diff.
+ * the session list, one session's facts (repository, cost, task stack), its diff (or, once it has
+ * ended, the last diff kept of it). Read-only: nothing here writes a file or touches a box beyond
+ * taking its diff.
  */
 import { stat } from "node:fs/promises";
 import { auditedSessions, auditLogPath, readAuditLog } from "../../session/audit-log.js";
+import { readFinalDiff } from "../../session/final-diff.js";
 import { readSessionRecord } from "../../session/session-record.js";
 import { taskStackFacts, type TaskStackFacts } from "../../tasks/task-stack-facts.js";
 import { TaskStackStore } from "../../tasks/task-stack-store.js";
@@ -46,6 +48,9 @@ export interface SessionDetail extends SessionRow {
   task_stack: TaskStackFacts | null;
   task_stack_problem?: string;
 }
+
+export type LiveDiff =
+  { available: true; diff: string; truncated: boolean; saved?: true } | { available: false; why: string };
 
 /** A diff is shown up to this many bytes. */
 export const MAX_DIFF_BYTES = 2 * 1024 * 1024;
@@ -157,16 +162,26 @@ export class LiveData {
     return detail;
   }
 
-  /** The session's diff as text, when this server holds it; else why there is none. */
-  async diff(
-    id: string,
-    signal?: AbortSignal,
-  ): Promise<{ available: true; diff: string; truncated: boolean } | { available: false; why: string }> {
+  /**
+   * The session's diff as text: taken from its box when this server holds it, else the last diff
+   * kept when it ended (`saved`); else why there is none.
+   */
+  async diff(id: string, signal?: AbortSignal): Promise<LiveDiff> {
     const live = this.live(id);
     if (!live) {
+      const kept = await readFinalDiff(id, this.sources.state);
+      if (kept) {
+        const truncated = kept.diff.length > MAX_DIFF_BYTES;
+        return {
+          available: true,
+          diff: (truncated ? kept.diff.subarray(0, MAX_DIFF_BYTES) : kept.diff).toString("utf8"),
+          truncated: truncated || kept.cutFromBytes !== undefined,
+          saved: true,
+        };
+      }
       return {
         available: false,
-        why: `session ${id} is not held by this server (ended, or served by another process); its diff can be taken with \`drydock sessions diff ${id}\` while its box runs`,
+        why: `session ${id} is not held by this server (ended, or served by another process) and no last diff of it was kept; its diff can be taken with \`drydock sessions diff ${id}\` while its box runs`,
       };
     }
     const bytes = await live.diffBytes(signal);

@@ -15,31 +15,51 @@ export const LIVE_STYLE = `
 * { box-sizing: border-box; }
 body { margin: 0; padding: 16px 20px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif;
   background: var(--bg); color: var(--fg); }
-h1 { font-size: 20px; margin: 0 0 2px; } h2 { font-size: 15px; margin: 16px 0 6px; }
+h1 { font-size: 20px; margin: 0 0 2px; } h2 { font-size: 15px; margin: 16px 0 6px; overflow-wrap: anywhere; }
 .sub, #status { color: var(--muted); font-size: 12px; }
 #status.down { color: var(--bad); }
-main { display: grid; grid-template-columns: minmax(320px, 2fr) 5fr; gap: 20px; margin-top: 12px; }
-table { width: 100%; border-collapse: collapse; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top; white-space: nowrap; }
-td.repo { max-width: 220px; overflow: hidden; text-overflow: ellipsis; }
+/* One column (the table above the detail) until there is room for both side by side. Every track
+   may shrink below its content (minmax(0, …)): long text wraps or scrolls inside its own box. */
+main { display: grid; grid-template-columns: minmax(0, 1fr); gap: 20px; margin-top: 12px; }
+main > section { min-width: 0; }
+@media (min-width: 1400px) { main { grid-template-columns: minmax(440px, 1fr) minmax(0, 2.4fr); } }
+.table-wrap { overflow-x: auto; max-height: 40vh; overflow-y: auto; }
+@media (min-width: 1400px) { .table-wrap { max-height: none; } }
+table { width: 100%; border-collapse: collapse; table-layout: fixed; }
+th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); vertical-align: top;
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+th.id { width: 9.5em; } th.age { width: 4.5em; } th.state { width: 5.5em; } th.calls { width: 3.8em; } th.cost { width: 5.5em; }
+td.id { font-variant-numeric: tabular-nums; }
 tr.session { cursor: pointer; } tr.session:hover { background: var(--card); } tr.session.on { background: var(--sel); }
 .badge { padding: 0 7px; border-radius: 10px; font-size: 12px; border: 1px solid currentColor; }
 .badge.alive { color: var(--ok); } .badge.ended, .badge.gone { color: var(--muted); }
 .facts { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 8px; }
-.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; min-width: 0; }
 .card .label { color: var(--muted); font-size: 11px; text-transform: uppercase; letter-spacing: .04em; }
 .card .value { font-size: 16px; font-weight: 600; overflow-wrap: anywhere; }
 .box { margin: 0; padding: 8px 10px; background: var(--card); border: 1px solid var(--line); border-radius: 6px;
   max-height: 420px; overflow: auto; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-#log .entry { display: grid; grid-template-columns: 64px 56px 110px 1fr auto; gap: 8px; padding: 2px 0; border-bottom: 1px dotted var(--line); }
-#log .what { white-space: pre-wrap; overflow-wrap: anywhere; }
-#log .outcome { color: var(--ok); white-space: nowrap; } #log .entry.bad .outcome { color: var(--bad); }
+#log { max-height: 60vh; }
+/* Fixed tracks for the short facts; the command takes the rest and wraps; the outcome is clipped
+   with an ellipsis (its whole text in its title, an error in full under the line). */
+#log .entry { display: grid; grid-template-columns: 4.6em 3.6em minmax(4em, 9em) minmax(8em, 1fr) minmax(0, 15em);
+  gap: 2px 8px; padding: 2px 0; border-bottom: 1px dotted var(--line); }
+#log .entry > span { min-width: 0; }
+#log .tool, #log .outcome { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+#log .what { white-space: pre-wrap; overflow-wrap: anywhere; max-height: 12em; overflow-y: auto; }
+#log .outcome { color: var(--ok); } #log .entry.bad .outcome { color: var(--bad); }
 #log .entry.running .outcome { color: var(--warn); }
 #log .time, #log .actor { color: var(--muted); }
+#log .more { grid-column: 1 / -1; min-width: 0; margin: 0 0 2px 4.6em; }
+#log .more summary { cursor: pointer; color: var(--muted); }
+#log .more pre { margin: 2px 0; padding: 4px 6px; border-left: 2px solid var(--line); max-height: 320px; overflow: auto;
+  white-space: pre-wrap; overflow-wrap: anywhere; font: inherit; }
+#log .more pre.error { color: var(--bad); }
 pre.box { white-space: pre; } pre.box span { display: block; }
 .add { background: var(--add); } .del { background: var(--del); } .hunk { background: var(--hunk); color: var(--muted); }
 .file { font-weight: 600; }
 #tasks ul { list-style: none; margin: 0; padding-left: 16px; } #tasks > ul { padding-left: 0; }
+#tasks li { overflow-wrap: anywhere; }
 #tasks .done { color: var(--muted); text-decoration: line-through; } #tasks .current { font-weight: 600; }
 .empty { color: var(--muted); font-style: italic; }
 `;
@@ -65,7 +85,9 @@ export function livePage(): string {
 <main>
 <section>
 <h2>Sessions</h2>
-<table id="sessions"><thead><tr><th>id</th><th>repository</th><th>age</th><th>state</th><th>calls</th><th>cost</th></tr></thead><tbody></tbody></table>
+<div class="table-wrap">
+<table id="sessions"><thead><tr><th class="id">id</th><th class="repo">repository</th><th class="age">age</th><th class="state">state</th><th class="calls">calls</th><th class="cost">cost</th></tr></thead><tbody></tbody></table>
+</div>
 <p id="no-sessions" class="empty" hidden>No sessions yet: they appear here when a client calls session_create.</p>
 </section>
 <section id="detail" hidden>

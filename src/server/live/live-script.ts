@@ -57,7 +57,8 @@ function renderList() {
     const state = el("td", "state");
     state.append(el("span", "badge " + stateOf(row), stateOf(row)));
     tr.append(state, el("td", "calls", row.calls), el("td", "cost", money(row.cost_usd)));
-    tr.title = row.repo || "";
+    // Cells cut with an ellipsis keep their whole text in their title.
+    for (const td of tr.children) if (td.className !== "state") td.title = td.textContent;
     tr.addEventListener("click", () => select(row.id));
     body.append(tr);
   }
@@ -140,7 +141,8 @@ function renderDiff(text) {
 }
 
 async function refreshDiff() {
-  if (!selected || diffBusy) return;
+  if (!selected) return;
+  if (diffBusy) { diffSoon(); return; }
   diffBusy = true;
   const id = selected;
   try {
@@ -148,6 +150,7 @@ async function refreshDiff() {
     if (id !== selected) return;
     if (!d.available) { $("#diff").replaceChildren(el("span", "empty", d.why)); return; }
     renderDiff(d.diff);
+    if (d.saved) $("#diff").prepend(el("span", "empty note", "the session has ended: its last diff, kept when it ended"));
     if (d.truncated) $("#diff").append(el("span", "empty", "… (cut here: the diff is longer)"));
   } catch (e) {
     $("#diff").replaceChildren(el("span", "empty", "the diff could not be taken: " + e.message));
@@ -161,20 +164,42 @@ function diffSoon() {
   diffTimer = setTimeout(refreshDiff, 400);
 }
 
+function bytes(n) {
+  return n < 1024 ? n + " B" : n < 1048576 ? (n / 1024).toFixed(1) + " KiB" : (n / 1048576).toFixed(1) + " MiB";
+}
+
+/** What the call printed and its error in full, folded under its line: text, never markup. */
+function entryMore(e) {
+  if (!e.output_tail && !(e.error && e.error.length > 0)) return null;
+  const more = el("details", "more");
+  const bits = [];
+  if (e.output_tail) {
+    const kept = new TextEncoder().encode(e.output_tail).length;
+    bits.push(e.output_bytes !== null && e.output_bytes > kept ? "output (last " + bytes(kept) + " of " + bytes(e.output_bytes) + ")" : "output");
+  }
+  if (e.exit_code !== null) bits.push("exit " + e.exit_code);
+  if (e.error) bits.push("error in full");
+  more.append(el("summary", null, bits.join(", ")));
+  if (e.error) more.append(el("pre", "error", e.error));
+  if (e.output_tail) more.append(el("pre", "tail", e.output_tail));
+  return more;
+}
+
 function addEntry(e) {
   const log = $("#log");
   const atBottom = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
   const row = el("div", "entry" + (e.running ? " running" : e.ok ? " ok" : " bad"));
   row.dataset.tool = e.tool;
-  const time = e.ts.slice(11, 19);
-  row.append(
-    el("span", "time", time),
-    el("span", "actor", e.actor),
-    el("span", "tool", e.tool),
-    el("span", "what", e.what),
-    el("span", "outcome", e.outcome + (e.duration_ms !== null ? "  " + duration(e.duration_ms) : "")),
-  );
-  row.title = e.ts;
+  const time = el("span", "time", e.ts.slice(11, 19));
+  time.title = e.ts;
+  const tool = el("span", "tool", e.tool);
+  tool.title = e.tool;
+  const outcomeText = e.outcome + (e.duration_ms !== null ? "  " + duration(e.duration_ms) : "");
+  const outcome = el("span", "outcome", outcomeText);
+  outcome.title = outcomeText;
+  row.append(time, el("span", "actor", e.actor), tool, el("span", "what", e.what), outcome);
+  const more = entryMore(e);
+  if (more) row.append(more);
   if (entries === 0) log.replaceChildren();
   log.append(row);
   entries++;
@@ -197,6 +222,7 @@ function follow(id) {
     source.close();
     status("session ended; its log is complete");
     refreshDetail();
+    refreshDiff();
   });
   source.addEventListener("error", () => { if (source.readyState !== 2) status("reconnecting…", true); });
 }

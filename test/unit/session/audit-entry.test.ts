@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   MAX_COMMAND_CHARS,
+  MAX_OUTPUT_TAIL_BYTES,
   errorOutcome,
   gatewayEntry,
   outputBytes,
+  outputTail,
   parseAuditLine,
   successOutcome,
   summarizeArgs,
@@ -79,6 +81,24 @@ describe("audit entries", () => {
       files: 2,
     });
     expect(errorOutcome("e".repeat(5000)).error).toMatch(/\[5000 chars\]$/);
+  });
+
+  it("keeps the last 4 KiB of a command's output and aider's words, as plain text", () => {
+    expect(successOutcome({ exit_code: 3, stdout: "hi\n", stderr: "", output: "hi\n" })).toEqual({
+      ok: false,
+      exit_code: 3,
+      output_tail: "hi\n",
+    });
+    expect(successOutcome({ success: true, diff: "d", message: "Applied edit to a.py" }).output_tail).toBe(
+      "Applied edit to a.py",
+    );
+    expect(successOutcome({ exit_code: 0, output: "" }).output_tail).toBeUndefined();
+    const long = "é".repeat(3000) + "END";
+    const tail = outputTail(long);
+    expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(MAX_OUTPUT_TAIL_BYTES);
+    expect(tail.endsWith("éEND")).toBe(true);
+    expect(tail).not.toContain("\ufffd");
+    expect(outputTail("\x1b[31mred\x1b[0m\x1b]0;title\x07 a\rb\r\nc\x00\x1b(x")).toBe("red a␍b\nc␀␛(x");
   });
 
   it("measures a command's output as its stdout and stderr, other replies as their JSON", () => {

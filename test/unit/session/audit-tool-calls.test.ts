@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { RUNNING_LINE_AFTER_MS } from "../../../src/server/tool-audit.js";
+import { MAX_OUTPUT_TAIL_BYTES } from "../../../src/session/audit-entry.js";
 import { auditLogPath, readAuditLog } from "../../../src/session/audit-log.js";
+import { addLogRedactor } from "../../../src/util/log.js";
 import type { Session } from "../../../src/session/session.js";
 import type { SessionAccess } from "../../../src/tools/session-access.js";
 import { defineTool, type ToolServices } from "../../../src/tools/tool.js";
@@ -76,6 +78,34 @@ describe("the tool wrapper's audit lines", () => {
     });
     expect(entry!.duration_ms).toBeGreaterThanOrEqual(0);
     expect(Date.parse(entry!.ts)).not.toBeNaN();
+  });
+
+  it("keeps the tail of what a command printed, with a host key redacted even where the tail cuts it", async () => {
+    const key = "sk-host-key-0123456789abcdef0123456789";
+    const remove = addLogRedactor((t) => t.split(key).join("[redacted]"));
+    try {
+      // The key starts 10 bytes before the last 4 KiB: a tail cut first would hold its end.
+      const output = "a".repeat(100) + key + "b".repeat(MAX_OUTPUT_TAIL_BYTES - key.length + 10) + "\n";
+      const printer = defineTool({
+        name: "printer",
+        title: "printer",
+        description: "prints a long log in a session",
+        inputSchema: { command: z.string(), session_id: z.string().optional() },
+        outputSchema: { exit_code: z.number(), output: z.string() },
+        async run(args, ctx) {
+          await ctx.services.sessions.resolve(ctx.clientId, args.session_id);
+          return { exit_code: 0, output };
+        },
+      });
+      await using client = await toolClient([printer], { sessions } as Partial<ToolServices>);
+      await client.callTool({ name: "printer", arguments: { command: "cat log" } });
+      const tail = (await entries(MINE))[0]!.outcome.output_tail as string;
+      expect(tail.endsWith("b\n")).toBe(true);
+      expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(MAX_OUTPUT_TAIL_BYTES);
+      expect(tail).not.toContain(key.slice(-8));
+    } finally {
+      remove();
+    }
   });
 
   it("logs a failed call with its error", async () => {
