@@ -91,7 +91,7 @@ export function registerServeCommand(program: Command): void {
     .option("--pool-ttl <seconds>", "replace a warm box idle this long", "900")
     .option(
       "--tools <sets>",
-      "tool sets clients see, comma-separated: minimal, sessions, shell, edit, thinking, aider, tasks, all (default), or single tool names",
+      "tool sets clients see, comma-separated: core (default: session_create/destroy/diff/apply, bash, file_editor, code_search, git_diff, task_done; with --keep-sessions also session_resume), minimal, sessions, shell, edit, thinking, aider, tasks, all, or single tool names",
     )
     .action(async (opts: ServeOptions) => {
       const flags = await checkServeFlags(opts);

@@ -180,6 +180,8 @@ describe("drydock serve --offline-script", () => {
           "offline",
           "--offline-script",
           script,
+          "--tools",
+          "core,aider",
         ],
         // What an MCP client passes: hardly anything. No DRYDOCK_OFFLINE_SCRIPT.
         env: {
@@ -215,12 +217,15 @@ describe("drydock serve --offline-script", () => {
 });
 
 describe("drydock serve on a host with no provider key", () => {
-  it("serves every tool, and aider_ai_code with no model refuses at once, saying where a key goes", async () => {
+  it("serves core,aider, and aider_ai_code with no model refuses at once, saying where a key goes", async () => {
     const client = new Client({ name: "no-key", version: "1" });
     let stderr = "";
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+      args: [
+        ...[cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        ...["--pool", "0", "--tools", "core,aider"],
+      ],
       // What a user's MCP client passes when no key was configured: no *_API_KEY, no --llm.
       env: {
         PATH: process.env.PATH!,
