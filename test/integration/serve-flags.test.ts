@@ -257,4 +257,30 @@ describe("drydock serve on a host with no provider key", () => {
       await client.close();
     }
   });
+
+  it("does not warn about aider's model when the tools served (the default, core) leave aider out", async () => {
+    const client = new Client({ name: "no-key-core", version: "1" });
+    let stderr = "";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME!,
+        DRYDOCK_STATE_DIR: state,
+        ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+      },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).not.toContain("aider_ai_code");
+      expect(names).toContain("bash");
+      expect(stderr).not.toMatch(/aider_ai_code will refuse/);
+    } finally {
+      await client.close();
+    }
+  });
 });
