@@ -134,7 +134,10 @@ export async function aiderRun(ctx) {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [cli, "serve", "--repo", boxRepo, "--image", ctx.image, "--llm", "offline", "--pool", "0"],
+      args: [
+        ...[cli, "serve", "--repo", boxRepo, "--image", ctx.image],
+        ...["--llm", "offline", "--pool", "0", "--tools", "core,aider"],
+      ],
       env: serverEnv,
       stderr: "ignore",
     }),

@@ -87,6 +87,7 @@ try {
       sessionOptions: { runtime },
       tasksDir: join(root, `tasks-${runtime}`),
       maxSessions: 4,
+      tools: ["core", "aider"],
       ...(await serverExtensions({ llm: "offline" })),
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -39,6 +39,9 @@ const transport = new StdioClientTransport({
     repo,
     ...(image ? ["--image", image] : []),
     ...(key ? [] : ["--llm", "offline"]),
+    // The default set has no aider_ai_code: the demo asks for it beside the core tools.
+    "--tools",
+    "core,aider",
   ],
   env: { ...process.env },
   stderr: "pipe",

@@ -4,8 +4,9 @@ import { DrydockServer } from "../server/drydock-server.js";
 import { serveHttp } from "../server/http.js";
 import { serveStdio } from "../server/stdio.js";
 import { serverExtensions } from "../server/extensions.js";
+import { aiderTools } from "../tools/aider/aider-tools.js";
 import { allTools } from "../tools/all-tools.js";
-import { toolSetsFlag } from "../tools/tool-sets.js";
+import { defaultToolSets, pickTools, toolSetsFlag } from "../tools/tool-sets.js";
 import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { asFlagError } from "./flag-checks.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
@@ -91,14 +92,19 @@ export function registerServeCommand(program: Command): void {
     .option("--pool-ttl <seconds>", "replace a warm box idle this long", "900")
     .option(
       "--tools <sets>",
-      "tool sets clients see, comma-separated: minimal, sessions, shell, edit, thinking, aider, tasks, all (default), or single tool names",
+      "tool sets clients see, comma-separated: core (default: session_create/destroy/diff/apply, bash, file_editor, code_search, git_diff, task_done; with --keep-sessions also session_resume), minimal, sessions, shell, edit, thinking, aider, tasks, all, or single tool names",
     )
     .action(async (opts: ServeOptions) => {
       const flags = await checkServeFlags(opts);
       const egress = await egressFlags(opts.egress, opts.caCert, opts.network, opts.egressAllowPrivate);
+      const tools = await asFlagError(() =>
+        opts.tools === undefined ? undefined : toolSetsFlag(opts.tools, allTools(aiderTools)),
+      );
+      const served = pickTools(allTools(aiderTools), tools ?? defaultToolSets(opts.keepSessions));
       // The model is checked against the keys here, still before anything starts.
       const extensions = await asFlagError(() =>
         serverExtensions({
+          aiderServed: served.some((t) => t.name === "aider_ai_code"),
           model: opts.model,
           llm: opts.llm,
           envFile: flags.keysFile,
@@ -128,9 +134,7 @@ export function registerServeCommand(program: Command): void {
           ...egress,
         },
         pool: { size: flags.pool, ttlMs: flags.poolTtlMs },
-        tools: await asFlagError(() =>
-          opts.tools === undefined ? undefined : toolSetsFlag(opts.tools, allTools(extensions.extraTools)),
-        ),
+        tools,
         ...extensions,
       });
       if (!opts.http) {

@@ -160,6 +160,8 @@ export class TaskMcpEndpoint {
     );
     const access = new SingleSessionAccess(grant.session, this.services.stacks);
     const services = { sessions: access, taskStacks: access, aider: this.services.aider } as ToolServices;
+    // Every tool but the hidden ones, not serve's smaller default set: agent programs are written
+    // against the list docs/eval.md gives, and runs stay comparable with earlier ones.
     const tools = allTools(this.services.aider ? aiderTools : []).filter((t) => !HIDDEN_TOOLS.has(t.name));
     registerTools(server, tools, `eval-${grant.session.id}`, services, this.services.redact);
     await server.connect(transport);

@@ -13,7 +13,7 @@ import { poolProfile } from "../session/pool-fit.js";
 import { SessionManager } from "../session/session-manager.js";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { allTools } from "../tools/all-tools.js";
-import { pickTools } from "../tools/tool-sets.js";
+import { defaultToolSets, pickTools } from "../tools/tool-sets.js";
 import type { AnyToolDefinition, ToolServices } from "../tools/tool.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { ImageMissingError, InvalidArgumentError, describeError } from "../util/errors.js";
@@ -52,7 +52,8 @@ export interface DrydockServerConfig {
   /** Where task stacks are kept (default: <state dir>/tasks). */
   tasksDir?: string;
   /**
-   * Tool sets (or single tool names) clients see (`--tools`, see tools/tool-sets.ts); default all.
+   * Tool sets (or single tool names) clients see (`--tools`, see tools/tool-sets.ts); default
+   * `core` (with `session_resume` when keeping sessions).
    */
   tools?: string[];
   /** Extra tools (aider, workspace tools) and the services they need. */
@@ -112,7 +113,10 @@ export class DrydockServer {
 
   /** Checks the repository (a clear error before any client connects), the engine and the image. */
   static async start(config: DrydockServerConfig): Promise<DrydockServer> {
-    const tools = pickTools(allTools(config.extraTools), config.tools);
+    const tools = pickTools(
+      allTools(config.extraTools),
+      config.tools ?? defaultToolSets(config.keepSessions),
+    );
     const reapEveryMs = config.reapIntervalMs ?? reapIntervalFromEnv();
     const repo = await openHostRepo(config.repo, "--repo");
     const engine = await Engine.connect();

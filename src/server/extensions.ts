@@ -20,6 +20,8 @@ export interface ExtensionOptions {
   aiderOptions?: AiderOptions;
   /** The offline model's script (default: DRYDOCK_OFFLINE_SCRIPT, else the built-in one). */
   offlineScript?: string;
+  /** Whether clients are given aider_ai_code (default true; `serve --tools` may leave it out). */
+  aiderServed?: boolean;
 }
 
 export async function serverExtensions(

@@ -14,6 +14,19 @@ const names = (tools: readonly AnyToolDefinition[]) => tools.map((t) => t.name);
 
 /** Each set's tool names; `all` is every tool the server has. */
 export const TOOL_SETS: Readonly<Record<string, readonly string[]>> = {
+  // What a coding agent works with, in about 20 KB: a box, a shell, one editor, search, the diff,
+  // the change taken out, and the signal that the work is done. The rest is a --tools away.
+  core: [
+    "session_create",
+    "session_destroy",
+    "session_diff",
+    "session_apply",
+    "bash",
+    "file_editor",
+    "code_search",
+    "git_diff",
+    "task_done",
+  ],
   // Resuming a kept session is for servers started with --keep-sessions: not part of the minimum.
   minimal: [...names(sessionTools).filter((n) => n !== "session_resume"), "bash", "file_editor", "git_diff"],
   sessions: names(sessionTools),
@@ -25,8 +38,16 @@ export const TOOL_SETS: Readonly<Record<string, readonly string[]>> = {
   all: [],
 };
 
-/** What `drydock serve` lists when `--tools` is not given: everything, as before the flag existed. */
-export const DEFAULT_TOOL_SETS = ["all"];
+/** What `drydock serve` lists when `--tools` is not given. */
+export const DEFAULT_TOOL_SETS = ["core"];
+
+/**
+ * The default for a server: `core`, plus `session_resume` on one that keeps sessions
+ * (`--keep-sessions`), the only kind whose sessions can be resumed.
+ */
+export function defaultToolSets(keepSessions = false): string[] {
+  return keepSessions ? [...DEFAULT_TOOL_SETS, "session_resume"] : [...DEFAULT_TOOL_SETS];
+}
 
 /**
  * The tools of `available` that the sets (or single tool names) in `picked` name, in the order of

@@ -52,7 +52,7 @@ describe("drydock stopped or killed", () => {
   it("SIGKILLed mid-command: the next start removes the box and the gateway socket; the task stack survives", async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
       env: serverEnv(state),
       stderr: "ignore",
     });
@@ -98,7 +98,7 @@ describe("drydock stopped or killed", () => {
     await second.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
         env: serverEnv(state),
         stderr: "ignore",
       }),

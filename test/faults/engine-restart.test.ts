@@ -45,7 +45,7 @@ describe("the Docker Engine restarted under drydock", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
         env: {
           ...(process.env as Record<string, string>),
           DOCKER_HOST: engine.host,

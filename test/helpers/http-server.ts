@@ -27,6 +27,8 @@ export async function spawnHttpServer(options: {
       options.repo,
       "--image",
       inject("sandboxImage"),
+      // Every tool unless the test picks its own: tests here reach tools beyond the default set.
+      ...(options.args?.includes("--tools") ? [] : ["--tools", "all"]),
       ...(options.args ?? []),
     ],
     { env: options.env, stdio: ["ignore", "ignore", "pipe"] },

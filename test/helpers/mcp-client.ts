@@ -50,6 +50,8 @@ export async function inMemoryDrydock(
     tasksDir: join(stateDir, "tasks"),
     // Tests are the operator here; the default would depend on the machine's memory.
     maxSessions: 32,
+    // Every tool, whatever the default set: tests here reach tools beyond it.
+    tools: ["all"],
     ...config,
   });
   const clients: Client[] = [];

@@ -35,7 +35,7 @@ describe("AiderBridge with drydock serve over stdio", () => {
     server = {
       transport: "stdio",
       command: process.execPath,
-      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
       env: { DRYDOCK_STATE_DIR: state, DOCKER_HOST: process.env.DOCKER_HOST },
       stderr: "ignore",
     };
@@ -150,7 +150,10 @@ describe("AiderBridge calling aider_ai_code on the real server with the offline 
         server: {
           transport: "stdio",
           command: process.execPath,
-          args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--llm", "offline"],
+          args: [
+            ...[cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+            ...["--llm", "offline", "--tools", "core,aider"],
+          ],
           env,
           stderr: "ignore",
         },

@@ -115,7 +115,7 @@ async function startServer(args: string[], env: Record<string, string>, state: s
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [cli, "serve", "--image", inject("sandboxImage"), ...args],
+      args: [cli, "serve", "--image", inject("sandboxImage"), "--tools", "all", ...args],
       env: { ...base, DRYDOCK_STATE_DIR: state, ...env },
       stderr: "ignore",
     }),

@@ -22,15 +22,27 @@ async function inspector(repo: string, args: string[], timeout = 60_000): Promis
   return stdout;
 }
 
+/** The default tool set, `core`, in the server's order. */
+const CORE = [
+  "session_create",
+  "session_destroy",
+  "session_diff",
+  "session_apply",
+  "bash",
+  "task_done",
+  "file_editor",
+  "code_search",
+  "git_diff",
+];
+
 describe("the MCP Inspector CLI", () => {
-  it("lists drydock's tools over stdio", async () => {
+  it("lists drydock's default tools over stdio: the core set, within 20 KB", async () => {
     using repo = tempRepo();
     const stdout = await inspector(repo.path, ["--method", "tools/list"]);
     const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: unknown }> };
-    const names = tools.map((t) => t.name);
-    for (const name of ["bash", "session_create", "session_apply", "get_current_task"])
-      expect(names).toContain(name);
+    expect(tools.map((t) => t.name)).toEqual(CORE);
     for (const t of tools) expect(t.inputSchema).toBeTruthy();
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThanOrEqual(20_000);
   });
 
   it("shows a bash reply as the text a terminal shows, not escaped JSON", async () => {
@@ -77,6 +89,24 @@ describe("drydock serve --tools", () => {
     ]);
   });
 
+  it("adds session_resume to the default of a server that keeps sessions", async () => {
+    using repo = tempRepo();
+    const stdout = await inspector(repo.path, ["--keep-sessions", "--method", "tools/list"]);
+    const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string }> };
+    expect(tools.map((t) => t.name)).toEqual([...CORE.slice(0, 4), "session_resume", ...CORE.slice(4)]);
+  });
+
+  it("still lists every tool with --tools all", async () => {
+    using repo = tempRepo();
+    const stdout = await inspector(repo.path, ["--tools", "all", "--method", "tools/list"]);
+    const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string }> };
+    const names = tools.map((t) => t.name);
+    expect(names).toHaveLength(29);
+    for (const name of ["str_replace_based_edit_tool", "aider_ai_code", "get_current_task"]) {
+      expect(names).toContain(name);
+    }
+  });
+
   it("refuses an unknown set before starting, naming the sets (exit 2)", async () => {
     using repo = tempRepo();
     const failed = await run(
@@ -92,7 +122,7 @@ describe("drydock serve --tools", () => {
     );
     expect(failed?.code).toBe(2);
     expect(failed?.stderr).toMatch(
-      /--tools: "shel" is neither a tool set nor a tool of this server; sets are minimal, /,
+      /--tools: "shel" is neither a tool set nor a tool of this server; sets are core, minimal, /,
     );
   });
 });

@@ -48,7 +48,7 @@ describe("drydock serve over stdio", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
         env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
         stderr: "ignore",
       }),
@@ -138,7 +138,7 @@ describe("a stdio client that goes away", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
         env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
         stderr: "ignore",
       }),

@@ -180,6 +180,8 @@ describe("drydock serve --offline-script", () => {
           "offline",
           "--offline-script",
           script,
+          "--tools",
+          "core,aider",
         ],
         // What an MCP client passes: hardly anything. No DRYDOCK_OFFLINE_SCRIPT.
         env: {
@@ -215,12 +217,15 @@ describe("drydock serve --offline-script", () => {
 });
 
 describe("drydock serve on a host with no provider key", () => {
-  it("serves every tool, and aider_ai_code with no model refuses at once, saying where a key goes", async () => {
+  it("serves core,aider, and aider_ai_code with no model refuses at once, saying where a key goes", async () => {
     const client = new Client({ name: "no-key", version: "1" });
     let stderr = "";
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+      args: [
+        ...[cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage")],
+        ...["--pool", "0", "--tools", "core,aider"],
+      ],
       // What a user's MCP client passes when no key was configured: no *_API_KEY, no --llm.
       env: {
         PATH: process.env.PATH!,
@@ -248,6 +253,32 @@ describe("drydock serve on a host with no provider key", () => {
       expect(stderr).toMatch(/aider_ai_code will refuse calls that name no model/);
       const ran = ok(await client.callTool({ name: "bash", arguments: { command: "echo still here" } }));
       expect(ran.stdout).toBe("still here\n");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("does not warn about aider's model when the tools served (the default, core) leave aider out", async () => {
+    const client = new Client({ name: "no-key-core", version: "1" });
+    let stderr = "";
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+      env: {
+        PATH: process.env.PATH!,
+        HOME: process.env.HOME!,
+        DRYDOCK_STATE_DIR: state,
+        ...(process.env.DOCKER_HOST ? { DOCKER_HOST: process.env.DOCKER_HOST } : {}),
+      },
+      stderr: "pipe",
+    });
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    await client.connect(transport);
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).not.toContain("aider_ai_code");
+      expect(names).toContain("bash");
+      expect(stderr).not.toMatch(/aider_ai_code will refuse/);
     } finally {
       await client.close();
     }

@@ -61,7 +61,7 @@ describe("drydock sessions verbs, from another process while the server runs", (
           cli,
           "serve",
           ...["--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
-          ...["--llm", "offline", "--max-llm-requests", "1"],
+          ...["--llm", "offline", "--max-llm-requests", "1", "--tools", "all"],
         ],
         env: { ...env(), OPENAI_API_KEY: KEY },
         stderr: "ignore",

@@ -18,6 +18,8 @@ async function serve(repo: string, state: string): Promise<Client> {
         repo,
         "--image",
         inject("sandboxImage"),
+        "--tools",
+        "all",
       ],
       env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
       stderr: "ignore",

@@ -51,7 +51,18 @@ describe("agent-written text on a person's terminal", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--pool", "0"],
+        args: [
+          cli,
+          "serve",
+          "--repo",
+          repo.path,
+          "--image",
+          inject("sandboxImage"),
+          "--pool",
+          "0",
+          "--tools",
+          "all",
+        ],
         env: env(),
         stderr: "ignore",
       }),

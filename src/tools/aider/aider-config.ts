@@ -31,6 +31,8 @@ export interface AiderServerOptions {
   aiderOptions?: AiderOptions;
   /** The offline model's script (`--offline-script`); default DRYDOCK_OFFLINE_SCRIPT, else the built-in one. */
   offlineScript?: string;
+  /** Whether clients are given aider_ai_code (default true); warnings about its model only matter then. */
+  aiderServed?: boolean;
 }
 
 /** Environment variables naming an OpenAI-, Anthropic- or Gemini-compatible endpoint to use instead of the provider's. */
@@ -93,7 +95,9 @@ export function aiderServiceFromOptions(
     log.info(`aider's default model: ${choice.model} (${choice.reason}); LLM mode ${mode.kind}`);
   } catch (error) {
     if (named || !(error instanceof InvalidArgumentError)) throw error;
-    log.warn(`aider_ai_code will refuse calls that name no model: ${error.message.replace(/^model: /, "")}`);
+    const refusal = `aider_ai_code will refuse calls that name no model: ${error.message.replace(/^model: /, "")}`;
+    if (options.aiderServed === false) log.debug(`${refusal} (it is not among the tools served)`);
+    else log.warn(refusal);
   }
   return service;
 }

@@ -1,15 +1,93 @@
 import { describe, expect, it } from "vitest";
 import { instructionsFor } from "../../../src/server/drydock-server.js";
-import { pickTools, TOOL_SETS, toolSetsFlag } from "../../../src/tools/tool-sets.js";
+import {
+  DEFAULT_TOOL_SETS,
+  defaultToolSets,
+  pickTools,
+  TOOL_SETS,
+  toolSetsFlag,
+} from "../../../src/tools/tool-sets.js";
 import { everyTool, toolClient } from "./registered-tools.js";
 
 const names = (sets: string[]) => pickTools(everyTool, sets).map((t) => t.name);
 
+/** The bytes of the `tools/list` reply for these sets, as bench/tool-list.mjs counts them. */
+async function listBytes(sets: string[]): Promise<number> {
+  await using c = await toolClient(pickTools(everyTool, sets));
+  return Buffer.byteLength(JSON.stringify({ tools: (await c.listTools()).tools }));
+}
+
+/** The tools the documents drydock was specified from name, by document. */
+const SPECIFIED_TOOLS = {
+  workspace: [
+    "bash",
+    "file_editor",
+    "json_editor",
+    "code_search",
+    "git_diff",
+    "sequential_thinking",
+    "task_done",
+  ],
+  aider: ["aider_ai_code", "list_models"],
+  tasks: [
+    "create_new_task",
+    "extend_current_task",
+    "get_current_task",
+    "get_big_picture",
+    "complete_current_task",
+    "get_completed_tasks",
+    "update_current_task",
+    "get_stack_overview",
+    "peek_context",
+    "list_siblings",
+    "switch_focus",
+    "remove_task",
+  ],
+};
+
 describe("tool sets (serve --tools)", () => {
-  it("serves every tool by default, as before the flag existed", () => {
-    expect(names(["all"])).toEqual(everyTool.map((t) => t.name));
-    expect(pickTools(everyTool).map((t) => t.name)).toEqual(everyTool.map((t) => t.name));
+  it("serves core by default: a box, bash, file_editor, code_search, git_diff and task_done", () => {
+    expect(DEFAULT_TOOL_SETS).toEqual(["core"]);
+    expect(pickTools(everyTool).map((t) => t.name)).toEqual([
+      "session_create",
+      "session_destroy",
+      "session_diff",
+      "session_apply",
+      "bash",
+      "task_done",
+      "file_editor",
+      "code_search",
+      "git_diff",
+    ]);
   });
+
+  it("keeps the default tools/list within 20 KB", async () => {
+    expect(await listBytes(DEFAULT_TOOL_SETS)).toBeLessThanOrEqual(20_000);
+  });
+
+  it("adds session_resume to the default of a server that keeps sessions", () => {
+    expect(defaultToolSets(false)).toEqual(["core"]);
+    expect(names(defaultToolSets(true))).toEqual([
+      ...names(["core"]).slice(0, 4),
+      "session_resume",
+      ...names(["core"]).slice(4),
+    ]);
+  });
+
+  it("still reaches every tool with all", () => {
+    expect(names(["all"])).toEqual(everyTool.map((t) => t.name));
+  });
+
+  it.each(Object.entries(SPECIFIED_TOOLS))(
+    "reaches each %s tool the specification names through --tools",
+    (_, tools) => {
+      for (const tool of tools) {
+        expect(names(toolSetsFlag(tool, everyTool)), tool).toEqual([tool]);
+        const sets = Object.keys(TOOL_SETS).filter((set) => set !== "all" && TOOL_SETS[set]!.includes(tool));
+        expect(sets, `a set holding ${tool}`).not.toEqual([]);
+      }
+    },
+  );
 
   it("minimal is the sessions, bash, one editor and git_diff", () => {
     expect(names(["minimal"])).toEqual([
@@ -40,20 +118,16 @@ describe("tool sets (serve --tools)", () => {
 
   it("refuses an unknown name, listing the sets", () => {
     expect(() => toolSetsFlag("minimal,shel", everyTool)).toThrow(
-      /^--tools: "shel" is neither a tool set nor a tool of this server; sets are minimal, sessions, shell, edit, thinking, aider, tasks, all/,
+      /^--tools: "shel" is neither a tool set nor a tool of this server; sets are core, minimal, sessions, shell, edit, thinking, aider, tasks, all/,
     );
     expect(() => toolSetsFlag(" , ", everyTool)).toThrow(/^--tools: names no tool set/);
     expect(toolSetsFlag(" minimal , tasks ", everyTool)).toEqual(["minimal", "tasks"]);
   });
 
-  it("lists a much smaller tools/list for minimal than for all", async () => {
-    const size = async (sets: string[]) => {
-      await using c = await toolClient(pickTools(everyTool, sets));
-      return JSON.stringify((await c.listTools()).tools).length;
-    };
-    const all = await size(["all"]);
-    const minimal = await size(["minimal"]);
-    expect(minimal).toBeLessThan(all / 3);
+  it("lists a much smaller tools/list for core and minimal than for all", async () => {
+    const all = await listBytes(["all"]);
+    expect(await listBytes(["core"])).toBeLessThan(all / 3);
+    expect(await listBytes(["minimal"])).toBeLessThan(all / 3);
   });
 
   it("gives instructions that name only tools the server lists", () => {
