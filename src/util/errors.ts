@@ -39,7 +39,7 @@ export class SessionNotFoundError extends DrydockError {
   constructor(readonly sessionId: string) {
     super(
       "session_not_found",
-      `session ${sessionId} not found; list sessions with session_list or create one with session_create`,
+      `session ${sessionId} not found; create one with session_create, or omit session_id for your default session (session_list, where the server lists it, names yours)`,
     );
   }
 }
