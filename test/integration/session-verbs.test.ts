@@ -230,6 +230,10 @@ describe("drydock sessions verbs, from another process while the server runs", (
         arguments: { session_id: other, command: "echo followed-live" },
       });
       await waitFor(() => out.includes("echo followed-live → exit 0"), "the new call");
+      await client.callTool({
+        name: "bash",
+        arguments: { session_id: other, command: "echo kept-change > kept.txt" },
+      });
       await client.callTool({ name: "session_destroy", arguments: { session_id: other } });
       expect(await exited).toBe(0);
     } finally {
@@ -239,9 +243,11 @@ describe("drydock sessions verbs, from another process while the server runs", (
 
     const log = await drydock("sessions", "log", other);
     expect(log.stdout).toContain("echo followed-live");
+    // The box is gone; the diff kept when the session ended is what `sessions diff` prints.
     const diff = await drydock("sessions", "diff", other);
-    expect(diff.code).toBe(1);
-    expect(diff.stderr).toMatch(/has no box any more.*`drydock sessions log/);
+    expect(diff.code, diff.stderr).toBe(0);
+    expect(diff.stderr).toMatch(/has ended and its box is gone: this is its last diff, kept when it ended/);
+    expect(diff.stdout).toMatch(/^\+kept-change$/m);
     const shown = await drydock("sessions", "show", other);
     expect(shown.stdout).toMatch(/box\s+gone/);
   });
