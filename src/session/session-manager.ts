@@ -284,8 +284,12 @@ export class SessionManager {
   }
 }
 
-/** How long taking a session's last diff may hold up its removal. */
-const FINAL_DIFF_TIMEOUT_MS = 20_000;
+/**
+ * How long taking a session's last diff may hold up its removal: a diff takes well under a second
+ * on a usual workspace; one that takes longer (hundreds of thousands of new files) is not kept,
+ * and the session's end says why, rather than keeping its box from going quickly.
+ */
+const FINAL_DIFF_TIMEOUT_MS = 8_000;
 
 /**
  * Saves the session's diff beside its audit log before its box goes, so the live page and

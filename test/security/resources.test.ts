@@ -105,7 +105,7 @@ describe("resource exhaustion", () => {
     ok(await drydock.client.callTool({ name: "session_destroy", arguments: { session_id: id } }));
     expect(Date.now() - removing).toBeLessThan(30_000);
     // Under gVisor making the files takes most of two minutes and the diff over one; the end keeps
-    // the session's last diff (at most 20 s): past the suite's 180 s on two busy cores.
+    // the session's last diff (at most 8 s): past the suite's 180 s on two busy cores.
   }, 360_000);
 
   it("output without end stops at the time limit, capped, and binary output comes back as valid text", async () => {
