@@ -3,9 +3,10 @@
  * long-lived program in the box (`box-channel-program`), started once per box, that runs each
  * request as a child of its own. A request then costs a write and a read on a stream that is
  * already open instead of an exec through the engine (create, start, inspect: tens of ms each
- * time). The program starts at the box's first request, which runs as an exec meanwhile. Where it
- * cannot run (no python3 in the image) or has gone (the agent killed it), requests run as one exec
- * each, as before, so a caller sees the same results either way.
+ * time). Sessions start the program while their box is made (session/), so it answers their first
+ * request; a box that has none yet starts it at its first request, which runs as an exec
+ * meanwhile. Where it cannot run (no python3 in the image) or has gone (the agent killed it),
+ * requests run as one exec each, as before, so a caller sees the same results either way.
  */
 import { PassThrough } from "node:stream";
 import type { ExecOptions, ExecResult } from "../engine/exec.js";

@@ -8,6 +8,7 @@ import type { AddressRange } from "../gateway/egress-address-policy.js";
 import type { EgressProxy } from "../gateway/egress-proxy.js";
 import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
 import { Box } from "../sandbox/box.js";
+import { openBoxChannel } from "../sandbox/box-channel.js";
 import { DEFAULT_LIMITS, type BoxLimits, type BoxOptions } from "../sandbox/box-profile.js";
 import type { StreamName } from "../sandbox/output-capture.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
@@ -121,9 +122,12 @@ export class Session {
     const started = Date.now();
     const { box, gatewayDir } = await createSessionBox(engine, id, options);
     try {
+      // The file tools' channel starts beside the copy-in, so a session's first file operation
+      // waits for no program to start (it resolves false, never throws, where it cannot run).
       const [copied, shell] = await Promise.all([
         copyIn(box, options.repo, { ref: options.ref, receiver: SnapshotReceiver.open(box) }),
         startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs }),
+        openBoxChannel(box),
       ]);
       return await Session.ready(id, box, shell, gatewayDir, copied, options, started, false);
     } catch (error) {
@@ -190,7 +194,10 @@ export class Session {
     await mkdir(gatewayDir, { recursive: true, mode: 0o700 });
     const ended = await endDeadShells(box);
     if (ended > 0) log.info(`session ${id}: ended ${ended} shell(s) of the drydock that died`);
-    const shell = await startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs });
+    const [shell] = await Promise.all([
+      startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs }),
+      openBoxChannel(box),
+    ]);
     const baseCommit = record.base_commit ?? "";
     const session = new Session(
       id,

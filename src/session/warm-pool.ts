@@ -14,6 +14,7 @@ import { rm } from "node:fs/promises";
 import type { Engine } from "../engine/engine.js";
 import { LABEL_KEPT_UNTIL, LABEL_POOL, keptUntilLabel } from "../engine/labels.js";
 import type { Box } from "../sandbox/box.js";
+import { openBoxChannel } from "../sandbox/box-channel.js";
 import type { PtyShell } from "../sandbox/pty-shell.js";
 import { describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -181,8 +182,9 @@ export class WarmPool {
       const receiver = SnapshotReceiver.open(box, { timeoutMs: this.ttlMs + 600_000 });
       const keptUntil = kept === undefined ? undefined : Number(kept) * 1000;
       const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver, keptUntil };
-      // Idle means ready: the receiver's exec is attached, so a take pays for no exec start.
-      await receiver.ready;
+      // Idle means ready: the receiver's exec is attached and the file tools' channel answers,
+      // so a take pays for no exec start, and the session's first file operation for none either.
+      await Promise.all([receiver.ready, openBoxChannel(box)]);
       if (this.closed) {
         await disposeWarmBox(warm);
         return;

@@ -2,12 +2,13 @@ import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOX_CHANNEL_NAME, boxSh, openBoxChannel } from "../../src/sandbox/box-channel.js";
 import type { Session } from "../../src/session/session.js";
+import { SessionManager } from "../../src/session/session-manager.js";
 import { codeSearchTool } from "../../src/tools/code-search-tool.js";
 import { runEdit } from "../../src/tools/file-editor.js";
 import type { ToolServices } from "../../src/tools/tool.js";
 import { CommandTimeoutError } from "../../src/util/errors.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
-import { testEngine, testSession } from "../helpers/sessions.js";
+import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
 
 /** Counts the execs the engine starts in one container while `body` runs. */
 async function execsDuring(containerId: string, body: () => Promise<void>): Promise<number> {
@@ -126,5 +127,35 @@ describe("the box channel", () => {
       await runEdit(session, { operation: "view", path: "a.txt" });
     });
     expect(execs).toBe(0);
+  });
+});
+
+describe("a new session's first file operation", () => {
+  it("starts no exec: the channel runs before the session is handed out, cold or from the warm pool", async () => {
+    using repo = tempRepo({ "a.txt": "one\ntwo\n" });
+    const manager = await SessionManager.start(await testEngine(), {
+      pool: { size: 1, ttlMs: 600_000, profile: { image: sandboxImage() } },
+    });
+    try {
+      await manager.pool!.full();
+      const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
+      const cold = await testSession(repo.path);
+      try {
+        expect([warm.warm, cold.warm]).toEqual([true, false]);
+        for (const session of [warm, cold]) {
+          // The counter sees an exec when one is made, or its zero below would mean nothing.
+          expect(await execsDuring(session.box.id, async () => void (await session.box.sh("true")))).toBe(1);
+          const execs = await execsDuring(session.box.id, async () => {
+            expect((await runEdit(session, { operation: "view", path: "a.txt" })).output).toContain("two");
+            expect(await session.diff()).toBe("");
+          });
+          expect(execs).toBe(0);
+        }
+      } finally {
+        await cold.destroy();
+      }
+    } finally {
+      await manager.closeAll();
+    }
   });
 });
