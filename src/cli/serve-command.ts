@@ -63,6 +63,10 @@ export function registerServeCommand(program: Command): void {
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--timeout <seconds>", "default per-command time limit (default 120)")
+    .option(
+      "--max-output-bytes <n>",
+      "the most of each stream one bash call may ask to keep, with max_output_bytes (default 4194304: 4 MiB; a call keeps 100000 unless it asks)",
+    )
     .option("--keys-file <path>", KEYS_FILE_HELP)
     .addOption(new Option("--env-file <path>").hideHelp())
     .option(
@@ -131,6 +135,7 @@ export function registerServeCommand(program: Command): void {
           memoryMB: flags.memoryMB,
           cpus: flags.cpus,
           commandTimeoutMs: flags.commandTimeoutMs,
+          maxOutputBytesLimit: flags.maxOutputBytesLimit,
           ...egress,
         },
         pool: { size: flags.pool, ttlMs: flags.poolTtlMs },

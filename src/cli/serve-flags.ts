@@ -11,6 +11,10 @@ import { runtimeFlag } from "./runtime-flag.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { HOST_SIDE_MIB, NEW_BOX_MIB } from "../server/admission-figure.js";
 import type { BoxRuntime } from "../sandbox/box-runtime.js";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../session/session.js";
+
+/** The highest --max-output-bytes: 256 MiB per stream. */
+const MAX_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
 
 /** The flags as commander hands them over (strings, as typed). */
 export interface ServeFlags {
@@ -25,6 +29,7 @@ export interface ServeFlags {
   memoryMb?: string;
   cpus?: string;
   timeout?: string;
+  maxOutputBytes?: string;
   keysFile?: string;
   envFile?: string;
   offlineScript?: string;
@@ -45,6 +50,7 @@ export interface CheckedServeFlags {
   memoryMB?: number;
   cpus?: number;
   commandTimeoutMs?: number;
+  maxOutputBytesLimit?: number;
   keysFile?: string;
   offlineScript?: string;
   maxSessions?: number;
@@ -61,6 +67,12 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
   const checked = {
     port: port(flags.port, "--port"),
     commandTimeoutMs: secondsToMs(seconds(flags.timeout, "--timeout")),
+    maxOutputBytesLimit: wholeNumber(flags.maxOutputBytes, "--max-output-bytes", {
+      min: DEFAULT_MAX_OUTPUT_BYTES,
+      max: MAX_OUTPUT_BYTES_LIMIT,
+      maxReason: "a reply holds each stream about four times, in the server's memory",
+      example: 16 * 1024 * 1024,
+    }),
     maxSessions: wholeNumber(flags.maxSessions, "--max-sessions", { min: 1 }),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),

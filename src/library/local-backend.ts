@@ -1,4 +1,5 @@
 /** A sandbox in this process: a Session of a SessionManager, used directly (no MCP hop). */
+import { InvalidArgumentError } from "../util/errors.js";
 import type { Session } from "../session/session.js";
 import type { SessionManager } from "../session/session-manager.js";
 import { ProgressLines } from "../tools/progress-lines.js";
@@ -40,8 +41,15 @@ export class LocalBackend implements SandboxBackend {
   async run(command: string, options: BackendRunOptions): Promise<CommandResult> {
     // Whole, cleaned lines per stream, as the bash tool reports them over MCP.
     const lines = { stdout: new ProgressLines(MAX_LINE_CHARS), stderr: new ProgressLines(MAX_LINE_CHARS) };
+    if (options.maxOutputBytes !== undefined && options.maxOutputBytes > this.session.outputLimitBytes) {
+      throw new InvalidArgumentError(
+        "maxOutputBytes",
+        `${options.maxOutputBytes} is over the limit of ${this.session.outputLimitBytes} bytes per stream; ask for at most that, or write the output to a file and read it with files.read`,
+      );
+    }
     const result = await this.session.bash(command, {
       timeoutMs: options.timeoutMs,
+      maxOutputBytes: options.maxOutputBytes,
       signal: options.signal,
       onOutput: (text, stream) => {
         for (const line of lines[stream].push(text)) options.onLine(line, stream);

@@ -34,7 +34,12 @@ export class RemoteBackend implements SandboxBackend {
     // The server's progress notifications carry whole lines of both streams, not which stream.
     const reply = await this.client.call(
       "bash",
-      { command, session_id: this.info.id, ...(timeoutS === undefined ? {} : { timeout_s: timeoutS }) },
+      {
+        command,
+        session_id: this.info.id,
+        ...(timeoutS === undefined ? {} : { timeout_s: timeoutS }),
+        ...(options.maxOutputBytes === undefined ? {} : { max_output_bytes: options.maxOutputBytes }),
+      },
       {
         timeoutMs: limitMs + REPLY_GRACE_MS,
         signal: options.signal,

@@ -87,6 +87,7 @@ export interface SandboxInfo {
 
 export interface BackendRunOptions {
   timeoutMs?: number;
+  maxOutputBytes?: number;
   signal?: AbortSignal;
   onLine: (line: string, stream: OutputStream) => void;
 }

@@ -23,6 +23,11 @@ const MAX_LIST_DEPTH = 20;
 export interface RunOptions {
   /** Time limit in ms (default: the session's, 120,000); remotely rounded up to whole seconds. */
   timeoutMs?: number;
+  /**
+   * How much of each stream to keep, head and tail (default: the session's, 100,000 bytes; at most
+   * the server's limit, 4 MiB unless drydock serve --max-output-bytes says otherwise).
+   */
+  maxOutputBytes?: number;
   /** Gives up on the command: it is stopped as a whole, and run rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Each complete line of stdout as it comes (in-process only; remote lines go to onOutput). */
@@ -152,6 +157,10 @@ export class Sandbox implements AsyncDisposable {
         `must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (one day)`,
       );
     }
+    const { maxOutputBytes } = options;
+    if (maxOutputBytes !== undefined && (!Number.isInteger(maxOutputBytes) || maxOutputBytes < 1_000)) {
+      throw new InvalidArgumentError("maxOutputBytes", "must be a whole number of bytes, at least 1000");
+    }
     // A callback that throws must not break the shell's stream; its first error is thrown once
     // the command has ended.
     let callbackError: { error: unknown } | undefined;
@@ -166,7 +175,7 @@ export class Sandbox implements AsyncDisposable {
     };
     const result = await abortable(
       options.signal,
-      backend.run(command, { timeoutMs, signal: options.signal, onLine }),
+      backend.run(command, { timeoutMs, maxOutputBytes, signal: options.signal, onLine }),
     );
     if (callbackError !== undefined) throw callbackError.error;
     return result;

@@ -35,6 +35,12 @@ const log = logger("session");
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
+/**
+ * The most one command may ask to keep of each stream (the bash tool's max_output_bytes), unless
+ * the operator sets another (drydock serve --max-output-bytes): a reply holds it about four times
+ * (stdout, stderr, both merged, the text), so this bounds what one call costs the host.
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES_LIMIT = 4 * 1024 * 1024;
 /** The shell's own default (pty-shell.ts): how long SIGINT is given before SIGKILL. */
 const DEFAULT_INTERRUPT_GRACE_MS = 1_000;
 
@@ -46,6 +52,8 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   image: string;
   commandTimeoutMs?: number;
   maxOutputBytes?: number;
+  /** The most a single command may ask for (default DEFAULT_MAX_OUTPUT_BYTES_LIMIT). */
+  maxOutputBytesLimit?: number;
   labels?: Record<string, string>;
   env?: Record<string, string>;
   /** With `egress`: the host CA bundle the box trusts (default: SSL_CERT_FILE, else the system's). */
@@ -111,6 +119,9 @@ export class Session {
     this.createdAt = createdAt;
     this.shells = new SessionShell(shell, shellSetup, id);
   }
+
+  /** The most a single command may ask to keep of each stream (bash's max_output_bytes). */
+  outputLimitBytes = DEFAULT_MAX_OUTPUT_BYTES_LIMIT;
 
   /** The session's current shell (a new one after a shell stopped answering). */
   get shell(): PtyShell {
@@ -218,6 +229,7 @@ export class Session {
       },
       record.created_at ? new Date(record.created_at) : new Date(),
     );
+    session.outputLimitBytes = outputLimit(options, session.maxOutputBytes);
     if (record.egress?.length) {
       try {
         const proxy = await startSessionEgress({
@@ -271,6 +283,7 @@ export class Session {
         graceMs: options.watchdogGraceMs ?? DEFAULT_WATCHDOG_GRACE_MS,
       },
     );
+    session.outputLimitBytes = outputLimit(options, session.maxOutputBytes);
     if (options.egress?.length) {
       const proxy = await startSessionEgress({
         sessionId: id,
@@ -315,6 +328,8 @@ export class Session {
     command: string,
     options: {
       timeoutMs?: number;
+      /** How much of each stream to keep (default the session's); callers check it against outputLimitBytes. */
+      maxOutputBytes?: number;
       signal?: AbortSignal;
       onOutput?: (text: string, stream: StreamName) => void;
     } = {},
@@ -322,7 +337,7 @@ export class Session {
     try {
       return await this.shells.run(command, {
         timeoutMs: options.timeoutMs ?? this.commandTimeoutMs,
-        maxOutputBytes: this.maxOutputBytes,
+        maxOutputBytes: options.maxOutputBytes ?? this.maxOutputBytes,
         signal: options.signal,
         onOutput: options.onOutput,
       });
@@ -415,4 +430,9 @@ export class Session {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.destroy();
   }
+}
+
+/** The server's limit on one command's output, never below the session's own default. */
+function outputLimit(options: Partial<SessionOptions>, sessionDefault: number): number {
+  return Math.max(options.maxOutputBytesLimit ?? DEFAULT_MAX_OUTPUT_BYTES_LIMIT, sessionDefault);
 }

@@ -3,13 +3,14 @@ import { z } from "zod";
 import { ProgressLines } from "./progress-lines.js";
 import "./session-access.js";
 import { bashReplyText } from "./bash-reply-text.js";
+import { InvalidArgumentError } from "../util/errors.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
 
 export const bashTool = defineTool({
   name: "bash",
   title: "Run a command in the box",
   description:
-    "Runs a bash command in the session's persistent shell in the sandbox (cwd starts at /workspace, the repository; cd, variables, functions and aliases persist between calls). The reply reads like a terminal: the output (stdout and stderr merged in arrival order; writes within a few milliseconds may swap, use 2>&1 for exact interleaving), then a last line such as [exit code 0]; its structured form also has stdout and stderr apart. Both are terminals; stdin is empty, so interactive programs get end-of-file. Each is capped (head and tail kept) with ANSI codes removed. A command past its time limit, or cancelled, is stopped as a whole (SIGINT, then SIGKILL for everything it started, background jobs included; nothing of it runs afterwards): exit_code is null and a new shell starts with the cwd, variables, functions and options from before the command; restarted is true and note says what happened. A command that ends the shell (exit 3, exec) keeps its exit_code and gets the same. A stop also ends background jobs of earlier commands; start a server that must outlive one with `(setsid cmd > log 2>&1 &)`. No network unless the session was created with one. restart: true gives a fresh shell (cwd and environment reset).",
+    "Runs a bash command in the session's persistent shell in the sandbox (cwd starts at /workspace, the repository; cd, variables, functions and aliases persist between calls). The reply reads like a terminal: the output (stdout and stderr merged in arrival order; writes within a few milliseconds may swap, use 2>&1 for exact interleaving), then a last line such as [exit code 0]; its structured form also has stdout and stderr apart. Both are terminals; stdin is empty, so interactive programs get end-of-file. Each is capped (head and tail kept; max_output_bytes sets how much) with ANSI codes removed. A command past its time limit, or cancelled, is stopped as a whole (SIGINT, then SIGKILL for everything it started, background jobs included; nothing of it runs afterwards): exit_code is null and a new shell starts with the cwd, variables, functions and options from before the command; restarted is true and note says what happened. A command that ends the shell (exit 3, exec) keeps its exit_code and gets the same. A stop also ends background jobs of earlier commands; start a server that must outlive one with `(setsid cmd > log 2>&1 &)`. No network unless the session was created with one. restart: true gives a fresh shell (cwd and environment reset).",
   inputSchema: {
     command: z.string().describe("The command; may span several lines."),
     restart: z
@@ -23,6 +24,14 @@ export const bashTool = defineTool({
       .max(86_400)
       .optional()
       .describe("Time limit in seconds (default: the session's, 120)."),
+    max_output_bytes: z
+      .number()
+      .int()
+      .min(1_000)
+      .optional()
+      .describe(
+        "How much of each stream to keep, head and tail (default: the session's, 100,000 bytes; at most the server's limit, drydock serve --max-output-bytes, default 4 MiB).",
+      ),
     session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
   },
   outputSchema: {
@@ -39,6 +48,12 @@ export const bashTool = defineTool({
   replyText: bashReplyText,
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
+    if (args.max_output_bytes !== undefined && args.max_output_bytes > session.outputLimitBytes) {
+      throw new InvalidArgumentError(
+        "max_output_bytes",
+        `${args.max_output_bytes} is over this server's limit of ${session.outputLimitBytes} bytes per stream; ask for at most that, or write the output to a file and read it in parts (file_editor view with view_range); the operator raises the limit with drydock serve --max-output-bytes`,
+      );
+    }
     if (args.restart) {
       await session.restartShell(ctx.signal);
       if (args.command.trim() === "") {
@@ -62,6 +77,7 @@ export const bashTool = defineTool({
     };
     const result = await session.bash(args.command, {
       timeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,
+      maxOutputBytes: args.max_output_bytes,
       signal: ctx.signal,
       onOutput: (text, stream) => report(progressLines[stream].push(text)),
     });

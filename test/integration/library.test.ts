@@ -179,6 +179,24 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     expect((await box.commands.run("pwd")).stdout).toBe("/workspace/src\n");
   });
 
+  it("keeps as much of a command's output as it asks for, up to the server's limit", async () => {
+    await using box = await drydock.create({ repo: repo.path });
+    const command = "head -c 300000 /dev/zero | tr '\\0' a";
+    const capped = await box.commands.run(command);
+    expect(capped.truncated).toBe(true);
+    expect(capped.stdout.length).toBeLessThan(110_000);
+    const whole = await box.commands.run(command, { maxOutputBytes: 400_000 });
+    expect(whole).toMatchObject({ exitCode: 0, truncated: false });
+    expect(whole.stdout).toBe("a".repeat(300_000));
+    expect(await rejection(box.commands.run("true", { maxOutputBytes: 10 }))).toMatchObject({
+      code: "invalid_argument",
+      field: "maxOutputBytes",
+    });
+    const over = await rejection(box.commands.run("true", { maxOutputBytes: 64 * 1024 * 1024 }));
+    expect(over).toMatchObject({ code: "invalid_argument" });
+    expect(over.message).toMatch(/over .*limit of 4194304 bytes per stream/);
+  });
+
   it("gives up on a command through its signal: rejects with the reason and stops the command", async () => {
     await using box = await drydock.create({ repo: repo.path });
     const signal = AbortSignal.timeout(1000);
