@@ -2,25 +2,31 @@
 // build`. Each figure is measured beside its baseline in the same run (most in one interleaved
 // loop). Writes bench/results/run-<time>.json (untracked) and prints a table with each figure's
 // spread and whether it differs from its baseline by more than noise; `--save` also writes the
-// tracked bench/results/latest.json and bench/results/session-ready.svg.
+// tracked bench/results/latest.json and bench/results/session-ready.svg. Every figure is then set
+// beside the saved one (latest.json, as it was before this run) and those that moved beyond their
+// spread are named; `--fail-on-regression` makes a figure that got worse exit 1.
 //
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
 //   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent, env
 //   BENCH_RESULTS_DIR=dir  where results go (default bench/results)
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { sessionReadyChart } from "./lib/chart.mjs";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
 import { compare } from "./lib/stats.mjs";
+import { compareToSaved, savedFiguresTable } from "./lib/saved-figures.mjs";
 
 const args = process.argv.slice(2);
-const unknown = args.filter((a) => a !== "--save");
+const unknown = args.filter((a) => a !== "--save" && a !== "--fail-on-regression");
 if (unknown.length > 0) {
-  console.error(`bench: unknown argument ${unknown[0]}; the only one is --save (also write the tracked bench/results/latest.json)`);
+  console.error(
+    `bench: unknown argument ${unknown[0]}; the arguments are --save (also write the tracked bench/results/latest.json) and --fail-on-regression (exit 1 when a figure moved beyond its spread the wrong way against latest.json)`,
+  );
   process.exit(2);
 }
 const save = args.includes("--save");
+const failOnRegression = args.includes("--fail-on-regression");
 
 const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
 // Sessions keep their gateway directories and the snapshot cache here, not in the user's state.
@@ -102,6 +108,9 @@ if (unknownSections.length > 0) {
   removeDir(tmp);
   process.exit(2);
 }
+// The saved figures, read before this run may replace them (--save).
+const savedPath = join(resultsDir, "latest.json");
+const savedRun = existsSync(savedPath) ? JSON.parse(readFileSync(savedPath, "utf8")) : undefined;
 try {
   for (const [name, section] of sections) {
     if (only && !only.includes(name)) continue;
@@ -148,6 +157,19 @@ for (const r of results.rows) {
   const unit = r.unit === "ms" ? "" : ` (${r.unit})`;
   const v = r.versus ? verdictText(r.versus) : "";
   console.log(`| ${r.group}: ${r.name}${r.name.includes(r.unit) ? "" : unit} | ${n(r.drydock)} | ${p(r.drydock)} | ${r.baselineName ?? ""} | ${n(r.baseline)} | ${p(r.baseline)} | ${v} |`);
+}
+
+if (savedRun !== undefined) {
+  const entries = compareToSaved(results.rows, savedRun.rows);
+  console.log("");
+  for (const line of savedFiguresTable(entries, savedRun.date)) console.log(line);
+  const worse = entries.filter((e) => e.verdict === "slower" || e.verdict === "higher");
+  if (worse.length > 0) {
+    say(`${worse.length} figure(s) moved beyond their spread the wrong way: ${worse.map((e) => e.figure).join("; ")}`);
+    if (failOnRegression) process.exitCode = 1;
+  }
+} else {
+  say(`no saved figures at ${savedPath} to compare with; npm run bench -- --save writes them`);
 }
 
 /** "lower (p 0.001, sign test, 28 of 30 rounds lower)", or "within noise (…)". */

@@ -4,7 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -32,7 +32,7 @@ describe("npm run bench", () => {
   it("refuses an unknown argument or section before it measures anything", () => {
     const flag = bench(["--saev"], {});
     expect(flag.status).toBe(2);
-    expect(flag.stderr).toContain("unknown argument --saev; the only one is --save");
+    expect(flag.stderr).toContain("unknown argument --saev; the arguments are --save");
     const only = bench([], { BENCH_ONLY: "editor,edtior" });
     expect(only.status).toBe(2);
     expect(only.stderr).toContain("BENCH_ONLY names edtior, which is no section; the sections are ready,");
@@ -63,5 +63,46 @@ describe("npm run bench", () => {
     expect(saved.rows.map((r) => r.name)).toEqual(["view", "replace"]);
     expect(saved.rows[0]!.drydock.p10).toBeLessThanOrEqual(saved.rows[0]!.drydock.p90);
     expect(readdirSync(tmp).filter((name) => name.startsWith("run-"))).toHaveLength(1);
+  });
+
+  it("names the figures that moved beyond their spread against latest.json, and fails on them when asked", () => {
+    const dir = mkdtempSync(join(tmpdir(), "drydock-bench-saved-"));
+    try {
+      const first = bench(["--save"], { BENCH_ONLY: "editor", BENCH_RUNS: "6", BENCH_RESULTS_DIR: dir });
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stderr).toContain("no saved figures at");
+      // Saved figures ten times faster than anything this machine does, with a narrow band: every
+      // figure of the next run is slower beyond the spread.
+      const file = join(dir, "latest.json");
+      const saved = JSON.parse(readFileSync(file, "utf8")) as {
+        rows: Array<{ drydock: { median: number; p10: number; p90: number; samples: number[] } }>;
+      };
+      for (const row of saved.rows) {
+        row.drydock.samples = row.drydock.samples.map((x) => x / 10);
+        Object.assign(row.drydock, {
+          median: row.drydock.median / 10,
+          p10: row.drydock.p10 / 10,
+          p90: row.drydock.p90 / 10,
+        });
+      }
+      writeFileSync(file, JSON.stringify(saved));
+      const second = bench(["--fail-on-regression"], {
+        BENCH_ONLY: "editor",
+        BENCH_RUNS: "6",
+        BENCH_RESULTS_DIR: dir,
+      });
+      expect(second.status).toBe(1);
+      expect(second.stdout).toContain("against the saved figures");
+      expect(second.stdout).toMatch(
+        /\| file_editor \(1,000-line file\): view \| [\d.]+ \| [\d.]+ \| \+\d+ % \| slower \(Mann-Whitney U/,
+      );
+      expect(second.stderr).toMatch(/2 figure\(s\) moved beyond their spread the wrong way/);
+      // Without the flag the same comparison only reports.
+      const third = bench([], { BENCH_ONLY: "editor", BENCH_RUNS: "6", BENCH_RESULTS_DIR: dir });
+      expect(third.status, third.stderr).toBe(0);
+      expect(third.stdout).toContain("slower");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
