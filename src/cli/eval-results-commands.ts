@@ -29,7 +29,7 @@ export function summaryLine(results: ResultsFile, out: string): string {
   return [
     `resolved ${s.resolved}/${s.tasks} (${(s.resolved_rate * 100).toFixed(1)}%)`,
     s.integrity_flagged ? `${s.integrity_flagged} flagged by the integrity checks` : undefined,
-    results.run.attempts > 1 ? `pass@1 ${(s.pass_at_1 * 100).toFixed(1)}%` : undefined,
+    results.run.attempts > 1 ? passAtKText(results) : undefined,
     `time ${wall < 60_000 ? `${(wall / 1000).toFixed(1)} s` : formatElapsed(wall)}`,
     tokens ? `${tokens.toLocaleString("en-US")} tokens` : undefined,
     s.cost_usd ? `$${s.cost_usd.toFixed(4)}` : undefined,
@@ -38,6 +38,14 @@ export function summaryLine(results: ResultsFile, out: string): string {
     .join(" · ")
     .concat(flaggedLines(results))
     .concat(`\nreport: ${terminalLine(resolve(out, "report.html"))}`);
+}
+
+/** "pass@1 58.3% · pass@3 66.7%": the unbiased estimates at 1 and at --attempts. */
+function passAtKText(results: ResultsFile): string {
+  const k = String(results.run.attempts);
+  const at = results.summary.pass_at_k;
+  const pct = (key: string) => `${((at[key]?.value ?? 0) * 100).toFixed(1)}%`;
+  return `pass@1 ${pct("1")} · pass@${k} ${pct(k)}`;
 }
 
 function flaggedLines(results: ResultsFile): string {

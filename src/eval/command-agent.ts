@@ -1,7 +1,8 @@
 /**
  * The `command` agent: any program on the host that speaks MCP. It gets the task's prompt on
  * stdin and in DRYDOCK_TASK_PROMPT, and the MCP endpoint of the task's one session in
- * DRYDOCK_MCP_URL / DRYDOCK_MCP_TOKEN / DRYDOCK_SESSION_ID. Its output is the agent log; a
+ * DRYDOCK_MCP_URL / DRYDOCK_MCP_TOKEN / DRYDOCK_SESSION_ID, and which attempt at the task it is in
+ * DRYDOCK_ATTEMPT (1…K). Its output is the agent log; a
  * non-zero exit is an agent error. At the deadline (or Ctrl-C) its whole process group gets
  * SIGTERM, then SIGKILL.
  */
@@ -37,6 +38,7 @@ export class CommandAgent implements EvalAgent {
         DRYDOCK_MCP_TOKEN: grant.token,
         DRYDOCK_SESSION_ID: grant.sessionId,
         DRYDOCK_TASK_ID: ctx.task.id,
+        DRYDOCK_ATTEMPT: String(ctx.attempt),
         DRYDOCK_TASK_PROMPT: ctx.task.prompt,
         DRYDOCK_EDITABLE_FILES: (ctx.task.editable_files ?? []).join("\n"),
       });

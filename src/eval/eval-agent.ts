@@ -9,6 +9,8 @@ import type { EvalTask } from "./eval-task.js";
 export interface AgentContext {
   task: EvalTask;
   session: Session;
+  /** Which attempt at the task this is, from 1 (--attempts K runs 1…K). */
+  attempt: number;
   /** Epoch ms by which the agent must be done: its own limit (agent_timeout_s), else the task's. */
   deadline: number;
   /** Aborted when the run is stopped (Ctrl-C). */

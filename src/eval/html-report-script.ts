@@ -58,7 +58,13 @@ function renderSummary() {
     card("cost", usd(s.cost_usd), num(s.llm_requests) + " model calls"),
   );
   if (s.integrity_flagged) cards.append(card("flagged", String(s.integrity_flagged), "by the integrity checks" + (run.integrity === "lenient" ? " (lenient: still counted)" : " (not resolved)")));
-  if (run.attempts > 1) cards.append(card("pass@1", pct(s.pass_at_1), s.resolved_attempts + " of " + s.attempts_finished + " attempts"));
+  if (run.attempts > 1) {
+    // Unbiased estimates (1 - C(n-c,k)/C(n,k) per task); older results files have only pass_at_1.
+    const at = s.pass_at_k || { 1: { value: s.pass_at_1, tasks: s.tasks } };
+    cards.append(card("pass@1", pct(at[1].value), s.resolved_attempts + " of " + s.attempts_finished + " attempts"));
+    const k = String(run.attempts);
+    if (at[k]) cards.append(card("pass@" + k, pct(at[k].value), "over " + at[k].tasks + " tasks with " + k + " attempts"));
+  }
   if (results.invalid_tasks.length) {
     const list = el("ul", { class: "invalid" });
     for (const p of results.invalid_tasks) {

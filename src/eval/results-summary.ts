@@ -1,7 +1,8 @@
 /**
  * results.json from the run's facts and its finished attempts. Pure, so `eval report` rebuilds
- * exactly what the run wrote. A task is resolved when any of its attempts is (pass@k); pass@1
- * is the share of attempts that resolved.
+ * exactly what the run wrote. A task is resolved when any of its attempts is; pass@1 is the
+ * share of attempts that resolved, and pass_at_k the unbiased estimate of pass@k for each k up to
+ * --attempts.
  */
 import {
   ATTEMPT_STATUSES,
@@ -42,6 +43,13 @@ export interface ResultsSummary {
   resolved_attempts: number;
   /** resolved_attempts / attempts_finished. */
   pass_at_1: number;
+  /**
+   * For each k from 1 to --attempts: the chance that at least one of k attempts resolves a task,
+   * estimated without bias from each task's n finished attempts and c resolved ones as
+   * 1 - C(n-c, k) / C(n, k) (Chen et al. 2021), averaged over the tasks with at least k finished
+   * attempts (`tasks` says how many).
+   */
+  pass_at_k: Record<string, { value: number; tasks: number }>;
   invalid_tasks: number;
   /** Tasks with an attempt the integrity checks flagged. */
   integrity_flagged: number;
@@ -62,6 +70,28 @@ export interface ResultsFile {
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/**
+ * The unbiased estimator of pass@k for one task with n attempts of which c resolved:
+ * 1 - C(n-c, k) / C(n, k), computed as a product so large n does not overflow.
+ */
+export function passAtKOfTask(n: number, c: number, k: number): number {
+  if (k > n) throw new RangeError(`pass@${k} needs at least ${k} attempts, not ${n}`);
+  if (n - c < k) return 1;
+  let allFail = 1;
+  for (let i = n - c + 1; i <= n; i++) allFail *= 1 - k / i;
+  return 1 - allFail;
+}
+
+function passAtK(tasks: TaskSummary[], attempts: number): Record<string, { value: number; tasks: number }> {
+  const out: Record<string, { value: number; tasks: number }> = {};
+  for (let k = 1; k <= attempts; k++) {
+    const counted = tasks.filter((t) => t.attempts_finished >= k);
+    const sum = counted.reduce((s, t) => s + passAtKOfTask(t.attempts_finished, t.resolved_attempts, k), 0);
+    out[String(k)] = { value: counted.length ? round(sum / counted.length, 4) : 0, tasks: counted.length };
+  }
+  return out;
+}
 
 export function summarizeTask(id: string, source: string, attempts: AttemptResult[]): TaskSummary {
   const sorted = [...attempts].sort((a, b) => a.attempt - b.attempt);
@@ -121,6 +151,7 @@ export function buildResults(run: RunInfo, attempts: AttemptResult[]): ResultsFi
       attempts_finished: finished.length,
       resolved_attempts: resolvedAttempts,
       pass_at_1: finished.length ? round(resolvedAttempts / finished.length, 4) : 0,
+      pass_at_k: passAtK(tasks, run.attempts),
       invalid_tasks: run.invalid_tasks.length,
       integrity_flagged: tasks.filter((t) => t.integrity_flags).length,
       duration_ms: finished.reduce((s, a) => s + a.duration_ms, 0),

@@ -185,6 +185,7 @@ export async function runAttempt(
     outcome = await env.agent.run({
       task,
       session: activeSession,
+      attempt,
       deadline: agentDeadline,
       signal: env.signal,
       log: (text) => void (texts.agentLog += text),

@@ -490,6 +490,66 @@ await client.close();
     );
   });
 
+  it("--attempts 3: each attempt knows its number, and pass@1 and pass@3 are the hand-computed ones", async () => {
+    const sdk = join(process.cwd(), "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client");
+    const agent = join(work, "attempts-agent.mjs");
+    // "sometimes" fixes the bug on attempt 2 only, "always" on every attempt, "never" on none.
+    writeFileSync(
+      agent,
+      `import { Client } from ${JSON.stringify(`file://${sdk}/index.js`)};
+import { StreamableHTTPClientTransport } from ${JSON.stringify(`file://${sdk}/streamableHttp.js`)};
+const id = process.env.DRYDOCK_TASK_ID, attempt = process.env.DRYDOCK_ATTEMPT;
+console.log("attempt", attempt);
+if (id === "never" || (id === "sometimes" && attempt !== "2")) process.exit(0);
+const client = new Client({ name: "agent", version: "1" });
+await client.connect(new StreamableHTTPClientTransport(new URL(process.env.DRYDOCK_MCP_URL), {
+  requestInit: { headers: { Authorization: "Bearer " + process.env.DRYDOCK_MCP_TOKEN } } }));
+await client.callTool({ name: "bash", arguments: { session_id: process.env.DRYDOCK_SESSION_ID,
+  command: "sed -i 's/a - b/a + b/' calc.py" } });
+await client.close();
+`,
+    );
+    const task = calcTasks()[0]!;
+    const file = writeTasks(
+      "attempts.jsonl",
+      ["sometimes", "always", "never"].map((id) => ({ ...task, id })),
+    );
+    const out = join(work, "out-attempts");
+    const run = await runCli(
+      "eval",
+      file,
+      ...["--agent", "command", "--agent-command", `node ${agent}`, "--attempts", "3", "--out", out],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const results = readResults(out);
+    const resolvedAttempts = Object.fromEntries(
+      results.tasks.map((t) => [t.id, t.attempts.map((a) => [a.attempt, a.resolved])]),
+    );
+    expect(resolvedAttempts).toEqual({
+      sometimes: [
+        [1, false],
+        [2, true],
+        [3, false],
+      ],
+      always: [
+        [1, true],
+        [2, true],
+        [3, true],
+      ],
+      never: [
+        [1, false],
+        [2, false],
+        [3, false],
+      ],
+    });
+    // By hand, c of n = 3 per task (1, 3, 0): pass@1 = (1/3 + 1 + 0) / 3; pass@3 = (1 + 1 + 0) / 3.
+    expect(results.summary.pass_at_k["1"]).toEqual({ value: 0.4444, tasks: 3 });
+    expect(results.summary.pass_at_k["3"]).toEqual({ value: 0.6667, tasks: 3 });
+    expect(run.stdout + run.stderr).toMatch(/pass@1 44\.4% · pass@3 66\.7%/);
+    const attemptLog = readFileSync(join(out, "tasks", "sometimes", "attempt-2", "agent.log"), "utf8");
+    expect(attemptLog).toContain("attempt 2");
+  });
+
   it("Ctrl-C stops cleanly and keeps what finished; a SIGKILLed run resumes with the same --out", async () => {
     const slow = calcTasks()
       .slice(0, 1)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffStat } from "../../../src/eval/attempt-result.js";
-import { buildResults } from "../../../src/eval/results-summary.js";
+import { buildResults, passAtKOfTask } from "../../../src/eval/results-summary.js";
 import { attempt, runInfo } from "./fixtures.js";
 
 describe("buildResults", () => {
@@ -54,6 +54,37 @@ describe("buildResults", () => {
       attempts_finished: 5,
       pass_at_1: 0.2,
     });
+  });
+
+  it("estimates pass@k without bias for each k, over the tasks with k attempts finished", () => {
+    // Three tasks of three attempts: 3, 1 and 0 resolved; a fourth with one finished attempt.
+    const results = buildResults(runInfo(["a", "b", "c", "d"], { attempts: 3 }), [
+      ...[1, 2, 3].map((n) => attempt("a", "resolved", { attempt: n })),
+      attempt("b", "unresolved", { attempt: 1 }),
+      attempt("b", "resolved", { attempt: 2 }),
+      attempt("b", "unresolved", { attempt: 3 }),
+      ...[1, 2, 3].map((n) => attempt("c", "unresolved", { attempt: n })),
+      attempt("d", "resolved", { attempt: 1 }),
+    ]);
+    // By hand: pass@1 = mean of c/n; pass@2 = mean of 1 - C(n-c,2)/C(3,2) = (1, 1 - 1/3, 0) for a,
+    // b, c; pass@3 = (1, 1, 0). d counts only for k = 1.
+    expect(results.summary.pass_at_k).toEqual({
+      "1": { value: Math.round(((1 + 1 / 3 + 0 + 1) / 4) * 1e4) / 1e4, tasks: 4 },
+      "2": { value: Math.round(((1 + 2 / 3 + 0) / 3) * 1e4) / 1e4, tasks: 3 },
+      "3": { value: Math.round((2 / 3) * 1e4) / 1e4, tasks: 3 },
+    });
+    expect(results.summary.pass_at_k["1"]!.value).toBe(0.5833);
+    expect(results.summary.pass_at_k["2"]!.value).toBe(0.5556);
+    expect(results.summary.pass_at_k["3"]!.value).toBe(0.6667);
+  });
+
+  it("computes one task's pass@k as 1 - C(n-c,k)/C(n,k), and refuses k above n", () => {
+    // C(8,3)/C(10,3) = 56/120.
+    expect(passAtKOfTask(10, 2, 3)).toBeCloseTo(1 - 56 / 120, 12);
+    expect(passAtKOfTask(10, 0, 5)).toBe(0);
+    expect(passAtKOfTask(10, 6, 5)).toBe(1);
+    expect(passAtKOfTask(200, 1, 1)).toBeCloseTo(1 / 200, 12);
+    expect(() => passAtKOfTask(2, 1, 3)).toThrow(/pass@3 needs at least 3 attempts/);
   });
 
   it("gives zero rates for an empty run", () => {
