@@ -144,7 +144,12 @@ export class DrydockServer {
       : undefined;
     const poolReady = !unreadable && (!served || served.present);
     const poolOptions = (poolImage: string) =>
-      config.pool && { ...config.pool, profile: poolProfile(poolImage, config.sessionOptions) };
+      config.pool && {
+        ...config.pool,
+        profile: poolProfile(poolImage, config.sessionOptions),
+        // Boxes wait holding the served repository's commit: a session on it sends only the change.
+        prefillRepo: repo.root,
+      };
     const manager = await SessionManager.start(engine, {
       pool: poolReady ? poolOptions(served?.image ?? image) : undefined,
       reapEveryMs,

@@ -155,7 +155,11 @@ export class Session {
   static async fromWarm(options: SessionOptions, warm: WarmBox): Promise<Session> {
     const started = Date.now();
     try {
-      const copied = await copyIn(warm.box, options.repo, { ref: options.ref, receiver: warm.receiver });
+      const copied = await copyIn(warm.box, options.repo, {
+        ref: options.ref,
+        receiver: warm.receiver,
+        prefilled: warm.prefilled,
+      });
       return await Session.ready(
         warm.sessionId,
         warm.box,

@@ -18,6 +18,7 @@ import { openBoxChannel } from "../sandbox/box-channel.js";
 import type { PtyShell } from "../sandbox/pty-shell.js";
 import { describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import { prefillBox, type Prefilled } from "../workspace/box-workspace.js";
 import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
 import { poolMisfit, type BoxRequest, type PoolProfile } from "./pool-fit.js";
 import { createSessionBox, startSessionShell } from "./session-box.js";
@@ -35,6 +36,11 @@ export interface WarmPoolOptions {
   /** How long a box may wait idle before it is replaced (default 15 minutes). */
   ttlMs?: number;
   /**
+   * A repository whose current commit each box holds before it is taken (see `prefillBox`): a
+   * session on that repository's working tree then sends only what differs from the commit.
+   */
+  prefillRepo?: string;
+  /**
    * Sessions are kept (`--keep-sessions`) this long: each box is labelled kept until its idle time
    * to live plus this, so a session on it is kept at least this long.
    */
@@ -48,6 +54,8 @@ export interface WarmBox {
   shell: PtyShell;
   gatewayDir: string;
   receiver: SnapshotReceiver;
+  /** What the box holds already, when the pool prefills its boxes. */
+  prefilled?: Prefilled;
   /** When the box's keeping ends (epoch ms; its kept-until label), for a pool of kept sessions. */
   keptUntil?: number;
 }
@@ -76,6 +84,7 @@ export class WarmPool {
   private waiters: Array<() => void> = [];
   readonly ttlMs: number;
   private keepTtlMs: number | undefined;
+  private prefillRepo: string | undefined;
 
   private constructor(
     private readonly engine: Engine,
@@ -90,6 +99,7 @@ export class WarmPool {
   static start(engine: Engine, options: WarmPoolOptions): WarmPool {
     const pool = new WarmPool(engine, Math.max(0, Math.floor(options.size)), options.profile, options.ttlMs);
     pool.keepTtlMs = options.keepTtlMs;
+    pool.prefillRepo = options.prefillRepo;
     if (pool.size > 0) log.info(`keeping ${pool.size} warm box(es) of ${options.profile.image}`);
     pool.refill();
     return pool;
@@ -178,10 +188,14 @@ export class WarmPool {
     let shell: PtyShell | undefined;
     try {
       shell = await startSessionShell(box);
+      const prefilled =
+        this.prefillRepo === undefined
+          ? undefined
+          : await prefillBox(box, this.prefillRepo, SnapshotReceiver.open(box));
       // The receiver waits as long as the box may, plus the time a copy-in may take.
       const receiver = SnapshotReceiver.open(box, { timeoutMs: this.ttlMs + 600_000 });
       const keptUntil = kept === undefined ? undefined : Number(kept) * 1000;
-      const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver, keptUntil };
+      const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver, prefilled, keptUntil };
       // Idle means ready: the receiver's exec is attached and the file tools' channel answers,
       // so a take pays for no exec start, and the session's first file operation for none either.
       await Promise.all([receiver.ready, openBoxChannel(box)]);

@@ -12,7 +12,7 @@ import { reportProgress } from "../util/progress-scope.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
 import type { HostRepo } from "./host-repo.js";
 import { SnapshotCache } from "./snapshot-cache.js";
-import { planSnapshot } from "./snapshot-plan.js";
+import { planDelta, planSnapshot } from "./snapshot-plan.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
 import { packSnapshot, type SnapshotStats } from "./snapshot-tar.js";
 import { largeUntrackedTrees, untrackedTreesNote } from "./untracked-trees.js";
@@ -33,6 +33,15 @@ export interface CopyInResult {
   cacheHit?: boolean;
 }
 
+/** A box that holds a commit's tree ahead of any session (see `prefillBox`). */
+export interface Prefilled {
+  /** The host repository's top directory. */
+  repoRoot: string;
+  commit: string;
+  /** The `.git/objects` files the box has. */
+  objects: ReadonlySet<string>;
+}
+
 export interface CopyInOptions {
   /** A commit-ish to start from instead of the working tree as it is now. */
   ref?: string;
@@ -40,6 +49,11 @@ export interface CopyInOptions {
   receiver?: SnapshotReceiver;
   /** Default: the per-user cache in drydock's state directory. */
   cache?: SnapshotCache;
+  /**
+   * The box was prefilled: a snapshot of that repository's working tree sends only what differs
+   * from the prefilled commit; any other snapshot (a ref, another repository) empties it first.
+   */
+  prefilled?: Prefilled;
 }
 
 let sharedCache: SnapshotCache | undefined;
@@ -67,8 +81,15 @@ async function* coalesce(source: AsyncIterable<Buffer>, bytes = 64 * 1024): Asyn
  */
 export async function copyIn(box: Box, repoPath: string, options: CopyInOptions = {}): Promise<CopyInResult> {
   const receiver = options.receiver ?? SnapshotReceiver.open(box);
+  const { prefilled } = options;
   let plan;
   try {
+    if (prefilled !== undefined && options.ref === undefined) {
+      const delta = await planDelta(repoPath, prefilled.commit);
+      if (delta !== undefined && delta.repo.root === prefilled.repoRoot) {
+        return await copyDelta(box, receiver, delta, prefilled);
+      }
+    }
     plan = await planSnapshot(repoPath, options.ref);
   } catch (error) {
     receiver.close();
@@ -88,16 +109,10 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
     }
     for await (const chunk of pack) yield chunk as Buffer;
   }
-  const received = await receiver.receive(new Date().toISOString(), plan.detach, coalesce(stream()));
-  if (received.exitCode !== 0) {
-    const stderr = received.stderr.toString("utf8");
-    if (/No space left on device/.test(stderr)) {
-      throw new LimitExceededError(
-        `the repository does not fit in the box's /workspace (${box.limits.workspaceMB} MiB); add large generated files to .gitignore, or start the session from a ref`,
-      );
-    }
-    throw new CommandExitError(received.exitCode, stderr, "copying the repository into the box");
-  }
+  const received = await receiver.receive(new Date().toISOString(), plan.detach, coalesce(stream()), {
+    mode: prefilled === undefined ? "full" : "wipe",
+  });
+  failedCopy(box, received);
   const stats = await packing;
   noteLargeUntrackedTrees(plan.repo.root, plan.untracked ?? [], stats);
   const [baseCommit, dirty] = received.stdout.toString("utf8").trim().split(" ");
@@ -105,6 +120,84 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
     `box ${box.shortId}: tree of ${plan.commit?.slice(0, 12) ?? "(none)"} ${cacheHit ? "from the cache" : "from git"}, ${stats.files} files and ${stats.bytes} bytes from the host; base ${baseCommit!.slice(0, 12)}`,
   );
   return { repo: plan.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit };
+}
+
+/** Throws why a copy-in failed, when it did: a full workspace in words, else git's or tar's reason. */
+function failedCopy(box: Box, received: { exitCode: number; stderr: Buffer }): void {
+  if (received.exitCode === 0) return;
+  const stderr = received.stderr.toString("utf8");
+  if (/No space left on device/.test(stderr)) {
+    throw new LimitExceededError(
+      `the repository does not fit in the box's /workspace (${box.limits.workspaceMB} MiB); add large generated files to .gitignore, or start the session from a ref`,
+    );
+  }
+  throw new CommandExitError(received.exitCode, stderr, "copying the repository into the box");
+}
+
+/** Into a prefilled box: the paths gone since its commit, then only what differs from it. */
+async function copyDelta(
+  box: Box,
+  receiver: SnapshotReceiver,
+  delta: NonNullable<Awaited<ReturnType<typeof planDelta>>>,
+  prefilled: Prefilled,
+): Promise<CopyInResult> {
+  const pack = tar.pack();
+  const packing = packSnapshot(delta.repo, delta.files, pack, { knownObjects: prefilled.objects });
+  packing.catch(() => undefined);
+  async function* stream(): AsyncGenerator<Buffer> {
+    for await (const chunk of pack) yield chunk as Buffer;
+  }
+  const received = await receiver.receive(new Date().toISOString(), undefined, coalesce(stream()), {
+    mode: "delta",
+    deletes: delta.deletes,
+  });
+  failedCopy(box, received);
+  const stats = await packing;
+  noteLargeUntrackedTrees(delta.repo.root, delta.untracked, stats);
+  const [baseCommit, dirty] = received.stdout.toString("utf8").trim().split(" ");
+  log.debug(
+    `box ${box.shortId}: prefilled with ${prefilled.commit.slice(0, 12)}; ${stats.files} files and ${stats.bytes} bytes from the host, ${delta.deletes.length} deleted; base ${baseCommit!.slice(0, 12)}`,
+  );
+  return { repo: delta.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit: true };
+}
+
+/**
+ * Fills a box ahead of any session with the repository's current commit (its tree, from the
+ * snapshot cache, and `.git`), through a receiver of its own: the box's private index is built
+ * with this box's stat data, so the session that takes the box later sends only what differs
+ * and git hashes only that. Undefined for a repository with no commit.
+ */
+export async function prefillBox(
+  box: Box,
+  repoPath: string,
+  receiver: SnapshotReceiver,
+  cache: SnapshotCache = (sharedCache ??= new SnapshotCache()),
+): Promise<Prefilled | undefined> {
+  let plan;
+  try {
+    plan = await planSnapshot(repoPath);
+  } catch (error) {
+    receiver.close();
+    throw error;
+  }
+  const commit = plan.commit;
+  if (commit === undefined) {
+    receiver.close();
+    return undefined;
+  }
+  const pack = tar.pack();
+  const packing = packSnapshot(plan.repo, [], pack, { withoutIndex: true });
+  packing.catch(() => undefined);
+  async function* stream(): AsyncGenerator<Buffer> {
+    yield* cache.tree(plan!.repo.root, commit!, new Set(), () => undefined);
+    for await (const chunk of pack) yield chunk as Buffer;
+  }
+  const received = await receiver.receive(new Date().toISOString(), commit, coalesce(stream()), {
+    mode: "prefill",
+  });
+  failedCopy(box, received);
+  const stats = await packing;
+  return { repoRoot: plan.repo.root, commit, objects: new Set(stats.objects) };
 }
 
 /** Repositories already told about their large untracked trees, once per process: not at every session. */

@@ -3,6 +3,8 @@
  * (or the snapshot cache), and the working-tree files that differ from it, read from the host. A
  * clean checkout sends no working-tree file at all; a session on a ref sends only the ref's tree.
  */
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
 import { InvalidArgumentError } from "../util/errors.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
 
@@ -56,4 +58,38 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
   const others = split(untracked);
   const files = [...new Set([...split(changed), ...others])];
   return { repo, commit: repo.head, files, skip: new Set(files), untracked: others };
+}
+
+/**
+ * What a box prefilled with `base`'s tree still needs to hold the working tree as it is now: the
+ * paths that differ from `base` (committed since, or changed in the working tree) and untracked
+ * files, to send; of those, the ones gone from the host (or now a directory), to delete first.
+ * Undefined when the repository no longer has `base` (the box is then emptied and filled whole).
+ */
+export async function planDelta(
+  repoPath: string,
+  base: string,
+): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] } | undefined> {
+  const repo = await openHostRepo(repoPath);
+  if (repo.head === null) return undefined;
+  try {
+    await hostGit(repo.root, ["cat-file", "-e", `${base}^{commit}`]);
+  } catch {
+    return undefined;
+  }
+  const [changed, untracked] = await Promise.all([
+    hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
+    hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
+  ]);
+  const others = split(untracked);
+  const paths = [...new Set([...split(changed), ...others])];
+  const deletes: string[] = [];
+  await Promise.all(
+    paths.map(async (path) => {
+      const info = await lstat(join(repo.root, path)).catch(() => undefined);
+      if (info === undefined || info.isDirectory()) deletes.push(path);
+    }),
+  );
+  const gone = new Set(deletes);
+  return { repo, files: paths.filter((p) => !gone.has(p)), deletes: deletes.sort(), untracked: others };
 }

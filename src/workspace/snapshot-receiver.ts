@@ -18,6 +18,20 @@ const ENV_LINKS = "/opt/drydock/env/links.tar";
 const ENV_EXCLUDE = "/opt/drydock/env/exclude";
 
 const READY = "drydock-receiver-ready";
+/** Left by a prefill: the box holds the served repository's commit, its links laid already. */
+export const PREFILLED_MARK = "/tmp/.drydock-prefilled";
+
+/**
+ * How a receiver takes its snapshot (the third word of its first line):
+ *   full     the whole snapshot, into an empty /workspace (the default);
+ *   prefill  a commit's tree and `.git`, ahead of any session: the private index is built and its
+ *            stat data made fresh, and nothing else (a warm box then waits with a second receiver);
+ *   delta    into a prefilled box: first the paths to delete (NUL-separated, their byte count in
+ *            the line's fourth word), then only what differs from the prefilled commit;
+ *   wipe     into a prefilled box that will not serve this snapshot (another repository, a ref):
+ *            /workspace and the private index are emptied, then as full.
+ */
+export type ReceiveMode = "full" | "prefill" | "delta" | "wipe";
 
 // The agent's index came from the host with the host's stat data, so every git command that reads
 // it (git_diff, the agent's own git diff) would hash every file again until something rewrites it.
@@ -45,20 +59,60 @@ const RECEIVE = `
 set -e
 # An environment image carries what its setup prepared in the repository (node_modules, built
 # extensions): its links are laid down before the snapshot arrives (a warm box does it while it
-# waits), and the repository's own files, extracted after, win over any of the same name.
-if [ -f ${ENV_LINKS} ]; then tar -x -f ${ENV_LINKS} -C /workspace; fi
+# waits), and the repository's own files, extracted after, win over any of the same name. A
+# prefilled box laid them before its prefill.
+links() { if [ -f ${ENV_LINKS} ]; then tar -x -f ${ENV_LINKS} -C /workspace; fi; }
+[ -e ${PREFILLED_MARK} ] || links
 echo ${READY} >&2
-IFS=' ' read -r stamp detach || exit 0
+IFS=' ' read -r stamp detach mode deletes || exit 0
 [ -n "$stamp" ] || exit 0
 cd /workspace
+case "\${mode:-full}" in
+  full|prefill) ;;
+  wipe)
+    find /workspace -mindepth 1 -delete
+    rm -f ${DIFF_INDEX} ${PREFILLED_MARK}
+    links
+    mode=full ;;
+  delta)
+    [ -e ${PREFILLED_MARK} ] || { echo "this box holds no prefilled snapshot" >&2; exit 3; }
+    case "$deletes" in (*[!0-9]*|'') echo "bad delete count" >&2; exit 3 ;; esac
+    # Paths that are gone since the prefilled commit, before the files that may take their place.
+    if [ "$deletes" -gt 0 ]; then
+      head -c "$deletes" > /tmp/.drydock-deletes
+      xargs -0 -r rm -rf -- < /tmp/.drydock-deletes
+      # Directories left empty go too: git keeps none, and a cold copy has none.
+      xargs -0 -r -n 1 dirname < /tmp/.drydock-deletes | sort -u |
+        xargs -r -d '\\n' rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null || true
+      rm -f /tmp/.drydock-deletes
+    fi
+    # What names commits comes whole from the host: a ref deleted there is gone here too.
+    rm -rf .git/refs .git/packed-refs .git/HEAD .git/index .git/shallow ;;
+  *) echo "unknown mode" >&2; exit 3 ;;
+esac
 tar -x -f - -C /workspace
 # The links' names are kept out of git's sight, and so out of every diff.
-if [ -f ${ENV_EXCLUDE} ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
+if [ -f ${ENV_EXCLUDE} ] && [ "$mode" != delta ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
+if [ "$mode" = prefill ]; then
+  # The commit's tree with this box's stat data: a session's copy-in then hashes only what differs.
+  GIT_INDEX_FILE=${DIFF_INDEX} git read-tree "$detach"
+  GIT_INDEX_FILE=${DIFF_INDEX} git update-index -q --refresh >/dev/null 2>&1 || true
+  : > ${PREFILLED_MARK}
+  printf 'prefilled'
+  exit 0
+fi
+if [ "$mode" = delta ]; then
+  detach=-
+  if [ -f ${ENV_EXCLUDE} ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
+fi
+rm -f ${PREFILLED_MARK}
 if [ "$detach" != - ]; then
   git read-tree "$detach"
 fi
 export GIT_INDEX_FILE=${DIFF_INDEX}
-if head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
+# A delta keeps the prefill's index: its stat data is fresh, so git add hashes only what changed.
+if [ "$mode" = delta ]; then head=$(git rev-parse --verify -q HEAD) || head=
+elif head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
 git add -A
 tree=$(git write-tree)
 if [ -n "$head" ] && [ "$tree" = "$(git rev-parse "$head^{tree}")" ]; then
@@ -115,11 +169,18 @@ export class SnapshotReceiver {
     stamp: string,
     detach: string | undefined,
     tarStream: AsyncIterable<Buffer>,
+    options: { mode?: ReceiveMode; deletes?: readonly string[] } = {},
   ): Promise<ExecResult> {
     if (this.used) throw new Error("a snapshot receiver takes one snapshot");
     this.used = true;
+    const deletes = Buffer.from(
+      (options.deletes ?? []).map((path) => `${path}\0`).join(""),
+      "utf8",
+    );
+    const mode = options.mode ?? "full";
     async function* all() {
-      yield Buffer.from(`${stamp} ${detach ?? "-"}\n`);
+      yield Buffer.from(`${stamp} ${detach ?? "-"} ${mode} ${deletes.length}\n`);
+      if (deletes.length > 0) yield deletes;
       yield* tarStream;
     }
     let sendError: unknown;

@@ -23,6 +23,8 @@ export interface SnapshotStats {
   files: number;
   bytes: number;
   skipped: string[];
+  /** The names of `.git/objects` files sent (a prefill records them: a delta sends only new ones). */
+  objects: string[];
 }
 
 /** Patterns for files drydock itself makes in /workspace, which are never part of a diff. */
@@ -184,11 +186,23 @@ async function treeJobs(name: string, absolute: string, jobs: Job[]): Promise<vo
   }
 }
 
+/**
+ * Files of `.git/objects` named by their content, which git never rewrites: loose objects and pack
+ * files. Others there (info/commit-graph, info/packs, multi-pack-index) change under one name.
+ */
+const IMMUTABLE_OBJECT_FILE =
+  /^\.git\/objects\/(?:[0-9a-f]{2}\/[0-9a-f]{38,62}|pack\/pack-[0-9a-f]{40,64}\.(?:pack|idx|rev|bitmap|mtimes))$/;
+
 export interface PackOptions {
   /** Content for `.git/HEAD` instead of the host's (a detached commit for a session on a ref). */
   head?: string;
   /** Leave out the host's `.git/index` (the box builds one). */
   withoutIndex?: boolean;
+  /**
+   * `.git/objects` files the box has already (by name: object and pack files never change once
+   * written): they are not sent again.
+   */
+  knownObjects?: ReadonlySet<string>;
 }
 
 /** Writes working-tree `files` and the repository's `.git` into `pack` and finalizes it. */
@@ -198,7 +212,7 @@ export async function packSnapshot(
   pack: tar.Pack,
   options: PackOptions = {},
 ): Promise<SnapshotStats> {
-  const stats: SnapshotStats = { files: 0, bytes: 0, skipped: [] };
+  const stats: SnapshotStats = { files: 0, bytes: 0, skipped: [], objects: [] };
   try {
     await packJobs(
       pack,
@@ -206,7 +220,14 @@ export async function packSnapshot(
       stats,
     );
     const git: Job[] = [{ name: ".git" }];
-    await treeJobs(".git/objects", join(repo.commonDir, "objects"), git);
+    const objects: Job[] = [];
+    await treeJobs(".git/objects", join(repo.commonDir, "objects"), objects);
+    for (const job of objects) {
+      const immutable = job.absolute !== undefined && IMMUTABLE_OBJECT_FILE.test(job.name);
+      if (immutable && options.knownObjects?.has(job.name)) continue;
+      git.push(job);
+      if (immutable) stats.objects.push(job.name);
+    }
     await treeJobs(".git/refs", join(repo.commonDir, "refs"), git);
     git.push({ name: ".git/packed-refs", absolute: join(repo.commonDir, "packed-refs") });
     git.push({ name: ".git/shallow", absolute: join(repo.commonDir, "shallow") });

@@ -1,0 +1,144 @@
+/**
+ * A warm pool that prefills its boxes with the served repository's commit: a session on that
+ * repository's working tree gets exactly what a cold start gives (files, modes, links, git's
+ * state, the diff), whatever changed since the prefill (edits, deletions, new files, a file that
+ * became a directory, new commits, a deleted branch); a session on a ref or on another repository
+ * gets a box emptied of the prefilled one first.
+ */
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Session } from "../../src/session/session.js";
+import { SessionManager } from "../../src/session/session-manager.js";
+import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
+import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
+
+/** The box's workspace and git state as the agent sees them, for comparing two boxes. */
+async function view(session: Session): Promise<string> {
+  const script = [
+    "cd /workspace",
+    "find . -path ./.git -prune -o -printf '%P %y %m %s %l\\n' | sort",
+    "find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 -r sha1sum",
+    "git status --porcelain=v1 --untracked-files=all",
+    // The snapshot commit's id holds the time it was made: its tree and parents say what it is.
+    "git log --format='%T %P %s' --all",
+    "git branch -a --format='%(refname) %(objectname)'",
+    "git symbolic-ref -q HEAD || git rev-parse HEAD",
+    "git diff --cached --stat",
+  ].join("; echo ---; ");
+  return (await session.bash(script)).output;
+}
+
+/** A manager whose pool of one box is prefilled with `repo` and full before `body` runs. */
+async function withPrefilledPool(
+  repo: string,
+  body: (manager: SessionManager) => Promise<void>,
+): Promise<void> {
+  const manager = await SessionManager.start(await testEngine(), {
+    pool: { size: 1, profile: { image: sandboxImage() }, prefillRepo: repo },
+  });
+  try {
+    await manager.pool!.full();
+    await body(manager);
+  } finally {
+    await manager.closeAll();
+  }
+}
+
+describe("a warm pool prefilled with the served repository", () => {
+  const repos: TempRepo[] = [];
+  const newRepo = (files: Record<string, string>) => {
+    const repo = tempRepo(files);
+    repos.push(repo);
+    return repo;
+  };
+  afterEach(() => {
+    for (const repo of repos.splice(0)) repo[Symbol.dispose]();
+  });
+
+  it("gives a session what a cold start gives, whatever changed on the host since the prefill", async () => {
+    const repo = newRepo({
+      "README.md": "hello\n",
+      "src/a.py": "a = 1\n",
+      "src/b.py": "b = 2\n",
+      "gone/x.txt": "x\n",
+      "becomes-dir": "a file for now\n",
+      "run.sh": "#!/bin/sh\necho run\n",
+    });
+    git(repo.path, "branch", "old-branch");
+    await withPrefilledPool(repo.path, async (manager) => {
+      // After the prefill: a new commit, a branch deleted, edits, a deletion, a new file, a file
+      // replaced by a directory, a mode change, a link, and a staged file.
+      repo.write("src/a.py", "a = 10\n");
+      repo.commit("second");
+      git(repo.path, "branch", "-D", "old-branch");
+      repo.write("src/b.py", "b = 20\n");
+      rmSync(join(repo.path, "gone"), { recursive: true });
+      rmSync(join(repo.path, "becomes-dir"));
+      mkdirSync(join(repo.path, "becomes-dir"));
+      writeFileSync(join(repo.path, "becomes-dir", "inside.txt"), "inside\n");
+      writeFileSync(join(repo.path, "new.txt"), "new\n");
+      git(repo.path, "update-index", "--chmod=+x", "src/a.py");
+      symlinkSync("src/a.py", join(repo.path, "link-to-a"));
+      writeFileSync(join(repo.path, "staged.txt"), "staged\n");
+      git(repo.path, "add", "staged.txt");
+
+      const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
+      const cold = await testSession(repo.path);
+      try {
+        expect(warm.warm).toBe(true);
+        expect(await view(warm)).toBe(await view(cold));
+        expect(warm.baseCommit).not.toBe("");
+        // The same edit gives the same diff in both.
+        for (const s of [warm, cold]) await s.bash("echo more >> README.md && rm src/b.py");
+        expect(await warm.diff()).toBe(await cold.diff());
+        expect(await warm.diff()).toContain("+more");
+      } finally {
+        await cold.destroy();
+      }
+    });
+  });
+
+  it("a clean tree at the prefilled commit: the session sends no working-tree file", async () => {
+    const repo = newRepo(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, `${i}\n`])));
+    await withPrefilledPool(repo.path, async (manager) => {
+      const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
+      expect(warm.warm).toBe(true);
+      expect((await warm.bash("ls | wc -l; git status --porcelain | wc -l")).output).toBe("200\n0\n");
+      expect(await warm.diff()).toBe("");
+      expect(warm.dirty).toBe(false);
+    });
+  });
+
+  it("empties the box first for another repository or a ref: nothing of the prefilled one is left", async () => {
+    const served = newRepo({ "SECRET-OF-A.txt": "only in A\n", "shared.txt": "A\n" });
+    served.write("later.txt", "later\n");
+    const ref = served.commit("second");
+    const other = newRepo({ "shared.txt": "B\n" });
+    await withPrefilledPool(served.path, async (manager) => {
+      const b = await manager.create({ repo: other.path, image: sandboxImage() });
+      expect(b.warm).toBe(true);
+      expect(
+        (await b.bash("ls -A1 /workspace; git log --all --format=%s; ls /tmp/.drydock-prefilled 2>&1"))
+          .output,
+      ).toMatch(
+        /^\.git\nshared\.txt\ninitial\nls: cannot access '\/tmp\/\.drydock-prefilled': No such file or directory\n$/,
+      );
+      expect((await b.bash("grep -rl 'only in A' /workspace /tmp 2>/dev/null | wc -l")).output).toBe("0\n");
+      expect((await b.bash("git cat-file -e $(git -C /workspace rev-parse HEAD) && echo ok")).output).toBe(
+        "ok\n",
+      );
+
+      await manager.pool!.full();
+      const onRef = await manager.create({ repo: served.path, ref: `${ref}~1`, image: sandboxImage() });
+      expect(onRef.warm).toBe(true);
+      const cold = await testSession(served.path, { ref: `${ref}~1` });
+      try {
+        expect(await view(onRef)).toBe(await view(cold));
+        expect((await onRef.bash("ls")).output).not.toContain("later.txt");
+      } finally {
+        await cold.destroy();
+      }
+    });
+  });
+});
