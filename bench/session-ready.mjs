@@ -1,5 +1,6 @@
 // Session ready (box up, repository inside, shell live): cold the first time a commit is seen
-// (snapshot cache empty), cold again (cache warm), and warm (a box from the pool), for repositories
+// (snapshot cache empty), cold again (cache warm), warm (a box from the pool) and warm from a pool
+// whose boxes hold the repository's commit already (what drydock serve keeps), for repositories
 // of 10, 1,000 and 10,000 files; beside `docker run` + `docker cp` of the same tree by the CLI.
 // The four run in one interleaved loop, so load on the machine falls on all of them alike.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -17,6 +18,10 @@ export async function sessionReady(ctx) {
     const runs = files === 10000 ? Math.max(6, Math.ceil(ctx.runs / 2)) : ctx.runs;
     const destroy = (s) => s.destroy();
     const manager = await SessionManager.start(engine, { pool: { size: 1, profile: { image } } });
+    // The pool drydock serve keeps: its boxes hold the served repository's commit already.
+    const prefilling = await SessionManager.start(engine, {
+      pool: { size: 1, profile: { image }, prefillRepo: repo },
+    });
     let notWarm = 0;
     let r;
     try {
@@ -37,6 +42,15 @@ export async function sessionReady(ctx) {
             await manager.pool.full();
           },
         },
+        prefilled: {
+          run: () => prefilling.create({ repo, image }),
+          before: () => prefilling.pool.full(),
+          after: async (s) => {
+            if (!s.warm) notWarm++;
+            await prefilling.destroy(s.id);
+            await prefilling.pool.full();
+          },
+        },
         docker: {
           run: () => {
             const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], {
@@ -50,14 +64,16 @@ export async function sessionReady(ctx) {
       });
     } finally {
       await manager.closeAll();
+      await prefilling.closeAll();
     }
     if (notWarm) throw new Error(`${notWarm} "warm" sessions did not get a pooled box`);
-    const { first, cold, warm, docker } = r;
+    const { first, cold, warm, prefilled, docker } = r;
 
     const label = `${files.toLocaleString("en-US")} files`;
     ctx.row("session ready", `cold, first time (${label})`, first, "docker run + docker cp", docker);
     ctx.row("session ready", `cold (${label})`, cold, "docker run + docker cp", docker);
     ctx.row("session ready", `warm, from the pool (${label})`, warm, "docker run + docker cp", docker);
+    ctx.row("session ready", `warm, prefilled with the repository (${label})`, prefilled, "warm, from the pool", warm);
     points.push({ files, first, cold, warm, docker });
   }
   ctx.results.series.sessionReady = points;
