@@ -82,8 +82,10 @@ case "\${mode:-full}" in
       head -c "$deletes" > /tmp/.drydock-deletes
       xargs -0 -r rm -rf -- < /tmp/.drydock-deletes
       # Directories left empty go too: git keeps none, and a cold copy has none.
-      xargs -0 -r -n 1 dirname < /tmp/.drydock-deletes | sort -u |
-        xargs -r -d '\\n' rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null || true
+      while IFS= read -r -d '' gone; do
+        case "$gone" in (*/*) printf '%s\\0' "\${gone%/*}" ;; esac
+      done < /tmp/.drydock-deletes | sort -zu |
+        xargs -0 -r rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null || true
       rm -f /tmp/.drydock-deletes
     fi
     # What names commits comes whole from the host: a ref deleted there is gone here too.
