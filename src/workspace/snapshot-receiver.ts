@@ -175,10 +175,7 @@ export class SnapshotReceiver {
   ): Promise<ExecResult> {
     if (this.used) throw new Error("a snapshot receiver takes one snapshot");
     this.used = true;
-    const deletes = Buffer.from(
-      (options.deletes ?? []).map((path) => `${path}\0`).join(""),
-      "utf8",
-    );
+    const deletes = Buffer.from((options.deletes ?? []).map((path) => `${path}\0`).join(""), "utf8");
     const mode = options.mode ?? "full";
     async function* all() {
       yield Buffer.from(`${stamp} ${detach ?? "-"} ${mode} ${deletes.length}\n`);
