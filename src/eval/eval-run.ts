@@ -239,12 +239,16 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     // Finished attempts are kept on a resume: only under the settings they ran with. Changed
     // predictions are fine (each result keeps what it graded, and a changed one runs again).
     // A run from before graded_in was recorded graded in the agent's box; it is not held against it.
-    // The patch agent's model is the predictions' model_name_or_path, which changes with them.
-    const differ = settingsDiffer(previous, run, [
-      "patches",
-      ...(options.patches ? ["model"] : []),
-      ...(previous.graded_in ? [] : ["graded_in"]),
-    ]);
+    // The patch agent's model is the predictions' model_name_or_path: another model's predictions
+    // are another run, whose results must not be mixed with this one's.
+    if (options.patches && previous.model !== run.model) {
+      const name = (m: string | undefined) => (m === undefined ? "no model_name_or_path" : JSON.stringify(m));
+      throw new InvalidArgumentError(
+        "--out",
+        `${out} holds a run of the predictions of ${name(previous.model)}, and ${options.patches.path} holds those of ${name(run.model)}; their results would be mixed. Choose another --out for ${name(run.model)}, or pass --force to start over there`,
+      );
+    }
+    const differ = settingsDiffer(previous, run, ["patches", ...(previous.graded_in ? [] : ["graded_in"])]);
     if (previous.tasks_file !== run.tasks_file) {
       differ.unshift(`tasks file ${previous.tasks_file} vs ${run.tasks_file}`);
     }

@@ -248,26 +248,45 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
 
   it("resuming with changed predictions grades them again instead of keeping the old results", async () => {
     const out = "resume-out";
-    const args = (kind: string) => [
+    // The wrong predictions, under the gold ones' model: the same model's new answers.
+    const revised = join(work, "revised.jsonl");
+    writeFileSync(
+      revised,
+      readFileSync(join(fixtures, "predictions-wrong.jsonl"), "utf8").replace(
+        /fixture-wrong/g,
+        "fixture-gold",
+      ),
+    );
+    const args = (predictions: string) => [
       "eval",
       join(fixtures, "rows.jsonl"),
       "--agent",
       "patch",
       "--patches",
-      join(fixtures, `predictions-${kind}.jsonl`),
+      predictions,
       "--repos",
       "clones",
       "--out",
       out,
     ];
-    expect((await drydock(...args("gold"))).code).toBe(0);
+    expect((await drydock(...args(join(fixtures, "predictions-gold.jsonl")))).code).toBe(0);
     expect(statuses(out)).toEqual({ [SIX]: "resolved", [MIT]: "resolved" });
-    const again = await drydock(...args("wrong"));
+    const again = await drydock(...args(revised));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/prediction\) changed since its last result; running it again/);
     expect(statuses(out)).toEqual({ [SIX]: "unresolved", [MIT]: "unresolved" });
-    const same = await drydock(...args("wrong"));
+    const same = await drydock(...args(revised));
     expect(same.stderr).toMatch(/2 attempt\(s\) were already finished/);
+    // Another model's predictions into the same --out are another run: refused, naming both.
+    const other = await drydock(...args(join(fixtures, "predictions-wrong.jsonl")));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /--out: .*resume-out holds a run of the predictions of "fixture-gold", and .*predictions-wrong\.jsonl holds those of "fixture-wrong"; .*Choose another --out for "fixture-wrong", or pass --force/,
+    );
+    expect(statuses(out)).toEqual({ [SIX]: "unresolved", [MIT]: "unresolved" });
+    const forced = await drydock(...args(join(fixtures, "predictions-wrong.jsonl")), "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readJson(out, "run.json").model).toBe("fixture-wrong");
   });
 
   it("eval validate passes the real tasks and flags one whose FAIL_TO_PASS test already passes", async () => {
