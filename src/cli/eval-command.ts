@@ -83,6 +83,10 @@ export function registerEvalCommand(program: Command): void {
       "strict",
     )
     .option(
+      "--grading <mode>",
+      "swebench: as SWE-bench's harness grades and reports (a skipped PASS_TO_PASS test is maintained, empty patches are not run, no report.json without a verdict); strict: a skipped test does not pass, empty answers are graded (default: swebench for SWE-bench rows, strict for drydock tasks)",
+    )
+    .option(
       "--shard <k/n>",
       "run part K of N of the task file (every N-th task from the K-th), for N CI jobs; put them together with eval merge",
     )
@@ -196,6 +200,7 @@ export function registerEvalCommand(program: Command): void {
             testTimeoutS: checked.testTimeoutS,
             gradeInAgentBox: flags.gradeInAgentBox,
             integrity: checked.integrity,
+            grading: checked.grading,
             runId: checked.runId,
             clones: checked.clones,
             shard: checked.shard,

@@ -18,6 +18,7 @@ import { keysFileFlag } from "./keys-file-flag.js";
 import { runtimeFlag } from "./runtime-flag.js";
 import type { BoxRuntime } from "../sandbox/box-runtime.js";
 import { INTEGRITY_MODES, type IntegrityMode } from "../eval/test-integrity.js";
+import { GRADING_MODES, type GradingMode } from "../eval/grade.js";
 
 export interface EvalFlags {
   agent: string;
@@ -31,6 +32,7 @@ export interface EvalFlags {
   testTimeout?: string;
   gradeInAgentBox?: boolean;
   integrity?: string;
+  grading?: string;
   runId?: string;
   agentVersion?: string;
   repos?: string[];
@@ -54,6 +56,7 @@ export interface EvalFlags {
 export interface CheckedEvalFlags {
   agent: AgentName;
   integrity: IntegrityMode;
+  grading?: GradingMode;
   runtime: BoxRuntime;
   patches?: Predictions;
   concurrency?: number;
@@ -148,9 +151,16 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
       `${JSON.stringify(integrity)} is not a mode; use strict (a flagged attempt is never resolved) or lenient (for trusted agents: the tests decide)`,
     );
   }
+  if (flags.grading !== undefined && !(GRADING_MODES as readonly string[]).includes(flags.grading)) {
+    throw new FlagError(
+      "--grading",
+      `${JSON.stringify(flags.grading)} is not a mode; use swebench (as SWE-bench's harness grades and reports) or strict (a skipped test does not pass, empty answers are graded, every graded task gets report.json)`,
+    );
+  }
   const checked = {
     agent,
     integrity: integrity as IntegrityMode,
+    grading: flags.grading as GradingMode | undefined,
     concurrency: wholeNumber(flags.concurrency, "--concurrency", { min: 1 }),
     attempts: wholeNumber(flags.attempts, "--attempts", { min: 1 })!,
     timeoutS: seconds(flags.timeout, "--timeout")!,

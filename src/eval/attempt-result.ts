@@ -3,7 +3,7 @@
  * gathered into `results.json`. The schema is documented in docs/eval.md; bump
  * RESULT_SCHEMA_VERSION when a field changes meaning.
  */
-import type { Grade } from "./grade.js";
+import type { Grade, GradingMode } from "./grade.js";
 import type { Integrity } from "./test-integrity.js";
 
 export const RESULT_SCHEMA_VERSION = 1;
@@ -47,6 +47,11 @@ export interface AttemptResult {
   task_hash: string;
   /** A key of what the agent was given beyond the task (a prediction's content); see EvalAgent.inputKey. */
   agent_input?: string;
+  /**
+   * How it was graded (see GradingMode): `swebench` for SWE-bench rows unless `--grading` says
+   * otherwise, `strict` for drydock tasks. Absent in results from before the choice existed (strict).
+   */
+  grading?: GradingMode;
   /** Agents that grade given answers: whether the task's answer was given, empty or missing. */
   prediction?: "given" | "empty" | "missing";
   session_id?: string;

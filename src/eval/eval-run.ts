@@ -33,9 +33,10 @@ import type { ProgressCounts } from "./progress-line.js";
 import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
 import type { ResultsFile } from "./results-summary.js";
 import { loadTasks } from "./task-file.js";
-import { formatProblem } from "./task-parse.js";
+import { formatProblem, type TaskProblem } from "./task-parse.js";
 import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
 import type { IntegrityMode } from "./test-integrity.js";
+import type { GradingMode } from "./grade.js";
 
 export const AGENTS = ["aider", "patch", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -93,6 +94,10 @@ export interface EvalOptions {
   gradeInAgentBox?: boolean;
   /** `--integrity`: how flagged attempts count (default "strict": never resolved). */
   integrity?: IntegrityMode;
+  /** `--grading`: every task graded this way (default: SWE-bench rows `swebench`, other tasks `strict`). */
+  grading?: GradingMode;
+  /** Run the tests on empty answers even under SWE-bench grading (`eval validate` without a fix). */
+  gradeEmptyAnswers?: boolean;
   /**
    * `--engine`: the engines to run on (unix:// or tcp:// URLs, see engine-address.ts); default
    * the one DOCKER_HOST or the socket names. The first is where images are found and built.
@@ -230,10 +235,13 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     ...(options.testTimeoutS ? { default_test_timeout_s: options.testTimeoutS } : {}),
     graded_in: options.gradeInAgentBox ? "agent box" : "fresh box",
     integrity: options.integrity ?? "strict",
+    ...(options.grading ? { grading: options.grading } : {}),
     image,
     started_at: new Date().toISOString(),
     tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
-    invalid_tasks: loaded.problems,
+    invalid_tasks: options.patches
+      ? await withPredictions(loaded.problems, options.patches)
+      : loaded.problems,
   };
   if (previous && !options.force) {
     // Finished attempts are kept on a resume: only under the settings they ran with. Changed
@@ -284,6 +292,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       defaultTestTimeoutS: options.testTimeoutS,
       gradeInAgentBox: options.gradeInAgentBox,
       integrity: options.integrity,
+      grading: options.grading,
+      gradeEmptyAnswers: options.gradeEmptyAnswers,
       signal: options.signal,
       onProgress: options.onProgress,
       onNote: note,
@@ -298,6 +308,20 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   const results = await writeReports(out);
   const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
   return { results, outcome, invalidTasks, out };
+}
+
+/**
+ * The problems of rows that could not run, each with whether the predictions answer it: SWE-bench's
+ * report counts such an instance as submitted (an error, or an empty patch) or incomplete.
+ */
+async function withPredictions(problems: TaskProblem[], predictions: Predictions): Promise<TaskProblem[]> {
+  return Promise.all(
+    problems.map(async (p) => {
+      const answer = p.id !== undefined ? await predictions.get(p.id) : undefined;
+      if (!answer) return p;
+      return { ...p, prediction: answer.patch.trim() === "" ? ("empty" as const) : ("given" as const) };
+    }),
+  );
 }
 
 /**

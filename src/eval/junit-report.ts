@@ -70,6 +70,13 @@ function casesOf(task: TaskSummary, output: string | undefined): Case[] {
           failure: { type: list, message: `${list}: the test did not pass`, detail },
         });
       }
+      for (const name of names.skipped ?? []) {
+        cases.push({
+          name,
+          time: 0,
+          skipped: `${list}: the test runner skipped it (neither passed nor failed, as SWE-bench grades)`,
+        });
+      }
       for (const name of names.missing) {
         cases.push({
           name,

@@ -48,6 +48,8 @@ export interface RunInfo {
   default_test_timeout_s?: number;
   /** Where the tests ran: a fresh box per attempt (the default), or the agent's (`--grade-in-agent-box`). */
   graded_in?: "fresh box" | "agent box";
+  /** `--grading`, when given: every task graded this way (else SWE-bench rows `swebench`, other tasks `strict`). */
+  grading?: "swebench" | "strict";
   /** `--integrity`: whether a flagged attempt can count as resolved ("lenient") or not ("strict"). */
   integrity?: "strict" | "lenient";
   image: string;

@@ -30,7 +30,7 @@ import {
 import { parseTestOutput } from "./test-output/test-results.js";
 import { remainingMs, type AgentOutcome, type EvalAgent } from "./eval-agent.js";
 import type { EvalTask } from "./eval-task.js";
-import { gradeTests } from "./grade.js";
+import { gradeTests, type GradingMode } from "./grade.js";
 import type { MeteredAiderService } from "./metered-aider-service.js";
 import type { RepoSources } from "./repo-source.js";
 import type { AttemptTexts } from "./results-dir.js";
@@ -74,6 +74,13 @@ export interface AttemptEnv {
   gradeInAgentBox?: boolean;
   /** How flagged attempts count (default "strict": never resolved); see IntegrityMode. */
   integrity?: IntegrityMode;
+  /** `--grading`: every task graded this way; else see gradingOf. */
+  grading?: GradingMode;
+}
+
+/** How a task is graded: `--grading` if given, else SWE-bench's way for its rows and strict for drydock tasks. */
+export function gradingOf(task: EvalTask, forced?: GradingMode): GradingMode {
+  return forced ?? (task.swebench_row ? "swebench" : "strict");
 }
 
 export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "cancelled";
@@ -124,6 +131,7 @@ export async function runAttempt(
   };
   const agentLimit = agentTimeoutS ? `the agent's ${agentTimeoutS} s (agent_timeout_s)` : undefined;
   const testLimit = testTimeoutS ? `the tests' ${testTimeoutS} s (test_timeout_s)` : undefined;
+  const gradingMode = gradingOf(task, env.grading);
 
   try {
     const repo = await env.repos.resolve(task.repo);
@@ -278,6 +286,8 @@ export async function runAttempt(
     if (env.signal.aborted) return "cancelled";
     tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut };
     if (r.timedOut) {
+      // SWE-bench's harness ends a timed-out test log with this line; its report reads it.
+      texts.testOutput += `\n\nTimeout error: ${testTimeoutS ?? timeoutS} seconds exceeded.\n`;
       timedOut("the tests", testLimit);
       return finish();
     }
@@ -288,7 +298,7 @@ export async function runAttempt(
       return finish();
     }
     enter("grade");
-    const grade = gradeTests(task, { exitCode: r.exitCode ?? undefined, output: r.output });
+    const grade = gradeTests(task, { exitCode: r.exitCode ?? undefined, output: r.output }, gradingMode);
     tests.grade = grade;
     integrity = withTestCounts(integrity, parseTestOutput(r.output).size, baseTests);
     // Strict: tests that pass after the agent touched how they run, or that report far fewer
@@ -343,6 +353,7 @@ export async function runAttempt(
       agent: env.agent.name,
       ...((outcome?.model ?? usage?.model) ? { model: outcome?.model ?? usage?.model } : {}),
       task_hash: task.hash,
+      grading: gradingMode,
       ...(agentInput !== undefined ? { agent_input: agentInput } : {}),
       ...(env.agent.gradesAnswers
         ? { prediction: outcome?.empty ? ("empty" as const) : ("given" as const) }

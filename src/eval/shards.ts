@@ -68,6 +68,7 @@ function settings(run: RunInfo): Record<string, unknown> {
     default_test_timeout_s: run.default_test_timeout_s,
     graded_in: run.graded_in,
     integrity: run.integrity ?? "strict",
+    grading: run.grading,
     image: run.image,
   };
 }
