@@ -3,9 +3,9 @@
  * named test must be reported as passed (a name the output does not mention counts as failed);
  * without them, test_cmd's exit code decides. Pure.
  *
- * Two modes differ in one thing here: a test the runner reports as skipped. `swebench` (SWE-bench's
- * get_eval_tests_report) counts it neither as a success nor as a failure, so a skipped
- * PASS_TO_PASS test is maintained; `strict` counts it as not passing.
+ * Two modes differ in one thing here: a test the runner reports as skipped. `swebench` (SWE-bench
+ * 5.x's get_eval_tests_report) counts a skipped PASS_TO_PASS test as maintained (a success) and a
+ * skipped FAIL_TO_PASS test as a failure; `strict` counts any skipped test as not passing.
  */
 import { gradedNames, type EvalTaskInput } from "./eval-task.js";
 import { parseTestOutput } from "./test-output/test-results.js";
@@ -15,7 +15,10 @@ export interface NameGrades {
   failed: string[];
   /** Named by the task, not found in the output. */
   missing: string[];
-  /** `swebench` grading: reported as skipped, counted neither way (strict counts them as failed). */
+  /**
+   * Of `passed`, those the runner reported as skipped: `swebench` grading counts a skipped
+   * PASS_TO_PASS test as maintained (strict, and FAIL_TO_PASS in both, count it as failed).
+   */
   skipped?: string[];
 }
 
@@ -34,10 +37,11 @@ export interface Grade {
   tests_found?: number;
 }
 
+/** @param skippedPasses whether a skipped test counts as passed (maintained). */
 function gradeNames(
   names: string[],
   statuses: ReturnType<typeof parseTestOutput>,
-  mode: GradingMode,
+  skippedPasses: boolean,
 ): NameGrades {
   const out: NameGrades = { passed: [], failed: [], missing: [] };
   const skipped: string[] = [];
@@ -45,8 +49,10 @@ function gradeNames(
     const status = statuses.get(name);
     if (status === "passed") out.passed.push(name);
     else if (status === undefined) out.missing.push(name);
-    else if (status === "skipped" && mode === "swebench") skipped.push(name);
-    else out.failed.push(name);
+    else if (status === "skipped" && skippedPasses) {
+      out.passed.push(name);
+      skipped.push(name);
+    } else out.failed.push(name);
   }
   return skipped.length > 0 ? { ...out, skipped } : out;
 }
@@ -66,16 +72,16 @@ export function gradeTests(
     };
   }
   const statuses = parseTestOutput(run.output);
-  const f2p = gradeNames(names.failToPass, statuses, mode);
-  const p2p = gradeNames(names.passToPass, statuses, mode);
+  const f2p = gradeNames(names.failToPass, statuses, false);
+  const p2p = gradeNames(names.passToPass, statuses, mode === "swebench");
   const bad = f2p.failed.length + f2p.missing.length + p2p.failed.length + p2p.missing.length;
   const parts: string[] = [];
   if (names.failToPass.length)
     parts.push(`FAIL_TO_PASS ${f2p.passed.length}/${names.failToPass.length} pass`);
   if (names.passToPass.length)
     parts.push(`PASS_TO_PASS ${p2p.passed.length}/${names.passToPass.length} pass`);
-  const skipped = (f2p.skipped?.length ?? 0) + (p2p.skipped?.length ?? 0);
-  if (skipped > 0) parts.push(`${skipped} skipped (neither passed nor failed, as SWE-bench grades)`);
+  const skipped = p2p.skipped?.length ?? 0;
+  if (skipped > 0) parts.push(`${skipped} PASS_TO_PASS skipped (maintained, as SWE-bench grades)`);
   const missing = f2p.missing.length + p2p.missing.length;
   if (missing > 0) parts.push(`${missing} not found in the output`);
   if (statuses.size === 0)

@@ -62,19 +62,23 @@ function casesOf(task: TaskSummary, output: string | undefined): Case[] {
       ["PASS_TO_PASS", grade.pass_to_pass],
     ] as const) {
       if (!names) continue;
-      for (const name of names.passed) cases.push({ name, time: 0 });
+      const skipped = new Set(names.skipped ?? []);
+      for (const name of names.passed) {
+        cases.push(
+          skipped.has(name)
+            ? {
+                name,
+                time: 0,
+                skipped: `${list}: skipped by the test runner (maintained, as SWE-bench grades)`,
+              }
+            : { name, time: 0 },
+        );
+      }
       for (const name of names.failed) {
         cases.push({
           name,
           time: 0,
           failure: { type: list, message: `${list}: the test did not pass`, detail },
-        });
-      }
-      for (const name of names.skipped ?? []) {
-        cases.push({
-          name,
-          time: 0,
-          skipped: `${list}: the test runner skipped it (neither passed nor failed, as SWE-bench grades)`,
         });
       }
       for (const name of names.missing) {

@@ -1,5 +1,5 @@
 /**
- * SWE-bench grading, the default for SWE-bench rows: a skipped test counts neither way, an empty
+ * SWE-bench grading, the default for SWE-bench rows: a skipped PASS_TO_PASS test is maintained, an empty
  * patch is not run, report.json exists exactly when SWE-bench's harness would write one, and the
  * run report has swebench 5.x's keys. `strict` keeps drydock's stricter choices.
  */
@@ -24,18 +24,27 @@ const task = {
 };
 
 describe("grading a skipped test", () => {
-  it("swebench: a skipped PASS_TO_PASS test is neither passed nor failed, so it is maintained", () => {
+  it("swebench: a skipped PASS_TO_PASS test is maintained, as SWE-bench 5.x counts it", () => {
     const grade = gradeTests(task, { exitCode: 0, output }, "swebench");
     expect(grade.resolved).toBe(true);
     expect(grade.pass_to_pass).toEqual({
-      passed: ["tests/t.py::test_kept"],
+      passed: ["tests/t.py::test_kept", "tests/t.py::test_platform"],
       failed: [],
       missing: [],
       skipped: ["tests/t.py::test_platform"],
     });
     expect(grade.reason).toBe(
-      "FAIL_TO_PASS 1/1 pass; PASS_TO_PASS 1/2 pass; 1 skipped (neither passed nor failed, as SWE-bench grades)",
+      "FAIL_TO_PASS 1/1 pass; PASS_TO_PASS 2/2 pass; 1 PASS_TO_PASS skipped (maintained, as SWE-bench grades)",
     );
+  });
+
+  it("swebench: a skipped FAIL_TO_PASS test is not resolved", () => {
+    const grade = gradeTests(
+      { fail_to_pass: ["tests/t.py::test_platform"] },
+      { exitCode: 0, output },
+      "swebench",
+    );
+    expect(grade).toMatchObject({ resolved: false, fail_to_pass: { failed: ["tests/t.py::test_platform"] } });
   });
 
   it("strict: a skipped test did not pass", () => {
