@@ -60,6 +60,13 @@ export interface AttemptResult {
    * test patch, nothing else) or "agent box" (`--grade-in-agent-box`).
    */
   graded_in?: "fresh box" | "agent box";
+  /** The image the task's boxes ran, its tests included: the task's `image`, its environment's, or the sandbox image. */
+  environment_image?: string;
+  /**
+   * Time this attempt spent waiting for its environment image to be built (0 when it was there
+   * already); not counted in `duration_ms`, `timings_ms.start` or the task's time limit.
+   */
+  environment_build_ms?: number;
   /** The engine that ran it (its --engine URL), when the run used several. */
   engine?: string;
   /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */

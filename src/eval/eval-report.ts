@@ -96,7 +96,11 @@ export async function writeReports(dir: string): Promise<ResultsFile> {
     JSON.stringify(swebenchRunReport(results, logs), null, 4) + "\n",
   );
   for (const task of results.tasks) {
-    const report = swebenchInstanceReport(task);
+    const a = standingAttempt(task);
+    // Tests that reported no result: SWE-bench's report.json classifies their log.
+    const silent = a?.tests?.grade?.by === "test_names" && a.tests.grade.tests_found === 0;
+    const output = silent ? (await readAttemptTexts(dir, task.id, a.attempt)).testOutput : "";
+    const report = swebenchInstanceReport(task, output);
     const path = join(attemptDir(dir, task.id, 1), "report.json");
     // A task with nothing to report has no report.json, whatever an earlier run left there.
     if (report) await writeFile(path, JSON.stringify(report, null, 4) + "\n");

@@ -30,8 +30,8 @@ import type { Predictions } from "./predictions.js";
 import type { CloneMap } from "./swebench-rows.js";
 import { settingsDiffer, shardOf, taskSetKey, type Shard } from "./shards.js";
 import type { ProgressCounts } from "./progress-line.js";
-import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
-import type { ResultsFile } from "./results-summary.js";
+import { readAttempts, readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
+import { environmentImagesOf, type ResultsFile } from "./results-summary.js";
 import { loadTasks } from "./task-file.js";
 import { formatProblem, type TaskProblem } from "./task-parse.js";
 import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
@@ -304,6 +304,9 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   run.finished_at = new Date().toISOString();
   if (outcome.cancelled > 0) run.interrupted = true;
   if (engines.length > 1) run.engines = outcome.engines;
+  const ours = new Set(run.tasks.map((t) => t.id));
+  const finished = (await readAttempts(out)).filter((a) => ours.has(a.task_id) && a.attempt <= run.attempts);
+  run.environment_images = environmentImagesOf(finished);
   await writeRunInfo(out, run);
   const results = await writeReports(out);
   const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
@@ -337,12 +340,17 @@ function taskImages(
   const environments = new EnvironmentImages(engine, { baseImage, caCert, allowBaseImages });
   return async (repo, task, onLine) => {
     const choice = task.environment ?? "repo";
-    if (choice === "none") return baseImage;
-    const override =
-      typeof choice === "object"
-        ? { text: stringify(choice), file: `${task.source} environment` }
-        : undefined;
+    if (choice === "none") return { image: baseImage };
+    const override = typeof choice === "object" ? { text: stringify(choice), file: task.source } : undefined;
     const ref = task.environment_ref ?? task.ref;
-    return (await environments.imageFor({ repo, ref, override, onLine })).image;
+    // The task file says which definition and commit it builds: the fix is there. A resumed run
+    // runs a task again once the task changed; one whose definition is the working tree did not.
+    const retry = override
+      ? "run the same drydock eval again (the changed task runs again; the same --out keeps the rest)"
+      : ref !== undefined
+        ? "commit the fix, point the task's environment_ref (or ref) at that commit, and run the same drydock eval again (the changed task runs again)"
+        : "run drydock eval again with another --out, or --force (this --out keeps the task's finished result)";
+    const status = await environments.imageFor({ repo, ref, override, onLine, retry });
+    return { image: status.image, built: status.built };
   };
 }

@@ -58,6 +58,11 @@ export interface RunInfo {
    * included) and, for one that died, why. Absent for a run on the one default engine.
    */
   engines?: Array<{ name: string; memory_mb: number; attempts: number; died?: string }>;
+  /**
+   * The images the run's attempts ran (see environmentImagesOf): each with the time spent
+   * building it and how many attempts ran it. Written when the run ends.
+   */
+  environment_images?: Array<{ image: string; build_ms: number; attempts: number }>;
   started_at: string;
   finished_at?: string;
   /** True when the run was stopped (Ctrl-C) before every attempt finished. */

@@ -53,7 +53,11 @@ export interface AttemptEnv {
    * The image of a task's environment (built first when missing); without it every task without
    * an `image` gets `image`.
    */
-  imageFor?: (repo: string, task: EvalTask, onLine: (line: string) => void) => Promise<string>;
+  imageFor?: (
+    repo: string,
+    task: EvalTask,
+    onLine: (line: string) => void,
+  ) => Promise<{ image: string; built?: boolean }>;
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
@@ -103,7 +107,7 @@ export async function runAttempt(
   attempt: number,
   agentInput?: string,
 ): Promise<AttemptOutcome> {
-  const startedAt = new Date();
+  let startedAt = new Date();
   const timeoutS = task.timeout_s ?? env.defaultTimeoutS;
   const agentTimeoutS = task.agent_timeout_s ?? env.defaultAgentTimeoutS;
   const testTimeoutS = task.test_timeout_s ?? env.defaultTestTimeoutS;
@@ -117,6 +121,9 @@ export async function runAttempt(
     phase = next;
     phaseStarted = Date.now();
   };
+  /** The image the boxes run (the task's environment's, once known), and the time its build took. */
+  let image: string | undefined;
+  let environmentBuildMs = 0;
   let session: Session | undefined;
   /** The fresh box the tests run in (none with gradeInAgentBox). */
   let grading: Session | undefined;
@@ -135,19 +142,32 @@ export async function runAttempt(
 
   try {
     const repo = await env.repos.resolve(task.repo);
-    let image = task.image ?? env.image;
+    image = task.image ?? env.image;
     if (task.image === undefined && env.imageFor) {
-      // An environment build is the run's cost, not the task's: it does not count against timeout_s.
+      // An environment build is the run's cost, not the task's: it does not count against
+      // timeout_s, nor in the attempt's start and duration (it is environment_build_ms).
       const building = Date.now();
       try {
-        image = await env.imageFor(repo, task, (line) => void (texts.agentLog += `[environment] ${line}\n`));
+        const environment = await env.imageFor(
+          repo,
+          task,
+          (line) => void (texts.agentLog += `[environment] ${line}\n`),
+        );
+        image = environment.image;
+        const spent = Date.now() - building;
+        deadline += spent;
+        if (environment.built) {
+          environmentBuildMs = spent;
+          startedAt = new Date(startedAt.getTime() + spent);
+          phaseStarted += spent;
+        }
       } catch (e) {
         if (env.signal.aborted) return "cancelled";
+        image = undefined;
         status = "setup_error";
         error = `the task's environment did not build: ${describeError(e)}`;
         return finish();
       }
-      deadline += Date.now() - building;
     }
     if (env.ensureImage) {
       // Like an environment build, sending the image is the run's cost, not the task's.
@@ -176,6 +196,8 @@ export async function runAttempt(
       session = await env.manager.create(boxOptions);
     } catch (e) {
       if (env.signal.aborted) return "cancelled";
+      // No box ran it: the result names no image (the error says which one failed).
+      image = undefined;
       const message = describeError(e);
       // A repository or ref that cannot be read is the task's fault; anything else is the box's.
       status = /^(repo|ref): /.test(message) ? "error" : "box_error";
@@ -361,6 +383,7 @@ export async function runAttempt(
       ...(session ? { session_id: session.id } : {}),
       ...(tests ? { graded_in: env.gradeInAgentBox ? ("agent box" as const) : ("fresh box" as const) } : {}),
       ...(env.engine ? { engine: env.engine } : {}),
+      ...(image !== undefined ? { environment_image: image, environment_build_ms: environmentBuildMs } : {}),
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),
       duration_ms: finishedAt.getTime() - startedAt.getTime(),

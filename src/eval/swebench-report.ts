@@ -192,6 +192,9 @@ export interface SwebenchInstanceReport {
     patch_exists: boolean;
     patch_successfully_applied: boolean;
     resolved: boolean;
+    /** swebench 5.x: the tests gave no result and their log shows an environment fault. */
+    infra_failure: boolean;
+    infra_failure_reason?: string;
     tests_status?: Record<
       "FAIL_TO_PASS" | "PASS_TO_PASS" | "FAIL_TO_FAIL" | "PASS_TO_FAIL",
       { success: string[]; failure: string[] }
@@ -204,7 +207,10 @@ export interface SwebenchInstanceReport {
  * prediction, and under `swebench` grading also an empty patch (not run) and a task whose tests
  * gave no verdict (SWE-bench's harness writes none for a patch that does not apply or a time limit).
  */
-export function swebenchInstanceReport(task: TaskSummary): SwebenchInstanceReport | undefined {
+export function swebenchInstanceReport(
+  task: TaskSummary,
+  testOutput = "",
+): SwebenchInstanceReport | undefined {
   const a = standingAttempt(task);
   if (!a || a.prediction === "missing") return undefined;
   if (a.grading === "swebench" && (a.prediction === "empty" || !graded(a))) return undefined;
@@ -213,12 +219,28 @@ export function swebenchInstanceReport(task: TaskSummary): SwebenchInstanceRepor
     success: g?.passed ?? [],
     failure: [...(g?.failed ?? []), ...(g?.missing ?? [])],
   });
+  // As get_eval_report: tests that ran but reported no result are not a patch that applied, and
+  // their log is classified for an environment fault.
+  if (grade?.by === "test_names" && grade.tests_found === 0) {
+    const found = classifyFailure(testOutput);
+    return {
+      [task.id]: {
+        patch_is_None: false,
+        patch_exists: a.diff_stat.files > 0,
+        patch_successfully_applied: false,
+        resolved: false,
+        infra_failure: found?.tier === "environment",
+        ...(found ? { infra_failure_reason: found.reason } : {}),
+      },
+    };
+  }
   return {
     [task.id]: {
       patch_is_None: false,
       patch_exists: a.diff_stat.files > 0,
       patch_successfully_applied: a.tests !== undefined,
       resolved: a.resolved,
+      infra_failure: false,
       ...(grade?.by === "test_names"
         ? {
             tests_status: {
