@@ -34,6 +34,8 @@ import { readAttempts, readRunInfo, writeRunInfo, type RunInfo } from "./results
 import { environmentImagesOf, type ResultsFile } from "./results-summary.js";
 import { loadTasks } from "./task-file.js";
 import { formatProblem, type TaskProblem } from "./task-parse.js";
+import { checkInstanceIds } from "./instance-ids.js";
+import type { EvalTask } from "./eval-task.js";
 import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
 import type { IntegrityMode } from "./test-integrity.js";
 import type { GradingMode } from "./grade.js";
@@ -55,6 +57,8 @@ export interface EvalOptions {
   agentCommand?: string;
   /** `--shard K/N`: run only this part of the task file. */
   shard?: Shard;
+  /** `--instance-ids`: run only these tasks of the file (an unknown id is an error). */
+  instanceIds?: string[];
   /** Local clones for SWE-bench rows (`--repos`, `--repo`). */
   clones?: CloneMap;
   /** The test command of SWE-bench rows that carry none; `{test_files}` / `{test_modules}` are filled in. */
@@ -131,12 +135,26 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     swebenchTestCmd: options.swebenchTestCmd,
   });
   for (const w of loaded.warnings) note(`warning: ${formatProblem(w)}`);
-  for (const p of loaded.problems) note(`invalid task: ${formatProblem(p)}`);
   if (loaded.tasks.length === 0 && loaded.problems.length === 0) {
     throw new InvalidArgumentError("TASKS", `${options.tasksPath} holds no task`);
   }
 
-  const tasks = options.shard ? shardOf(loaded.tasks, options.shard) : loaded.tasks;
+  // `--instance-ids` takes tasks of the file (rows that could not run included) before a shard
+  // takes its part of them.
+  const chosen = options.instanceIds ? new Set(options.instanceIds) : undefined;
+  if (options.instanceIds) {
+    checkInstanceIds(
+      options.instanceIds,
+      [...loaded.tasks.map((t) => t.id), ...loaded.problems.flatMap((p) => p.id ?? [])],
+      options.tasksPath,
+    );
+  }
+  const selected = chosen ? loaded.tasks.filter((t) => chosen.has(t.id)) : loaded.tasks;
+  const problems = chosen
+    ? loaded.problems.filter((p) => p.id === undefined || chosen.has(p.id))
+    : loaded.problems;
+  const tasks = options.shard ? shardOf(selected, options.shard) : selected;
+  for (const p of problems) note(`invalid task: ${formatProblem(p)}`);
   if (options.patches) {
     // Answers for no task of the file: a typo in an id, or predictions of another dataset.
     const known = new Set([...loaded.tasks.map((t) => t.id), ...loaded.problems.flatMap((p) => p.id ?? [])]);
@@ -239,9 +257,11 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     image,
     started_at: new Date().toISOString(),
     tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
-    invalid_tasks: options.patches
-      ? await withPredictions(loaded.problems, options.patches)
-      : loaded.problems,
+    ...(options.instanceIds ? { instance_ids: options.instanceIds } : {}),
+    ...(options.patches
+      ? { submitted_ids: submittedIds(options.patches, tasks, problems, loaded.tasks, options.shard) }
+      : {}),
+    invalid_tasks: options.patches ? await withPredictions(problems, options.patches) : problems,
   };
   if (previous && !options.force) {
     // Finished attempts are kept on a resume: only under the settings they ran with. Changed
@@ -309,8 +329,28 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   run.environment_images = environmentImagesOf(finished);
   await writeRunInfo(out, run);
   const results = await writeReports(out);
-  const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
+  const invalidTasks = new Set(problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
   return { results, outcome, invalidTasks, out };
+}
+
+/**
+ * The instances the predictions answer, as SWE-bench's report counts them submitted: every
+ * prediction for an instance of the task file (SWE-bench refuses any other), also with
+ * `--instance-ids` (its --instance_ids runs fewer instances but counts every prediction); a
+ * shard, a part of one run, counts those of its own part.
+ */
+function submittedIds(
+  predictions: Predictions,
+  tasks: EvalTask[],
+  problems: TaskProblem[],
+  all: EvalTask[],
+  shard: Shard | undefined,
+): string[] {
+  const instances = new Set([
+    ...(shard ? tasks : all).map((t) => t.id),
+    ...problems.flatMap((p) => p.id ?? []),
+  ]);
+  return predictions.ids.filter((id) => instances.has(id)).sort();
 }
 
 /**

@@ -37,6 +37,10 @@ export interface RunInfo {
   patches?: { path: string; kind: "dir" | "file"; predictions: number; key?: string };
   /** `--shard K/N`: this run is part K of N of the task file (task_set: a key of the whole file's tasks). */
   shard?: { index: number; count: number; task_set: string };
+  /** `--instance-ids`: the tasks of the file this run takes. */
+  instance_ids?: string[];
+  /** With `--patches`: the instances the predictions answer (SWE-bench's submitted_ids). */
+  submitted_ids?: string[];
   /** `eval merge`: the shards this run was put together from. */
   merged_shards?: Array<{ index: number; count: number; dir: string; run_id: string }>;
   tasks_file: string;

@@ -137,6 +137,9 @@ export function swebenchRunReport(
     }
   }
   for (const list of Object.values(ids)) list.sort();
+  // Recorded by the run when it had predictions (SWE-bench counts every one for an instance of
+  // the dataset, also those --instance-ids left out); else those of the tasks and rows here.
+  if (results.run.submitted_ids) submitted.splice(0, submitted.length, ...results.run.submitted_ids);
   submitted.sort();
   const completed = [...ids.resolved, ...ids.unresolved].sort();
   const infra: string[] = [];
