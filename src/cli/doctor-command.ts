@@ -6,6 +6,7 @@ import { runscProblems, resolveRuntime, runtimeFromEnv } from "../sandbox/box-ru
 import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { findDockerCli } from "../util/docker-cli.js";
+import { imageFix } from "../util/errors.js";
 import { sessionsFit } from "./sessions-fit.js";
 import { terminalText } from "../util/terminal-text.js";
 
@@ -26,7 +27,7 @@ async function imageChecks(engine: Engine, image: string): Promise<Check[]> {
         name: `image ${image}`,
         ok: false,
         detail: "not present in the engine",
-        fix: `docker pull ${image}, or build it (drydock image build for drydock's own)`,
+        fix: imageFix(image),
       },
     ];
   }
@@ -106,7 +107,7 @@ async function engineChecks(urls: string[], tlsDir: string | undefined, image?: 
           : first
             ? `${wanted} is missing; drydock eval sends it from ${first.engine.name} before the first attempt there`
             : `${wanted} is missing`,
-        ...(present || first ? {} : { fix: "drydock image build (with DOCKER_HOST set to this engine)" }),
+        ...(present || first ? {} : { fix: `with DOCKER_HOST set to this engine, ${imageFix(wanted)}` }),
       });
       first ??= { engine, image: wanted };
     } catch (error) {

@@ -8,7 +8,13 @@ import { DEFAULT_SWEBENCH_TEST_CMD } from "../eval/swebench-rows.js";
 import { validateTasks } from "../eval/validate-tasks.js";
 import { asFlagError } from "./flag-checks.js";
 import { textTable } from "./text-table.js";
-import { checkEvalFlags, collect, type EvalFlags as CheckedFlags } from "./eval-flags.js";
+import {
+  checkEvalFlags,
+  collect,
+  INSTANCE_IDS_HELP,
+  TASK_ID_HELP,
+  type EvalFlags as CheckedFlags,
+} from "./eval-flags.js";
 import { registerEvalResultCommands, summaryLine } from "./eval-results-commands.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
@@ -82,6 +88,12 @@ export function registerEvalCommand(program: Command): void {
       "strict: an attempt flagged by the integrity checks (it changed the test runner's files, its tests report far fewer results than without it) is not resolved; lenient: flagged, but the tests decide (trusted agents only)",
       "strict",
     )
+    .option(
+      "--grading <mode>",
+      "swebench: as SWE-bench's harness grades and reports (a skipped PASS_TO_PASS test is maintained, empty patches are not run, no report.json without a verdict); strict: a skipped test does not pass, empty answers are graded (default: swebench for SWE-bench rows, strict for drydock tasks)",
+    )
+    .option("--instance-ids <ids...>", INSTANCE_IDS_HELP)
+    .option("--task <id>", TASK_ID_HELP, collect)
     .option(
       "--shard <k/n>",
       "run part K of N of the task file (every N-th task from the K-th), for N CI jobs; put them together with eval merge",
@@ -196,6 +208,8 @@ export function registerEvalCommand(program: Command): void {
             testTimeoutS: checked.testTimeoutS,
             gradeInAgentBox: flags.gradeInAgentBox,
             integrity: checked.integrity,
+            grading: checked.grading,
+            instanceIds: checked.instanceIds,
             runId: checked.runId,
             clones: checked.clones,
             shard: checked.shard,
@@ -254,6 +268,8 @@ export function registerEvalCommand(program: Command): void {
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--runtime <name>", RUNTIME_HELP)
+    .option("--instance-ids <ids...>", INSTANCE_IDS_HELP)
+    .option("--task <id>", TASK_ID_HELP, collect)
     .option("--json", "print the validation as JSON on stdout")
     .action(async (tasks: string, flags: EvalFlags & { json?: boolean }) => {
       const checked = await checkEvalFlags(tasks, { ...flags, agent: "patch", attempts: "1" });
@@ -281,6 +297,7 @@ export function registerEvalCommand(program: Command): void {
           testTimeoutS: checked.testTimeoutS,
           clones: checked.clones,
           swebenchTestCmd: flags.swebenchTestCmd,
+          instanceIds: checked.instanceIds,
           signal: controller.signal,
           onStage: (stage) =>
             progress.note(

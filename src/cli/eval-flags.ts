@@ -18,6 +18,8 @@ import { keysFileFlag } from "./keys-file-flag.js";
 import { runtimeFlag } from "./runtime-flag.js";
 import type { BoxRuntime } from "../sandbox/box-runtime.js";
 import { INTEGRITY_MODES, type IntegrityMode } from "../eval/test-integrity.js";
+import { GRADING_MODES, type GradingMode } from "../eval/grade.js";
+import { parseInstanceIds } from "../eval/instance-ids.js";
 
 export interface EvalFlags {
   agent: string;
@@ -31,6 +33,9 @@ export interface EvalFlags {
   testTimeout?: string;
   gradeInAgentBox?: boolean;
   integrity?: string;
+  grading?: string;
+  instanceIds?: string[];
+  task?: string[];
   runId?: string;
   agentVersion?: string;
   repos?: string[];
@@ -54,6 +59,8 @@ export interface EvalFlags {
 export interface CheckedEvalFlags {
   agent: AgentName;
   integrity: IntegrityMode;
+  grading?: GradingMode;
+  instanceIds?: string[];
   runtime: BoxRuntime;
   patches?: Predictions;
   concurrency?: number;
@@ -77,6 +84,20 @@ export interface CheckedEvalFlags {
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** `--instance-ids ID...` and its alias `--task ID` (repeatable), as one list; undefined when neither is given. */
+export async function instanceIdsFlag(flags: {
+  instanceIds?: string[];
+  task?: string[];
+}): Promise<string[] | undefined> {
+  const given = [...(flags.instanceIds ?? []), ...(flags.task ?? [])];
+  return given.length === 0 ? undefined : asFlagError(() => parseInstanceIds(given));
+}
+
+/** Help text of `--instance-ids` and `--task`, the same on every verb that takes them. */
+export const INSTANCE_IDS_HELP =
+  "only these tasks (SWE-bench rows' instance_id), space- or comma-separated; an id no task has is an error";
+export const TASK_ID_HELP = "only this task (repeatable); the same as --instance-ids";
 
 /** `--repos DIR` and `--repo owner/name=PATH`: where SWE-bench rows' repositories are cloned. */
 async function cloneFlags(flags: EvalFlags): Promise<CloneMap> {
@@ -148,9 +169,17 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
       `${JSON.stringify(integrity)} is not a mode; use strict (a flagged attempt is never resolved) or lenient (for trusted agents: the tests decide)`,
     );
   }
+  if (flags.grading !== undefined && !(GRADING_MODES as readonly string[]).includes(flags.grading)) {
+    throw new FlagError(
+      "--grading",
+      `${JSON.stringify(flags.grading)} is not a mode; use swebench (as SWE-bench's harness grades and reports) or strict (a skipped test does not pass, empty answers are graded, every graded task gets report.json)`,
+    );
+  }
   const checked = {
     agent,
     integrity: integrity as IntegrityMode,
+    grading: flags.grading as GradingMode | undefined,
+    instanceIds: await instanceIdsFlag(flags),
     concurrency: wholeNumber(flags.concurrency, "--concurrency", { min: 1 }),
     attempts: wholeNumber(flags.attempts, "--attempts", { min: 1 })!,
     timeoutS: seconds(flags.timeout, "--timeout")!,

@@ -14,6 +14,13 @@ import { FlagError } from "../util/errors.js";
 import { terminalLine, terminalText } from "../util/terminal-text.js";
 import { asFlagError } from "./flag-checks.js";
 import { standingAttempt } from "../eval/swebench-report.js";
+import { checkInstanceIds, onlyTasks } from "../eval/instance-ids.js";
+import { collect, INSTANCE_IDS_HELP, instanceIdsFlag, TASK_ID_HELP } from "./eval-flags.js";
+
+/** The task ids a run holds: its tasks, and its rows that could not run. */
+function runIds(results: ResultsFile): string[] {
+  return [...results.tasks.map((t) => t.id), ...results.invalid_tasks.flatMap((p) => p.id ?? [])];
+}
 
 /** Flagged tasks named one a line in the summary; the rest are counted. */
 const FLAGGED_SHOWN = 10;
@@ -125,17 +132,40 @@ export function registerEvalResultCommands(evalCommand: Command): void {
       "exit 1 when a task resolved in A is not resolved in B, or is missing from B",
     )
     .option("--out <file>", "also write the comparison as JSON to a file")
+    .option("--instance-ids <ids...>", INSTANCE_IDS_HELP)
+    .option("--task <id>", TASK_ID_HELP, collect)
     .action(
-      async (a: string, b: string, flags: { json?: boolean; failOnRegression?: boolean; out?: string }) => {
+      async (
+        a: string,
+        b: string,
+        flags: {
+          json?: boolean;
+          failOnRegression?: boolean;
+          out?: string;
+          instanceIds?: string[];
+          task?: string[];
+        },
+      ) => {
         await existingRun(a, "A");
         await existingRun(b, "B");
+        const ids = await instanceIdsFlag(flags);
         if (flags.out) {
           const dir = dirname(resolve(flags.out));
           if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
             throw new FlagError("--out", `${dir} is not a directory; give a file in one that exists`);
           }
         }
-        const comparison = compareRuns(await loadResults(a), await loadResults(b));
+        let before = await loadResults(a);
+        let after = await loadResults(b);
+        if (ids) {
+          // Only the tasks asked for, on both sides; an id neither run has is a typo.
+          await asFlagError(() =>
+            checkInstanceIds(ids, [...runIds(before), ...runIds(after)], `${a} or ${b}`),
+          );
+          before = onlyTasks(before, ids);
+          after = onlyTasks(after, ids);
+        }
+        const comparison = compareRuns(before, after);
         if (flags.out) await writeFile(flags.out, JSON.stringify(comparison, null, 2) + "\n");
         process.stdout.write(
           flags.json

@@ -8,7 +8,7 @@ import { dirname, resolve } from "node:path";
 import type { Engine } from "../engine/engine.js";
 import { parseLlmMode } from "../gateway/llm-mode.js";
 import { loadOfflineScript } from "../gateway/offline-script.js";
-import { FlagError, InvalidArgumentError } from "../util/errors.js";
+import { FlagError, imageFix, InvalidArgumentError } from "../util/errors.js";
 import { hostGit, openHostRepo, type HostRepo } from "../workspace/host-repo.js";
 
 /** Fields that checks shared with the MCP tools name as a tool would, and the flags that set them. */
@@ -145,7 +145,7 @@ export async function imageFlag(engine: Engine, image: string | undefined): Prom
   if (image === undefined || (await engine.hasImage(image))) return;
   throw new FlagError(
     "--image",
-    `${image} is not in the engine; build the sandbox image with \`drydock image build\`, or name one \`docker images\` lists`,
+    `${image} is not in the engine; ${imageFix(image)}; or name one \`docker images\` lists, or leave --image out for drydock's own sandbox image`,
   );
 }
 

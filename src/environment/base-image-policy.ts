@@ -8,7 +8,7 @@
  */
 import type { Engine } from "../engine/engine.js";
 import { logger } from "../util/log.js";
-import { EnvironmentDefinitionError, type SourceRef } from "./environment-definition.js";
+import { EnvironmentDefinitionError, formatSource, type SourceRef } from "./environment-definition.js";
 import { BASE_LABEL, ENV_LABEL } from "./environment-prune.js";
 
 const log = logger("environment");
@@ -58,7 +58,7 @@ export class BaseImagePolicy {
     for (const allowed of this.options.allowed ?? []) {
       if ((await this.engine.imageId(allowed)) !== info.id) continue;
       log.info(
-        `--allow-base-image ${allowed}: ${use.at.file}:${use.at.line} of ${use.repoRoot} builds on ${ref} (${info.id.replace(/^sha256:/, "").slice(0, 12)}) through ${use.via}`,
+        `--allow-base-image ${allowed}: ${formatSource(use.at)} of ${use.repoRoot} builds on ${ref} (${info.id.replace(/^sha256:/, "").slice(0, 12)}) through ${use.via}`,
       );
       return info.id;
     }

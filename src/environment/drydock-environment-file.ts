@@ -26,21 +26,23 @@ export const DRYDOCK_ENVIRONMENT_KEYS = ["packages", "env", "setup", "key_files"
 
 const FIX_DOC = "see `drydock env --help` or docs/environments.md";
 
+/** @param inline the text is an eval task's `environment` and `file` names the task (see SourceRef.inline). */
 export function parseDrydockEnvironment(
   text: string,
   file = DRYDOCK_ENVIRONMENT_FILE,
+  inline = false,
 ): EnvironmentDefinition {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const lineOf = (node: Node | null | undefined): number =>
     node?.range ? lines.linePos(node.range[0]).line : 1;
-  const at = (node: Node | null | undefined) => ({ file, line: lineOf(node) });
+  const at = (node: Node | null | undefined) => ({ file, line: lineOf(node), ...(inline ? { inline } : {}) });
 
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0]?.line ?? 1;
     throw new EnvironmentDefinitionError(
-      { file, line },
+      { file, line, ...(inline ? { inline } : {}) },
       `not valid YAML (${first.message.split("\n")[0]})`,
       "fix the syntax",
     );

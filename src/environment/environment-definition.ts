@@ -39,6 +39,21 @@ export const DEFAULT_KEY_FILES = [
 export interface SourceRef {
   file: string;
   line: number;
+  /**
+   * The definition is written inside another file (an eval task's `environment`): `file` names
+   * the task ("tasks.jsonl:3") and `line` is a line of the definition itself, not of that file.
+   */
+  inline?: boolean;
+}
+
+/** `file:line`, or for an inline definition "tasks.jsonl:3: environment, line 2 of the definition". */
+export function formatSource(ref: SourceRef): string {
+  if (ref.inline) {
+    return ref.line > 0
+      ? `${ref.file}: environment, line ${ref.line} of the definition`
+      : `${ref.file}: environment`;
+  }
+  return ref.line > 0 ? `${ref.file}:${ref.line}` : ref.file;
 }
 
 export interface SetupStep {
@@ -87,7 +102,7 @@ export class EnvironmentDefinitionError extends DrydockError {
     problem: string,
     fix: string,
   ) {
-    super("invalid_environment", `${at.file}:${at.line}: ${problem}; ${fix}`);
+    super("invalid_environment", `${formatSource(at)}: ${problem}; ${fix}`);
   }
   override name = "EnvironmentDefinitionError";
 }

@@ -12,7 +12,7 @@ import stripAnsi from "strip-ansi";
 import tar from "tar-stream";
 import type { Engine } from "../engine/engine.js";
 import { defaultCaBundle } from "../sandbox/sandbox-image.js";
-import { DrydockError, InvalidArgumentError } from "../util/errors.js";
+import { DrydockError, imageFix, InvalidArgumentError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { projectRoot } from "../util/project-root.js";
 import {
@@ -28,6 +28,7 @@ import {
   planEnvironment,
   type EnvironmentPlan,
 } from "./environment-plan.js";
+import { formatSource } from "./environment-definition.js";
 import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
 import { BaseImagePolicy, REPO_ID_LABEL } from "./base-image-policy.js";
@@ -57,7 +58,11 @@ export interface EnvironmentRequest {
   force?: boolean;
   /** A definition to use instead of the repository's own. */
   override?: DefinitionOverride;
+  /** What a failed build's message tells the reader to do once it is fixed (default: run `drydock env build` again). */
+  retry?: string;
 }
+
+const RETRY = "run `drydock env build` again";
 
 /** What a repository's environment is and whether its image exists, without building it. */
 export interface EnvironmentStatus extends LoadedEnvironment {
@@ -171,7 +176,9 @@ export class EnvironmentImages {
     if (!build) {
       // Registered before the first await, so a second caller finds this build and waits on it.
       const onLine = request.onLine ?? ((l: string) => log.info(l));
-      build = repoFiles(request.repo, request.ref).then((files) => this.build(status, files, onLine));
+      build = repoFiles(request.repo, request.ref).then((files) =>
+        this.build(status, files, onLine, request.retry ?? RETRY),
+      );
       this.building.set(key, build);
       void build.finally(() => this.building.delete(key)).catch(() => undefined);
     } else {
@@ -187,7 +194,7 @@ export class EnvironmentImages {
     if (!sandboxId) {
       throw new DrydockError(
         "image_missing",
-        `the sandbox image ${this.options.baseImage} is not present; build it with \`drydock image build\``,
+        `the sandbox image ${this.options.baseImage} is not present; ${imageFix(this.options.baseImage)}`,
       );
     }
     if (base.kind !== "image") return sandboxId;
@@ -237,6 +244,7 @@ export class EnvironmentImages {
     status: EnvironmentStatus,
     files: RepoFiles,
     onLine: (line: string) => void,
+    retry: string,
   ): Promise<void> {
     const { definition } = status;
     const plan = status.plan!;
@@ -279,7 +287,7 @@ export class EnvironmentImages {
           },
         },
         { instructions: [], setup: [] },
-        { file: definition.base.from.file, what: `building ${dockerfile}` },
+        { file: definition.base.from.file, what: `building ${dockerfile}`, retry },
         onLine,
       );
       await packing;
@@ -309,7 +317,7 @@ export class EnvironmentImages {
       Readable.from(pack),
       { tag: plan.tag, buildArgs: {}, labels },
       { instructions: buildFile.instructionSteps, setup: buildFile.setupSteps },
-      { file: definition.file ?? "", what: "the environment build" },
+      { file: definition.file ?? "", what: "the environment build", retry },
       onLine,
     );
     await packing;
@@ -322,7 +330,7 @@ export class EnvironmentImages {
     context: Readable,
     options: Parameters<Engine["buildImage"]>[1],
     steps: { instructions: Array<SetupStep | undefined>; setup: SetupStep[] },
-    where: { file: string; what: string },
+    where: { file: string; what: string; retry: string },
     onLine: (line: string) => void,
   ): Promise<void> {
     let step = 0;
@@ -361,13 +369,13 @@ export class EnvironmentImages {
         .map((l) => `  | ${l}`)
         .join("\n");
       if (failed) {
-        const line = failed.from.line > 0 ? `:${failed.from.line}` : "";
+        const at = formatSource({ ...failed.from, file: failed.from.file || where.file });
         throw new EnvironmentBuildError(
-          `${failed.from.file || where.file}${line}: ${failed.label} failed${exit ? ` with exit code ${exit}` : ""}: ${failed.command}\n${tail}\nfix the command (or what it needs) and run \`drydock env build\` again; no image was tagged`,
+          `${at}: ${failed.label} failed${exit ? ` with exit code ${exit}` : ""}: ${failed.command}\n${tail}\nfix the command (or what it needs) and ${where.retry}; no image was tagged`,
         );
       }
       throw new EnvironmentBuildError(
-        `${where.file}: ${where.what} failed at step ${step}: ${reason}\n${tail}\nno image was tagged; fix it and run \`drydock env build\` again`,
+        `${where.file}: ${where.what} failed at step ${step}: ${reason}\n${tail}\nno image was tagged; fix it and ${where.retry}`,
       );
     }
   }

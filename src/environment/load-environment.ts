@@ -32,7 +32,7 @@ export interface LoadedEnvironment {
 /** A definition given from outside the repository (an eval task's `environment`), in environment.yaml's form. */
 export interface DefinitionOverride {
   text: string;
-  /** Where it came from, for messages: "tasks.jsonl:3 environment". */
+  /** Where it is written, for messages: the task holding it, "tasks.jsonl:3". */
   file: string;
 }
 
@@ -45,7 +45,7 @@ export async function loadEnvironment(
   const own = override ? undefined : await files.read(DRYDOCK_ENVIRONMENT_FILE);
   if (override) {
     definitionText = override.text;
-    definition = parseDrydockEnvironment(override.text, override.file);
+    definition = parseDrydockEnvironment(override.text, override.file, true);
   } else if (own) {
     definitionText = own.toString("utf8");
     definition = parseDrydockEnvironment(definitionText);

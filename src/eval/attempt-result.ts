@@ -3,7 +3,7 @@
  * gathered into `results.json`. The schema is documented in docs/eval.md; bump
  * RESULT_SCHEMA_VERSION when a field changes meaning.
  */
-import type { Grade } from "./grade.js";
+import type { Grade, GradingMode } from "./grade.js";
 import type { Integrity } from "./test-integrity.js";
 
 export const RESULT_SCHEMA_VERSION = 1;
@@ -47,6 +47,11 @@ export interface AttemptResult {
   task_hash: string;
   /** A key of what the agent was given beyond the task (a prediction's content); see EvalAgent.inputKey. */
   agent_input?: string;
+  /**
+   * How it was graded (see GradingMode): `swebench` for SWE-bench rows unless `--grading` says
+   * otherwise, `strict` for drydock tasks. Absent in results from before the choice existed (strict).
+   */
+  grading?: GradingMode;
   /** Agents that grade given answers: whether the task's answer was given, empty or missing. */
   prediction?: "given" | "empty" | "missing";
   session_id?: string;
@@ -55,6 +60,13 @@ export interface AttemptResult {
    * test patch, nothing else) or "agent box" (`--grade-in-agent-box`).
    */
   graded_in?: "fresh box" | "agent box";
+  /** The image the task's boxes ran, its tests included: the task's `image`, its environment's, or the sandbox image. */
+  environment_image?: string;
+  /**
+   * Time this attempt spent waiting for its environment image to be built (0 when it was there
+   * already); not counted in `duration_ms`, `timings_ms.start` or the task's time limit.
+   */
+  environment_build_ms?: number;
   /** The engine that ran it (its --engine URL), when the run used several. */
   engine?: string;
   /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */

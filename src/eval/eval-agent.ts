@@ -45,6 +45,8 @@ export interface EvalAgent {
    * content, a command): a finished result with another key is run again on resume.
    */
   inputKey?(task: EvalTask): Promise<string | undefined>;
+  /** Agents that grade given answers: whether the task's answer is empty (SWE-bench grading skips it). */
+  emptyAnswer?(task: EvalTask): Promise<boolean>;
   run(ctx: AgentContext): Promise<AgentOutcome>;
 }
 

@@ -3,12 +3,17 @@
  * and every attempt's result.json), so `eval report DIR` rebuilds exactly what the run wrote,
  * even after a run that was killed before it could.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { NotFoundError } from "../util/errors.js";
 import { htmlReport } from "./html-report.js";
 import { junitXml } from "./junit-report.js";
-import { swebenchInstanceReport, swebenchRunReport } from "./swebench-report.js";
+import {
+  standingAttempt,
+  swebenchInstanceReport,
+  swebenchRunReport,
+  tasksToClassify,
+} from "./swebench-report.js";
 import {
   attemptDir,
   readAttempts,
@@ -77,14 +82,29 @@ export async function writeReports(dir: string): Promise<ResultsFile> {
   await writeReportFile(dir, "results.json", JSON.stringify(results, null, 2) + "\n");
   await writeReportFile(dir, "junit.xml", junitXml(results, outputs));
   await writeReportFile(dir, "report.html", htmlReport(results, texts));
-  await writeReportFile(dir, SWEBENCH_REPORT, JSON.stringify(swebenchRunReport(results), null, 4) + "\n");
+  // SWE-bench classifies why a task failed on its test output and its harness log (here agent.log).
+  const logs = new Map<string, string>();
+  for (const task of tasksToClassify(results)) {
+    const a = standingAttempt(task);
+    if (!a) continue;
+    const t = await readAttemptTexts(dir, task.id, a.attempt);
+    logs.set(task.id, `${t.testOutput}\n${t.agentLog}`);
+  }
+  await writeReportFile(
+    dir,
+    SWEBENCH_REPORT,
+    JSON.stringify(swebenchRunReport(results, logs), null, 4) + "\n",
+  );
   for (const task of results.tasks) {
-    const report = swebenchInstanceReport(task);
-    if (report)
-      await writeFile(
-        join(attemptDir(dir, task.id, 1), "report.json"),
-        JSON.stringify(report, null, 4) + "\n",
-      );
+    const a = standingAttempt(task);
+    // Tests that reported no result: SWE-bench's report.json classifies their log.
+    const silent = a?.tests?.grade?.by === "test_names" && a.tests.grade.tests_found === 0;
+    const output = silent ? (await readAttemptTexts(dir, task.id, a.attempt)).testOutput : "";
+    const report = swebenchInstanceReport(task, output);
+    const path = join(attemptDir(dir, task.id, 1), "report.json");
+    // A task with nothing to report has no report.json, whatever an earlier run left there.
+    if (report) await writeFile(path, JSON.stringify(report, null, 4) + "\n");
+    else await rm(path, { force: true });
   }
   return results;
 }

@@ -30,12 +30,15 @@ import type { Predictions } from "./predictions.js";
 import type { CloneMap } from "./swebench-rows.js";
 import { settingsDiffer, shardOf, taskSetKey, type Shard } from "./shards.js";
 import type { ProgressCounts } from "./progress-line.js";
-import { readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
-import type { ResultsFile } from "./results-summary.js";
+import { readAttempts, readRunInfo, writeRunInfo, type RunInfo } from "./results-dir.js";
+import { environmentImagesOf, type ResultsFile } from "./results-summary.js";
 import { loadTasks } from "./task-file.js";
-import { formatProblem } from "./task-parse.js";
+import { formatProblem, type TaskProblem } from "./task-parse.js";
+import { checkInstanceIds } from "./instance-ids.js";
+import type { EvalTask } from "./eval-task.js";
 import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
 import type { IntegrityMode } from "./test-integrity.js";
+import type { GradingMode } from "./grade.js";
 
 export const AGENTS = ["aider", "patch", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -54,6 +57,8 @@ export interface EvalOptions {
   agentCommand?: string;
   /** `--shard K/N`: run only this part of the task file. */
   shard?: Shard;
+  /** `--instance-ids`: run only these tasks of the file (an unknown id is an error). */
+  instanceIds?: string[];
   /** Local clones for SWE-bench rows (`--repos`, `--repo`). */
   clones?: CloneMap;
   /** The test command of SWE-bench rows that carry none; `{test_files}` / `{test_modules}` are filled in. */
@@ -93,6 +98,10 @@ export interface EvalOptions {
   gradeInAgentBox?: boolean;
   /** `--integrity`: how flagged attempts count (default "strict": never resolved). */
   integrity?: IntegrityMode;
+  /** `--grading`: every task graded this way (default: SWE-bench rows `swebench`, other tasks `strict`). */
+  grading?: GradingMode;
+  /** Run the tests on empty answers even under SWE-bench grading (`eval validate` without a fix). */
+  gradeEmptyAnswers?: boolean;
   /**
    * `--engine`: the engines to run on (unix:// or tcp:// URLs, see engine-address.ts); default
    * the one DOCKER_HOST or the socket names. The first is where images are found and built.
@@ -126,12 +135,26 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     swebenchTestCmd: options.swebenchTestCmd,
   });
   for (const w of loaded.warnings) note(`warning: ${formatProblem(w)}`);
-  for (const p of loaded.problems) note(`invalid task: ${formatProblem(p)}`);
   if (loaded.tasks.length === 0 && loaded.problems.length === 0) {
     throw new InvalidArgumentError("TASKS", `${options.tasksPath} holds no task`);
   }
 
-  const tasks = options.shard ? shardOf(loaded.tasks, options.shard) : loaded.tasks;
+  // `--instance-ids` takes tasks of the file (rows that could not run included) before a shard
+  // takes its part of them.
+  const chosen = options.instanceIds ? new Set(options.instanceIds) : undefined;
+  if (options.instanceIds) {
+    checkInstanceIds(
+      options.instanceIds,
+      [...loaded.tasks.map((t) => t.id), ...loaded.problems.flatMap((p) => p.id ?? [])],
+      options.tasksPath,
+    );
+  }
+  const selected = chosen ? loaded.tasks.filter((t) => chosen.has(t.id)) : loaded.tasks;
+  const problems = chosen
+    ? loaded.problems.filter((p) => p.id === undefined || chosen.has(p.id))
+    : loaded.problems;
+  const tasks = options.shard ? shardOf(selected, options.shard) : selected;
+  for (const p of problems) note(`invalid task: ${formatProblem(p)}`);
   if (options.patches) {
     // Answers for no task of the file: a typo in an id, or predictions of another dataset.
     const known = new Set([...loaded.tasks.map((t) => t.id), ...loaded.problems.flatMap((p) => p.id ?? [])]);
@@ -230,21 +253,30 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     ...(options.testTimeoutS ? { default_test_timeout_s: options.testTimeoutS } : {}),
     graded_in: options.gradeInAgentBox ? "agent box" : "fresh box",
     integrity: options.integrity ?? "strict",
+    ...(options.grading ? { grading: options.grading } : {}),
     image,
     started_at: new Date().toISOString(),
     tasks: tasks.map((t) => ({ id: t.id, source: t.source })),
-    invalid_tasks: loaded.problems,
+    ...(options.instanceIds ? { instance_ids: options.instanceIds } : {}),
+    ...(options.patches
+      ? { submitted_ids: submittedIds(options.patches, tasks, problems, loaded.tasks, options.shard) }
+      : {}),
+    invalid_tasks: options.patches ? await withPredictions(problems, options.patches) : problems,
   };
   if (previous && !options.force) {
     // Finished attempts are kept on a resume: only under the settings they ran with. Changed
     // predictions are fine (each result keeps what it graded, and a changed one runs again).
     // A run from before graded_in was recorded graded in the agent's box; it is not held against it.
-    // The patch agent's model is the predictions' model_name_or_path, which changes with them.
-    const differ = settingsDiffer(previous, run, [
-      "patches",
-      ...(options.patches ? ["model"] : []),
-      ...(previous.graded_in ? [] : ["graded_in"]),
-    ]);
+    // The patch agent's model is the predictions' model_name_or_path: another model's predictions
+    // are another run, whose results must not be mixed with this one's.
+    if (options.patches && previous.model !== run.model) {
+      const name = (m: string | undefined) => (m === undefined ? "no model_name_or_path" : JSON.stringify(m));
+      throw new InvalidArgumentError(
+        "--out",
+        `${out} holds a run of the predictions of ${name(previous.model)}, and ${options.patches.path} holds those of ${name(run.model)}; their results would be mixed. Choose another --out for ${name(run.model)}, or pass --force to start over there`,
+      );
+    }
+    const differ = settingsDiffer(previous, run, ["patches", ...(previous.graded_in ? [] : ["graded_in"])]);
     if (previous.tasks_file !== run.tasks_file) {
       differ.unshift(`tasks file ${previous.tasks_file} vs ${run.tasks_file}`);
     }
@@ -280,6 +312,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       defaultTestTimeoutS: options.testTimeoutS,
       gradeInAgentBox: options.gradeInAgentBox,
       integrity: options.integrity,
+      grading: options.grading,
+      gradeEmptyAnswers: options.gradeEmptyAnswers,
       signal: options.signal,
       onProgress: options.onProgress,
       onNote: note,
@@ -290,10 +324,47 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   run.finished_at = new Date().toISOString();
   if (outcome.cancelled > 0) run.interrupted = true;
   if (engines.length > 1) run.engines = outcome.engines;
+  const ours = new Set(run.tasks.map((t) => t.id));
+  const finished = (await readAttempts(out)).filter((a) => ours.has(a.task_id) && a.attempt <= run.attempts);
+  run.environment_images = environmentImagesOf(finished);
   await writeRunInfo(out, run);
   const results = await writeReports(out);
-  const invalidTasks = new Set(loaded.problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
+  const invalidTasks = new Set(problems.map((p) => `${p.source}:${p.line ?? ""}`)).size;
   return { results, outcome, invalidTasks, out };
+}
+
+/**
+ * The instances the predictions answer, as SWE-bench's report counts them submitted: every
+ * prediction for an instance of the task file (SWE-bench refuses any other), also with
+ * `--instance-ids` (its --instance_ids runs fewer instances but counts every prediction); a
+ * shard, a part of one run, counts those of its own part.
+ */
+function submittedIds(
+  predictions: Predictions,
+  tasks: EvalTask[],
+  problems: TaskProblem[],
+  all: EvalTask[],
+  shard: Shard | undefined,
+): string[] {
+  const instances = new Set([
+    ...(shard ? tasks : all).map((t) => t.id),
+    ...problems.flatMap((p) => p.id ?? []),
+  ]);
+  return predictions.ids.filter((id) => instances.has(id)).sort();
+}
+
+/**
+ * The problems of rows that could not run, each with whether the predictions answer it: SWE-bench's
+ * report counts such an instance as submitted (an error, or an empty patch) or incomplete.
+ */
+async function withPredictions(problems: TaskProblem[], predictions: Predictions): Promise<TaskProblem[]> {
+  return Promise.all(
+    problems.map(async (p) => {
+      const answer = p.id !== undefined ? await predictions.get(p.id) : undefined;
+      if (!answer) return p;
+      return { ...p, prediction: answer.patch.trim() === "" ? ("empty" as const) : ("given" as const) };
+    }),
+  );
 }
 
 /**
@@ -309,12 +380,17 @@ function taskImages(
   const environments = new EnvironmentImages(engine, { baseImage, caCert, allowBaseImages });
   return async (repo, task, onLine) => {
     const choice = task.environment ?? "repo";
-    if (choice === "none") return baseImage;
-    const override =
-      typeof choice === "object"
-        ? { text: stringify(choice), file: `${task.source} environment` }
-        : undefined;
+    if (choice === "none") return { image: baseImage };
+    const override = typeof choice === "object" ? { text: stringify(choice), file: task.source } : undefined;
     const ref = task.environment_ref ?? task.ref;
-    return (await environments.imageFor({ repo, ref, override, onLine })).image;
+    // The task file says which definition and commit it builds: the fix is there. A resumed run
+    // runs a task again once the task changed; one whose definition is the working tree did not.
+    const retry = override
+      ? "run the same drydock eval again (the changed task runs again; the same --out keeps the rest)"
+      : ref !== undefined
+        ? "commit the fix, point the task's environment_ref (or ref) at that commit, and run the same drydock eval again (the changed task runs again)"
+        : "run drydock eval again with another --out, or --force (this --out keeps the task's finished result)";
+    const status = await environments.imageFor({ repo, ref, override, onLine, retry });
+    return { image: status.image, built: status.built };
   };
 }

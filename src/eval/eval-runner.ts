@@ -18,7 +18,8 @@ import { RepoSources } from "./repo-source.js";
 import { readAttempts, writeAttempt, type RunInfo } from "./results-dir.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { EnginePool, engineDied, type EngineSlot } from "./engine-pool.js";
-import { runAttempt, type AttemptEnv } from "./run-attempt.js";
+import { gradingOf, runAttempt, type AttemptEnv } from "./run-attempt.js";
+import type { GradingMode } from "./grade.js";
 import type { IntegrityMode } from "./test-integrity.js";
 
 export interface EvalRunOptions {
@@ -44,6 +45,10 @@ export interface EvalRunOptions {
   defaultTestTimeoutS?: number;
   gradeInAgentBox?: boolean;
   integrity?: IntegrityMode;
+  /** `--grading`: every task graded this way (else SWE-bench rows as SWE-bench does, other tasks strict). */
+  grading?: GradingMode;
+  /** Run the tests on an empty answer even under SWE-bench grading (`eval validate`'s run without a fix). */
+  gradeEmptyAnswers?: boolean;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   /** Things worth a line of their own (a task run again because it changed, a failure). */
@@ -75,15 +80,60 @@ function stillCounts(
   agent: string,
   input: string | undefined,
   retryErrors: boolean,
+  grading: GradingMode,
 ): boolean {
   if (previous.task_hash !== task.hash || previous.agent !== agent) return false;
+  if ((previous.grading ?? "strict") !== grading) return false;
   if (previous.agent_input !== input) return false;
   if (retryErrors && (previous.status === "box_error" || previous.status === "error")) return false;
   return true;
 }
 
+/**
+ * An empty answer under SWE-bench grading: not run, as SWE-bench's harness skips empty patches
+ * (its report counts them apart); no box starts.
+ */
+function skippedEmpty(
+  task: EvalTask,
+  attempt: number,
+  agent: EvalAgent,
+  input: string | undefined,
+): AttemptResult {
+  const now = new Date().toISOString();
+  return {
+    schema_version: RESULT_SCHEMA_VERSION,
+    task_id: task.id,
+    attempt,
+    status: "unresolved",
+    resolved: false,
+    agent: agent.name,
+    task_hash: task.hash,
+    grading: "swebench",
+    ...(input !== undefined ? { agent_input: input } : {}),
+    prediction: "empty",
+    started_at: now,
+    finished_at: now,
+    duration_ms: 0,
+    timings_ms: { start: 0, setup: 0, agent: 0, tests: 0 },
+    tokens: { input: 0, output: 0 },
+    cost_usd: 0,
+    llm_requests: 0,
+    diff_stat: { files: 0, insertions: 0, deletions: 0 },
+    agent_result: { message: EMPTY_SKIPPED },
+  };
+}
+
+export const EMPTY_SKIPPED =
+  "empty patch: not graded, as SWE-bench skips empty patches (--grading strict runs the tests on the unchanged tree)";
+
 /** An attempt the agent refuses before any box starts (a task it cannot run). */
-function refused(task: EvalTask, attempt: number, agent: EvalAgent, problem: string): AttemptResult {
+function refused(
+  task: EvalTask,
+  attempt: number,
+  agent: EvalAgent,
+  problem: string,
+  grading: GradingMode,
+): AttemptResult {
   const now = new Date().toISOString();
   return {
     schema_version: RESULT_SCHEMA_VERSION,
@@ -95,6 +145,7 @@ function refused(task: EvalTask, attempt: number, agent: EvalAgent, problem: str
     phase: "start",
     agent: agent.name,
     task_hash: task.hash,
+    grading,
     ...(agent.gradesAnswers ? { prediction: "missing" as const } : {}),
     started_at: now,
     finished_at: now,
@@ -123,10 +174,16 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
   for (const task of options.tasks) {
     const problem = await agent.check(task);
     const input = await agent.inputKey?.(task);
+    const grading = gradingOf(task, options.grading);
+    const skipEmpty =
+      grading === "swebench" &&
+      !options.gradeEmptyAnswers &&
+      !problem &&
+      (await agent.emptyAnswer?.(task)) === true;
     for (let attempt = 1; attempt <= options.attempts; attempt++) {
       counts.total++;
       const before = previous.get(`${task.id}#${attempt}`);
-      if (before && stillCounts(before, task, agent.name, input, options.retryErrors ?? false)) {
+      if (before && stillCounts(before, task, agent.name, input, options.retryErrors ?? false, grading)) {
         skipped++;
         count(before);
         continue;
@@ -138,8 +195,14 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
           `${task.id}: the agent's input (its prediction) changed since its last result; running it again`,
         );
       }
+      if (skipEmpty) {
+        const result = skippedEmpty(task, attempt, agent, input);
+        await writeAttempt(out, result, { diff: "", agentLog: `${EMPTY_SKIPPED}\n`, testOutput: "" });
+        count(result);
+        continue;
+      }
       if (problem) {
-        const result = refused(task, attempt, agent, problem);
+        const result = refused(task, attempt, agent, problem, grading);
         await writeAttempt(out, result, { diff: "", agentLog: `${problem}\n`, testOutput: "" });
         count(result);
         if (attempt === 1) options.onNote?.(`${task.id}: ${problem}`);
@@ -168,6 +231,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     defaultTestTimeoutS: options.defaultTestTimeoutS,
     gradeInAgentBox: options.gradeInAgentBox,
     integrity: options.integrity,
+    grading: options.grading,
     signal,
   };
   const envOn = (slot: EngineSlot): AttemptEnv =>

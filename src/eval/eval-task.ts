@@ -76,6 +76,8 @@ export interface EvalTask extends EvalTaskInput {
   source: string;
   /** A hash of what the task asks for; a finished result of another hash is run again. */
   hash: string;
+  /** The task came from a SWE-bench instance row (graded as SWE-bench grades unless told otherwise). */
+  swebench_row?: boolean;
 }
 
 export const KNOWN_TASK_FIELDS = new Set(Object.keys(evalTaskSchema.shape));

@@ -57,6 +57,12 @@ function renderSummary() {
     card("tokens", num(s.tokens.input + s.tokens.output), num(s.tokens.input) + " in · " + num(s.tokens.output) + " out"),
     card("cost", usd(s.cost_usd), num(s.llm_requests) + " model calls"),
   );
+  const images = run.environment_images || [];
+  if (images.length) {
+    const buildMs = images.reduce((sum, i) => sum + i.build_ms, 0);
+    cards.append(card("environments", images.length + " image" + (images.length > 1 ? "s" : ""),
+      buildMs ? "built in " + duration(buildMs) + " (not in task time)" : "none built in this run"));
+  }
   if (s.integrity_flagged) cards.append(card("flagged", String(s.integrity_flagged), "by the integrity checks" + (run.integrity === "lenient" ? " (lenient: still counted)" : " (not resolved)")));
   if (run.attempts > 1) {
     // Unbiased estimates (1 - C(n-c,k)/C(n,k) per task); older results files have only pass_at_1.
@@ -134,6 +140,10 @@ function details(task) {
     const a = task.attempts.find((x) => x.attempt === attempt);
     const folder = "tasks/" + task.id + (attempt > 1 ? "/attempt-" + attempt : "") + "/";
     files.replaceChildren("files: ", el("a", { href: folder, text: folder }));
+    if (a && a.environment_image) {
+      files.append(el("span", { class: "environment", text: " · image " + a.environment_image +
+        (a.environment_build_ms ? " (built in " + duration(a.environment_build_ms) + ", not in the task's time)" : "") }));
+    }
     const t = texts[task.id + "#" + attempt] || { diff: "", agentLog: "", testOutput: "" };
     tabs.replaceChildren();
     if (task.attempts.length > 1) {

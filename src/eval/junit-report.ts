@@ -62,7 +62,18 @@ function casesOf(task: TaskSummary, output: string | undefined): Case[] {
       ["PASS_TO_PASS", grade.pass_to_pass],
     ] as const) {
       if (!names) continue;
-      for (const name of names.passed) cases.push({ name, time: 0 });
+      const skipped = new Set(names.skipped ?? []);
+      for (const name of names.passed) {
+        cases.push(
+          skipped.has(name)
+            ? {
+                name,
+                time: 0,
+                skipped: `${list}: skipped by the test runner (maintained, as SWE-bench grades)`,
+              }
+            : { name, time: 0 },
+        );
+      }
       for (const name of names.failed) {
         cases.push({
           name,
@@ -190,13 +201,21 @@ export function junitXml(results: ResultsFile, outputs: ReadonlyMap<string, stri
     ["tokens_output", summary.tokens.output],
     ["cost_usd", summary.cost_usd],
   ];
-  const propLines = [
-    "      <properties>",
-    ...props
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `        <property name="${k}" value="${xmlEscape(String(v))}"/>`),
-    "      </properties>",
-  ];
+  // The run's identity, then the task's own: the image its tests ran in and its build time.
+  const propLines = (task: TaskSummary) => {
+    const shown = shownAttempt(task);
+    return [
+      "      <properties>",
+      ...[
+        ...props,
+        ["environment_image", shown?.environment_image] as const,
+        ["environment_build_ms", shown?.environment_build_ms] as const,
+      ]
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => `        <property name="${k}" value="${xmlEscape(String(v))}"/>`),
+      "      </properties>",
+    ];
+  };
   const total: Counts = { tests: 0, failures: 0, errors: 0, skipped: 0, time: 0 };
   const suites: string[] = [];
   for (const task of tasks) {
@@ -205,7 +224,7 @@ export function junitXml(results: ResultsFile, outputs: ReadonlyMap<string, stri
     for (const k of Object.keys(total) as Array<keyof Counts>) total[k] += counts[k];
     suites.push(
       `  <testsuite name="${xmlEscape(task.id)}" ${countsAttr(counts)} timestamp="${xmlEscape(task.attempts[0]?.started_at ?? run.started_at)}">`,
-      ...propLines,
+      ...propLines(task),
       ...cases.map((c) => testcaseXml(task.id, c)),
       "  </testsuite>",
     );

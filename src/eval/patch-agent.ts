@@ -39,6 +39,11 @@ export class PatchAgent implements EvalAgent {
     return answer ? answerKey(answer.patch) : undefined;
   }
 
+  async emptyAnswer(task: EvalTask): Promise<boolean> {
+    const answer = await this.answer(task);
+    return answer !== undefined && answer.patch.trim() === "";
+  }
+
   async run(ctx: AgentContext): Promise<AgentOutcome> {
     const answer = await this.answer(ctx.task);
     const patch = answer?.patch ?? "";

@@ -37,6 +37,10 @@ export interface RunInfo {
   patches?: { path: string; kind: "dir" | "file"; predictions: number; key?: string };
   /** `--shard K/N`: this run is part K of N of the task file (task_set: a key of the whole file's tasks). */
   shard?: { index: number; count: number; task_set: string };
+  /** `--instance-ids`: the tasks of the file this run takes. */
+  instance_ids?: string[];
+  /** With `--patches`: the instances the predictions answer (SWE-bench's submitted_ids). */
+  submitted_ids?: string[];
   /** `eval merge`: the shards this run was put together from. */
   merged_shards?: Array<{ index: number; count: number; dir: string; run_id: string }>;
   tasks_file: string;
@@ -48,6 +52,8 @@ export interface RunInfo {
   default_test_timeout_s?: number;
   /** Where the tests ran: a fresh box per attempt (the default), or the agent's (`--grade-in-agent-box`). */
   graded_in?: "fresh box" | "agent box";
+  /** `--grading`, when given: every task graded this way (else SWE-bench rows `swebench`, other tasks `strict`). */
+  grading?: "swebench" | "strict";
   /** `--integrity`: whether a flagged attempt can count as resolved ("lenient") or not ("strict"). */
   integrity?: "strict" | "lenient";
   image: string;
@@ -56,6 +62,11 @@ export interface RunInfo {
    * included) and, for one that died, why. Absent for a run on the one default engine.
    */
   engines?: Array<{ name: string; memory_mb: number; attempts: number; died?: string }>;
+  /**
+   * The images the run's attempts ran (see environmentImagesOf): each with the time spent
+   * building it and how many attempts ran it. Written when the run ends.
+   */
+  environment_images?: Array<{ image: string; build_ms: number; attempts: number }>;
   started_at: string;
   finished_at?: string;
   /** True when the run was stopped (Ctrl-C) before every attempt finished. */

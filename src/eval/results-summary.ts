@@ -170,3 +170,26 @@ export function buildResults(run: RunInfo, attempts: AttemptResult[]): ResultsFi
     invalid_tasks: run.invalid_tasks,
   };
 }
+
+/**
+ * The images a run's attempts ran, each with the time spent building it (summed over the attempts
+ * that waited for its build) and how many attempts ran it, in the order first used. Pure.
+ */
+export function environmentImagesOf(
+  attempts: readonly AttemptResult[],
+): Array<{ image: string; build_ms: number; attempts: number }> {
+  const byImage = new Map<string, { image: string; build_ms: number; attempts: number }>();
+  const sorted = [...attempts].sort((a, b) => (a.started_at < b.started_at ? -1 : 1));
+  for (const a of sorted) {
+    if (a.environment_image === undefined) continue;
+    const entry = byImage.get(a.environment_image) ?? {
+      image: a.environment_image,
+      build_ms: 0,
+      attempts: 0,
+    };
+    entry.build_ms += a.environment_build_ms ?? 0;
+    entry.attempts++;
+    byImage.set(a.environment_image, entry);
+  }
+  return [...byImage.values()];
+}

@@ -30,7 +30,7 @@ import {
 import { parseTestOutput } from "./test-output/test-results.js";
 import { remainingMs, type AgentOutcome, type EvalAgent } from "./eval-agent.js";
 import type { EvalTask } from "./eval-task.js";
-import { gradeTests } from "./grade.js";
+import { gradeTests, type GradingMode } from "./grade.js";
 import type { MeteredAiderService } from "./metered-aider-service.js";
 import type { RepoSources } from "./repo-source.js";
 import type { AttemptTexts } from "./results-dir.js";
@@ -53,7 +53,11 @@ export interface AttemptEnv {
    * The image of a task's environment (built first when missing); without it every task without
    * an `image` gets `image`.
    */
-  imageFor?: (repo: string, task: EvalTask, onLine: (line: string) => void) => Promise<string>;
+  imageFor?: (
+    repo: string,
+    task: EvalTask,
+    onLine: (line: string) => void,
+  ) => Promise<{ image: string; built?: boolean }>;
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
@@ -74,6 +78,13 @@ export interface AttemptEnv {
   gradeInAgentBox?: boolean;
   /** How flagged attempts count (default "strict": never resolved); see IntegrityMode. */
   integrity?: IntegrityMode;
+  /** `--grading`: every task graded this way; else see gradingOf. */
+  grading?: GradingMode;
+}
+
+/** How a task is graded: `--grading` if given, else SWE-bench's way for its rows and strict for drydock tasks. */
+export function gradingOf(task: EvalTask, forced?: GradingMode): GradingMode {
+  return forced ?? (task.swebench_row ? "swebench" : "strict");
 }
 
 export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "cancelled";
@@ -96,7 +107,7 @@ export async function runAttempt(
   attempt: number,
   agentInput?: string,
 ): Promise<AttemptOutcome> {
-  const startedAt = new Date();
+  let startedAt = new Date();
   const timeoutS = task.timeout_s ?? env.defaultTimeoutS;
   const agentTimeoutS = task.agent_timeout_s ?? env.defaultAgentTimeoutS;
   const testTimeoutS = task.test_timeout_s ?? env.defaultTestTimeoutS;
@@ -110,6 +121,9 @@ export async function runAttempt(
     phase = next;
     phaseStarted = Date.now();
   };
+  /** The image the boxes run (the task's environment's, once known), and the time its build took. */
+  let image: string | undefined;
+  let environmentBuildMs = 0;
   let session: Session | undefined;
   /** The fresh box the tests run in (none with gradeInAgentBox). */
   let grading: Session | undefined;
@@ -124,22 +138,36 @@ export async function runAttempt(
   };
   const agentLimit = agentTimeoutS ? `the agent's ${agentTimeoutS} s (agent_timeout_s)` : undefined;
   const testLimit = testTimeoutS ? `the tests' ${testTimeoutS} s (test_timeout_s)` : undefined;
+  const gradingMode = gradingOf(task, env.grading);
 
   try {
     const repo = await env.repos.resolve(task.repo);
-    let image = task.image ?? env.image;
+    image = task.image ?? env.image;
     if (task.image === undefined && env.imageFor) {
-      // An environment build is the run's cost, not the task's: it does not count against timeout_s.
+      // An environment build is the run's cost, not the task's: it does not count against
+      // timeout_s, nor in the attempt's start and duration (it is environment_build_ms).
       const building = Date.now();
       try {
-        image = await env.imageFor(repo, task, (line) => void (texts.agentLog += `[environment] ${line}\n`));
+        const environment = await env.imageFor(
+          repo,
+          task,
+          (line) => void (texts.agentLog += `[environment] ${line}\n`),
+        );
+        image = environment.image;
+        const spent = Date.now() - building;
+        deadline += spent;
+        if (environment.built) {
+          environmentBuildMs = spent;
+          startedAt = new Date(startedAt.getTime() + spent);
+          phaseStarted += spent;
+        }
       } catch (e) {
         if (env.signal.aborted) return "cancelled";
+        image = undefined;
         status = "setup_error";
         error = `the task's environment did not build: ${describeError(e)}`;
         return finish();
       }
-      deadline += Date.now() - building;
     }
     if (env.ensureImage) {
       // Like an environment build, sending the image is the run's cost, not the task's.
@@ -168,6 +196,8 @@ export async function runAttempt(
       session = await env.manager.create(boxOptions);
     } catch (e) {
       if (env.signal.aborted) return "cancelled";
+      // No box ran it: the result names no image (the error says which one failed).
+      image = undefined;
       const message = describeError(e);
       // A repository or ref that cannot be read is the task's fault; anything else is the box's.
       status = /^(repo|ref): /.test(message) ? "error" : "box_error";
@@ -279,6 +309,8 @@ export async function runAttempt(
     if (env.signal.aborted) return "cancelled";
     tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut };
     if (r.timedOut) {
+      // SWE-bench's harness ends a timed-out test log with this line; its report reads it.
+      texts.testOutput += `\n\nTimeout error: ${testTimeoutS ?? timeoutS} seconds exceeded.\n`;
       timedOut("the tests", testLimit);
       return finish();
     }
@@ -289,7 +321,7 @@ export async function runAttempt(
       return finish();
     }
     enter("grade");
-    const grade = gradeTests(task, { exitCode: r.exitCode ?? undefined, output: r.output });
+    const grade = gradeTests(task, { exitCode: r.exitCode ?? undefined, output: r.output }, gradingMode);
     tests.grade = grade;
     integrity = withTestCounts(integrity, parseTestOutput(r.output).size, baseTests);
     // Strict: tests that pass after the agent touched how they run, or that report far fewer
@@ -344,6 +376,7 @@ export async function runAttempt(
       agent: env.agent.name,
       ...((outcome?.model ?? usage?.model) ? { model: outcome?.model ?? usage?.model } : {}),
       task_hash: task.hash,
+      grading: gradingMode,
       ...(agentInput !== undefined ? { agent_input: agentInput } : {}),
       ...(env.agent.gradesAnswers
         ? { prediction: outcome?.empty ? ("empty" as const) : ("given" as const) }
@@ -351,6 +384,7 @@ export async function runAttempt(
       ...(session ? { session_id: session.id } : {}),
       ...(tests ? { graded_in: env.gradeInAgentBox ? ("agent box" as const) : ("fresh box" as const) } : {}),
       ...(env.engine ? { engine: env.engine } : {}),
+      ...(image !== undefined ? { environment_image: image, environment_build_ms: environmentBuildMs } : {}),
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),
       duration_ms: finishedAt.getTime() - startedAt.getTime(),

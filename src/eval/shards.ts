@@ -68,6 +68,7 @@ function settings(run: RunInfo): Record<string, unknown> {
     default_test_timeout_s: run.default_test_timeout_s,
     graded_in: run.graded_in,
     integrity: run.integrity ?? "strict",
+    grading: run.grading,
     image: run.image,
   };
 }
@@ -173,6 +174,12 @@ export async function mergeShards(
     interrupted: runs.some((r) => r.run.interrupted) || undefined,
     tasks,
     invalid_tasks: [...invalid.values()],
+    ...(runs.some((r) => r.run.submitted_ids)
+      ? { submitted_ids: [...new Set(runs.flatMap((r) => r.run.submitted_ids ?? []))].sort() }
+      : {}),
+    ...(runs.some((r) => r.run.environment_images)
+      ? { environment_images: mergedImages(runs.map((r) => r.run.environment_images ?? [])) }
+      : {}),
     shard: undefined,
     merged_shards: runs
       .map((r) => ({ index: r.run.shard!.index, count, dir: r.dir, run_id: r.run.run_id }))
@@ -180,4 +187,18 @@ export async function mergeShards(
   };
   await writeRunInfo(out, merged);
   return { run: merged, shards: runs.length, missing };
+}
+
+/** Each image the shards ran, with their build times and attempts added up. */
+function mergedImages(
+  lists: Array<NonNullable<RunInfo["environment_images"]>>,
+): RunInfo["environment_images"] {
+  const byImage = new Map<string, { image: string; build_ms: number; attempts: number }>();
+  for (const entry of lists.flat()) {
+    const sum = byImage.get(entry.image) ?? { image: entry.image, build_ms: 0, attempts: 0 };
+    sum.build_ms += entry.build_ms;
+    sum.attempts += entry.attempts;
+    byImage.set(entry.image, sum);
+  }
+  return [...byImage.values()];
 }

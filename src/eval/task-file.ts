@@ -120,7 +120,13 @@ export async function loadTasks(path: string, options: LoadOptions = {}): Promis
         ok = false;
       }
     }
-    if (ok) tasks.push({ ...ready, source: where, hash: taskHash(ready) });
+    if (ok)
+      tasks.push({
+        ...ready,
+        source: where,
+        hash: taskHash(ready),
+        ...(swebench ? { swebench_row: true } : {}),
+      });
   }
   return { tasks, problems, warnings: parsed.warnings };
 }

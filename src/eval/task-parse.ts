@@ -22,6 +22,8 @@ export interface TaskProblem {
   message: string;
   /** The task's id (a row's instance_id), when the entry names one: reports count it as an error. */
   id?: string;
+  /** With `--patches`: whether the predictions answer this task that could not run, and how. */
+  prediction?: "given" | "empty";
 }
 
 export interface ParsedTask {

@@ -134,6 +134,8 @@ export async function validateTasks(
     ...options,
     agent: "patch",
     patches: NO_PATCH,
+    // The run without a fix must run the tests, whatever SWE-bench does with empty answers.
+    gradeEmptyAnswers: true,
     attempts: 1,
     out: outs.base,
   });

@@ -24,13 +24,23 @@ export class EngineUnavailableError extends DrydockError {
   }
 }
 
+/**
+ * How to get an image the engine lacks, as a command that makes that very image: drydock's
+ * sandbox image (`drydock-sandbox:…`) has its own verb, an environment image (`drydock-env:…`)
+ * is built again by its environment's next use, and any other image is the user's to load or build.
+ */
+export function imageFix(image: string): string {
+  if (/^drydock-sandbox(:|$)/.test(image)) return "build it with `drydock image build`";
+  if (/^drydock-env(:|$)/.test(image)) {
+    return "it is an environment image (`drydock env prune` may have removed it): the next session or eval that uses its environment builds it again";
+  }
+  return `load or build the image first: \`docker pull ${image}\` from a registry, \`docker load -i FILE.tar\` from a saved copy, or \`docker build -t ${image} DIR\``;
+}
+
 export class ImageMissingError extends DrydockError {
   override name = "ImageMissingError";
   constructor(readonly image: string) {
-    super(
-      "image_missing",
-      `image ${image} is not present in the engine; build it with \`drydock image build\``,
-    );
+    super("image_missing", `image ${image} is not present in the engine; ${imageFix(image)}`);
   }
 }
 

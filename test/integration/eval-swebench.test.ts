@@ -29,8 +29,11 @@ interface Run {
 }
 
 function drydock(...args: string[]): Promise<Run> {
-  // Every run gets the test image and two boxes at a time; merge starts no box.
-  const extra = args[1] === "merge" ? [] : ["--image", inject("sandboxImage"), "--concurrency", "2"];
+  // Every run gets the test image and two boxes at a time; merge and compare start no box.
+  const extra =
+    args[1] === "merge" || args[1] === "compare"
+      ? []
+      : ["--image", inject("sandboxImage"), "--concurrency", "2"];
   const child = spawn(process.execPath, [cli, ...args, ...extra], {
     cwd: work,
     env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") },
@@ -248,26 +251,110 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
 
   it("resuming with changed predictions grades them again instead of keeping the old results", async () => {
     const out = "resume-out";
-    const args = (kind: string) => [
+    // The wrong predictions, under the gold ones' model: the same model's new answers.
+    const revised = join(work, "revised.jsonl");
+    writeFileSync(
+      revised,
+      readFileSync(join(fixtures, "predictions-wrong.jsonl"), "utf8").replace(
+        /fixture-wrong/g,
+        "fixture-gold",
+      ),
+    );
+    const args = (predictions: string) => [
       "eval",
       join(fixtures, "rows.jsonl"),
       "--agent",
       "patch",
       "--patches",
-      join(fixtures, `predictions-${kind}.jsonl`),
+      predictions,
       "--repos",
       "clones",
       "--out",
       out,
     ];
-    expect((await drydock(...args("gold"))).code).toBe(0);
+    expect((await drydock(...args(join(fixtures, "predictions-gold.jsonl")))).code).toBe(0);
     expect(statuses(out)).toEqual({ [SIX]: "resolved", [MIT]: "resolved" });
-    const again = await drydock(...args("wrong"));
+    const again = await drydock(...args(revised));
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/prediction\) changed since its last result; running it again/);
     expect(statuses(out)).toEqual({ [SIX]: "unresolved", [MIT]: "unresolved" });
-    const same = await drydock(...args("wrong"));
+    const same = await drydock(...args(revised));
     expect(same.stderr).toMatch(/2 attempt\(s\) were already finished/);
+    // Another model's predictions into the same --out are another run: refused, naming both.
+    const other = await drydock(...args(join(fixtures, "predictions-wrong.jsonl")));
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /--out: .*resume-out holds a run of the predictions of "fixture-gold", and .*predictions-wrong\.jsonl holds those of "fixture-wrong"; .*Choose another --out for "fixture-wrong", or pass --force/,
+    );
+    expect(statuses(out)).toEqual({ [SIX]: "unresolved", [MIT]: "unresolved" });
+    const forced = await drydock(...args(join(fixtures, "predictions-wrong.jsonl")), "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readJson(out, "run.json").model).toBe("fixture-wrong");
+  });
+
+  it("--instance-ids and --task take tasks by id in eval, eval validate and eval compare; an unknown id is named", async () => {
+    const args = (...more: string[]) => [
+      "eval",
+      join(fixtures, "rows.jsonl"),
+      "--agent",
+      "patch",
+      "--patches",
+      join(fixtures, "predictions-gold.jsonl"),
+      "--repos",
+      "clones",
+      ...more,
+    ];
+    const one = await drydock(...args("--instance-ids", SIX, "--out", "ids-out"));
+    expect(one.code, one.stderr).toBe(0);
+    expect(statuses("ids-out")).toEqual({ [SIX]: "resolved" });
+    expect(readJson("ids-out", "run.json").instance_ids).toEqual([SIX]);
+    // As SWE-bench with --instance_ids: one instance run, every prediction counted as submitted.
+    expect(readJson("ids-out", "swebench-report.json")).toMatchObject({
+      total_instances: 1,
+      resolved_ids: [SIX],
+      submitted_instances: 2,
+      submitted_ids: [SIX, MIT],
+    });
+    const unknown = await drydock(...args("--task", "six-nope", "--task", SIX, "--out", "ids-none"));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--instance-ids: no task has the id six-nope in .*rows\.jsonl/);
+
+    const validate = await drydock(
+      "eval",
+      "validate",
+      join(fixtures, "rows.jsonl"),
+      "--repos",
+      "clones",
+      "--task",
+      MIT,
+      "--out",
+      "ids-validate",
+      "--json",
+    );
+    expect(validate.code, validate.stderr).toBe(0);
+    expect((JSON.parse(validate.stdout) as { tasks: Array<{ id: string }> }).tasks.map((t) => t.id)).toEqual([
+      MIT,
+    ]);
+
+    const compare = await drydock(
+      "eval",
+      "compare",
+      "rows-gold",
+      "rows-wrong",
+      "--json",
+      "--instance-ids",
+      MIT,
+    );
+    expect(compare.code, compare.stderr).toBe(0);
+    const comparison = JSON.parse(compare.stdout) as {
+      broken: Array<{ id: string }>;
+      before: { tasks: number };
+    };
+    expect(comparison.broken.map((c) => c.id)).toEqual([MIT]);
+    expect(comparison.before.tasks).toBe(1);
+    const typo = await drydock("eval", "compare", "rows-gold", "rows-wrong", "--task", "mit-nope");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/--instance-ids: no task has the id mit-nope in rows-gold or rows-wrong/);
   });
 
   it("eval validate passes the real tasks and flags one whose FAIL_TO_PASS test already passes", async () => {

@@ -13,7 +13,8 @@ const STATUS: Record<string, TestStatus> = {
   SKIPPED: "skipped",
 };
 const WORDS = "PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS";
-const VERBOSE = new RegExp(`^(\\S+?::\\S.*?) (${WORDS})(?:\\s+\\[\\s*\\d+%\\])?\\s*$`);
+// A skip's or xfail's reason may follow the word: `t.py::test_x SKIPPED (no db) [ 50%]`.
+const VERBOSE = new RegExp(`^(\\S+?::\\S.*?) (${WORDS})(?: \\(.*\\))?(?:\\s+\\[\\s*\\d+%\\])?\\s*$`);
 const SUMMARY = new RegExp(`^(${WORDS}) (\\S+?::.+?)(?: - .*)?\\s*$`);
 
 export function parsePytestOutput(text: string): TestStatuses {

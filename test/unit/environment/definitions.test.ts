@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDevcontainer } from "../../../src/environment/devcontainer-file.js";
 import { parseDrydockEnvironment } from "../../../src/environment/drydock-environment-file.js";
-import { EnvironmentDefinitionError } from "../../../src/environment/environment-definition.js";
+import { EnvironmentDefinitionError, formatSource } from "../../../src/environment/environment-definition.js";
 import {
   STEP_MARKER,
   environmentDockerfile,
@@ -38,6 +38,18 @@ describe("parseDrydockEnvironment", () => {
     expect(d.setup.map((s) => s.command)).toEqual(["make deps"]);
     expect(d.keyFiles).toContain("package-lock.json");
     expect(d.keyFiles).toContain("requirements*.txt");
+  });
+
+  it("an eval task's inline definition: names the task's file and line, then the definition's own line", () => {
+    const e = errorOf(() =>
+      parseDrydockEnvironment("setup: [a]\n\npackage: [make]\n", "tasks.jsonl:3", true),
+    );
+    expect(e.message).toBe(
+      'tasks.jsonl:3: environment, line 3 of the definition: unknown key "package"; the keys are packages, env, setup, key_files',
+    );
+    const d = parseDrydockEnvironment("setup:\n  - make\n", "tasks.jsonl:3", true);
+    expect(formatSource(d.setup[0]!.from)).toBe("tasks.jsonl:3: environment, line 2 of the definition");
+    expect(formatSource({ file: ".drydock/environment.yaml", line: 2 })).toBe(".drydock/environment.yaml:2");
   });
 
   it("names the file, the line and the keys for an unknown key", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { diffStat } from "../../../src/eval/attempt-result.js";
-import { buildResults, passAtKOfTask } from "../../../src/eval/results-summary.js";
+import { buildResults, environmentImagesOf, passAtKOfTask } from "../../../src/eval/results-summary.js";
 import { attempt, runInfo } from "./fixtures.js";
 
 describe("buildResults", () => {
@@ -98,5 +98,33 @@ describe("diffStat", () => {
       "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-old\n+new\n+more\ndiff --git a/y b/y\n";
     expect(diffStat(diff)).toEqual({ files: 2, insertions: 2, deletions: 1 });
     expect(diffStat("")).toEqual({ files: 0, insertions: 0, deletions: 0 });
+  });
+});
+
+describe("environmentImagesOf", () => {
+  it("sums each image's build time and counts its attempts, in the order first used", () => {
+    expect(
+      environmentImagesOf([
+        attempt("b", "resolved", {
+          started_at: "2026-01-01T00:00:05.000Z",
+          environment_image: "drydock-env:a",
+          environment_build_ms: 0,
+        }),
+        attempt("a", "resolved", {
+          started_at: "2026-01-01T00:00:01.000Z",
+          environment_image: "drydock-env:a",
+          environment_build_ms: 4000,
+        }),
+        attempt("c", "box_error", { started_at: "2026-01-01T00:00:02.000Z" }),
+        attempt("d", "resolved", {
+          started_at: "2026-01-01T00:00:03.000Z",
+          environment_image: "own:1",
+          environment_build_ms: 0,
+        }),
+      ]),
+    ).toEqual([
+      { image: "drydock-env:a", build_ms: 4000, attempts: 2 },
+      { image: "own:1", build_ms: 0, attempts: 1 },
+    ]);
   });
 });

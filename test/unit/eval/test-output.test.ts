@@ -8,7 +8,7 @@ import { parseUnittestOutput } from "../../../src/eval/test-output/unittest-outp
 const statuses = (s: { byName: Map<string, string> }) => Object.fromEntries(s.byName);
 
 describe("parsePytestOutput", () => {
-  it("reads verbose lines with and without the percentage", () => {
+  it("reads verbose lines with and without the percentage, a skip's reason after the word", () => {
     const out = parsePytestOutput(
       [
         "tests/test_a.py::test_one PASSED                                   [ 33%]",
@@ -21,6 +21,7 @@ describe("parsePytestOutput", () => {
     expect(statuses(out)).toEqual({
       "tests/test_a.py::test_one": "passed",
       "tests/test_a.py::TestK::test_two[param-1]": "failed",
+      "tests/test_a.py::test_three": "skipped",
       "tests/test_a.py::test_four": "passed",
       "tests/test_a.py::test_five": "failed",
     });
