@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
+import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
@@ -16,6 +17,7 @@ interface RunOptions extends RunFlags {
   egressAllowPrivate: string[];
   caCert?: string;
   allowBaseImage?: string[];
+  pull?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -51,6 +53,7 @@ export function registerRunCommand(program: Command): void {
       "CA bundle the environment build and a box with --egress trust (default: SSL_CERT_FILE / the system bundle)",
     )
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
+    .option("--pull <when>", PULL_HELP, "missing")
     .option("--no-diff", "do not print the diff")
     .argument(
       "<command...>",
@@ -59,6 +62,7 @@ export function registerRunCommand(program: Command): void {
     .action(async (words: string[], opts: RunOptions) => {
       const { timeoutMs, runtime } = await checkRunFlags(opts);
       checkAllowBaseImages(opts.allowBaseImage);
+      checkPullFlag(opts.pull);
       const egress = await egressFlags(opts.egress, opts.caCert, opts.network, opts.egressAllowPrivate);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
@@ -118,6 +122,7 @@ async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
     baseImage,
     caCert: opts.caCert,
     allowBaseImages: opts.allowBaseImage,
+    pull: checkPullFlag(opts.pull),
   }).imageFor({
     repo: opts.repo,
     onLine: (line) =>

@@ -55,6 +55,11 @@ export interface AttemptResult {
    * test patch, nothing else) or "agent box" (`--grade-in-agent-box`).
    */
   graded_in?: "fresh box" | "agent box";
+  /**
+   * The registry digest (`name@sha256:…`) of the task's own `image`, when it has one (it was
+   * pulled, or pushed from this engine): the exact bytes the task ran on.
+   */
+  image_digest?: string;
   /** The engine that ran it (its --engine URL), when the run used several. */
   engine?: string;
   /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */

@@ -23,6 +23,7 @@ import { defaultReserveMiB } from "./admission-figure.js";
 import { ClientSessions } from "./client-sessions.js";
 import { MemoryAdmission } from "./memory-admission.js";
 import { registerTools } from "./register-tools.js";
+import type { PullMode } from "../environment/image-pulls.js";
 
 const log = logger("server");
 
@@ -66,6 +67,8 @@ export interface DrydockServerConfig {
   caCert?: string;
   /** Images environments may build on besides the sandbox image (`--allow-base-image`). */
   allowBaseImages?: string[];
+  /** When images `allowBaseImages` covers are pulled (`--pull`; default missing). */
+  pull?: PullMode;
   /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
   pool?: { size: number; ttlMs?: number };
   /**
@@ -129,6 +132,7 @@ export class DrydockServer {
             baseImage: image,
             caCert: config.caCert,
             allowBaseImages: config.allowBaseImages,
+            pull: config.pull,
           });
     // The pool holds boxes of the served repository's environment image: started now when that
     // image exists (or the repository has none), else once a background build has made it.
