@@ -8,5 +8,6 @@ node dist/cli/main.js image build >/dev/null
 npx tsc -p tsconfig.test.json --noEmit
 bash scripts/install-typescript-latest.sh || echo "[test] typescript 7 is missing: the README library test will fail (see the message above)" >&2
 bash scripts/install-python-mcp.sh || echo "[test] the MCP Python SDK is missing: the Python client test will fail (see the message above)" >&2
+bash scripts/install-docker-registry.sh || echo "[test] docker-registry is missing: the registry test will fail (see the message above)" >&2
 bash scripts/install-chromium.sh || echo "[test] chromium is missing: the eval report test will fail (see the message above)" >&2
 npx vitest run "$@"

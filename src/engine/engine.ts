@@ -256,8 +256,13 @@ export class Engine implements BoxEngine, ImageEngine {
   }
 
   async tag(source: string, target: string): Promise<void> {
-    const [repo, tag] = target.split(":");
-    await this.docker.getImage(source).tag({ repo: repo!, tag: tag ?? "latest" });
+    // The tag is after the last colon that follows the last slash: a registry's port is not one.
+    const colon = target.lastIndexOf(":");
+    const hasTag = colon > target.lastIndexOf("/");
+    await this.docker.getImage(source).tag({
+      repo: hasTag ? target.slice(0, colon) : target,
+      tag: hasTag ? target.slice(colon + 1) : "latest",
+    });
   }
 
   /** Pulls an image; fails after timeoutMs (no registry may be reachable). */
