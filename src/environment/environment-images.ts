@@ -99,7 +99,7 @@ export class EnvironmentImages {
   private readonly memo = new Map<string, { signature: string | undefined; status: EnvironmentStatus }>();
   private readonly caCert: string | undefined;
   private readonly policy: BaseImagePolicy;
-  readonly pulls: ImagePulls;
+  private readonly pulls: ImagePulls;
 
   constructor(
     private readonly engine: Engine,
@@ -378,7 +378,7 @@ export class EnvironmentImages {
       await checkServesAsBox(this.engine, image, made, onLine);
     } catch (error) {
       if (!(error instanceof ImageLacksError)) throw error;
-      throw new EnvironmentBuildError(`${file}: ${error.message}. No image was tagged`);
+      throw new EnvironmentBuildError(`${file}: ${error.message}. No environment image was tagged`);
     }
   }
 

@@ -139,6 +139,23 @@ describe("images from a registry", () => {
     expect(JSON.parse(labels[BASE_DIGESTS_LABEL]!)).toEqual({
       [ref]: expect.stringMatching(new RegExp(`^${open.address}/drydock-test/box@sha256:[0-9a-f]{64}$`)),
     });
+    // --pull always pulls again what the engine holds (a tag may have moved); the same image
+    // keeps the same environment.
+    const again = await drydock([
+      "env",
+      "build",
+      "--repo",
+      repo.path,
+      "--image",
+      sandboxImage(),
+      "--allow-base-image",
+      `${open.address}/*`,
+      "--pull",
+      "always",
+    ]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(new RegExp(`pulling ${ref} \\(--pull always\\)`));
+    expect(again.stderr).toContain(`${env.image} is up to date`);
     await forget(env.image, ref);
   });
 
@@ -207,7 +224,7 @@ describe("images from a registry", () => {
     expect(ran.stderr).toMatch(
       /- git \(not found: git\): sessions cannot start .*; add it with: apt-get install git/,
     );
-    expect(ran.stderr).toMatch(/No image was tagged/);
+    expect(ran.stderr).toMatch(/No environment image was tagged/);
     const env = await new EnvironmentImages(engine, {
       baseImage: sandboxImage(),
       allowBaseImages: [ref],
