@@ -3,6 +3,7 @@ import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from ".
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
+import { sandboxImagePresent } from "../environment/image-pulls.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
@@ -116,6 +117,9 @@ export function registerRunCommand(program: Command): void {
 /** The repository's environment image (built first when missing, progress on stderr), or the sandbox image. */
 async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
   const baseImage = opts.image ?? (await defaultSandboxImage(engine));
+  await sandboxImagePresent(engine, baseImage, checkPullFlag(opts.pull), (line) =>
+    process.stderr.write(`[drydock] ${line}\n`),
+  );
   if (!opts.env) return baseImage;
   const started = Date.now();
   const status = await new EnvironmentImages(engine, {

@@ -6,7 +6,8 @@
  * `--allow-base-image` covers it; the caller says which. Two callers of one image share one pull.
  */
 import type { Engine } from "../engine/engine.js";
-import { DrydockError } from "../util/errors.js";
+import { DOCKER_HUB, parseImageReference } from "../engine/image-reference.js";
+import { DrydockError, ImageMissingError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 
 const log = logger("environment");
@@ -98,4 +99,24 @@ export class ImagePulls {
       );
     }
   }
+}
+
+/**
+ * The operator's own `--image` (the sandbox image boxes and environments use): when the engine
+ * lacks it and it names a registry host (`registry.example.com/team/box:1`), it is pulled as
+ * `mode` says; a local name (`drydock-sandbox:…`) is built, never pulled.
+ */
+export async function sandboxImagePresent(
+  engine: Engine,
+  image: string,
+  mode: PullMode | undefined,
+  onLine?: (line: string) => void,
+): Promise<void> {
+  if (mode !== "always" && (await engine.hasImage(image))) return;
+  const parsed = parseImageReference(image);
+  if (!parsed || parsed.registry === DOCKER_HUB) {
+    if (await engine.hasImage(image)) return;
+    throw new ImageMissingError(image);
+  }
+  await new ImagePulls(engine, mode).ensure(image, { namedBy: "--image", onLine });
 }

@@ -9,7 +9,7 @@ import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { defaultSandboxImage, sandboxAiderVersion } from "../sandbox/sandbox-image.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
-import { ImagePulls, type PullMode } from "../environment/image-pulls.js";
+import { ImagePulls, sandboxImagePresent, type PullMode } from "../environment/image-pulls.js";
 import { checkServesAsBox } from "../environment/serves-as-box.js";
 import { repoDigestOf } from "../engine/engine.js";
 import { parseImageReference } from "../engine/image-reference.js";
@@ -18,7 +18,7 @@ import { stringify } from "yaml";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { aiderServiceFromOptions } from "../tools/aider/aider-config.js";
 import type { AiderOptions } from "../tools/aider/aider-options.js";
-import { ImageMissingError, InvalidArgumentError } from "../util/errors.js";
+import { InvalidArgumentError } from "../util/errors.js";
 import { addLogRedactor } from "../util/log.js";
 import { drydockVersion } from "../util/project-root.js";
 import { AiderAgent } from "./aider-agent.js";
@@ -169,7 +169,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     );
   }
   const image = options.image ?? (await defaultSandboxImage(engine));
-  if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+  await sandboxImagePresent(engine, image, options.pull, (line) => process.stderr.write(`${line}\n`));
   const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile })));
   addLogRedactor(redact);
 

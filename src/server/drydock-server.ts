@@ -16,14 +16,14 @@ import { allTools } from "../tools/all-tools.js";
 import { defaultToolSets, pickTools } from "../tools/tool-sets.js";
 import type { AnyToolDefinition, ToolServices } from "../tools/tool.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
-import { ImageMissingError, InvalidArgumentError, describeError } from "../util/errors.js";
+import { InvalidArgumentError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { defaultReserveMiB } from "./admission-figure.js";
 import { ClientSessions } from "./client-sessions.js";
 import { MemoryAdmission } from "./memory-admission.js";
 import { registerTools } from "./register-tools.js";
-import type { PullMode } from "../environment/image-pulls.js";
+import { sandboxImagePresent, type PullMode } from "../environment/image-pulls.js";
 
 const log = logger("server");
 
@@ -124,7 +124,7 @@ export class DrydockServer {
     const repo = await openHostRepo(config.repo, "--repo");
     const engine = await Engine.connect();
     const image = config.image ?? (await defaultSandboxImage(engine));
-    if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+    await sandboxImagePresent(engine, image, config.pull, (line) => log.info(line));
     const environments =
       config.environment === false
         ? undefined

@@ -313,6 +313,42 @@ describe("images from a registry", () => {
     await forget(ref);
   });
 
+  it("the operator's --image from a registry is pulled when missing; with --pull never it is refused naming --image", async () => {
+    const ref = `${open.address}/${boxPath}`;
+    using repo = tempRepo({ "README.md": "hello\n" });
+    const never = await drydock([
+      "run",
+      "--repo",
+      repo.path,
+      "--image",
+      ref,
+      "--no-env",
+      "--pull",
+      "never",
+      "--",
+      "true",
+    ]);
+    expect(never.code).not.toBe(0);
+    expect(never.stderr).toContain(
+      `--image ${ref} is not present in the engine, and drydock pulls no image with --pull never`,
+    );
+    const ran = await drydock([
+      "run",
+      "--repo",
+      repo.path,
+      "--image",
+      ref,
+      "--no-env",
+      "--no-diff",
+      "--",
+      "cat /etc/drydock-marker",
+    ]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout.trim()).toBe(marker);
+    expect(ran.stderr).toMatch(new RegExp(`pulling ${ref} \\(--pull missing\\)`));
+    await forget(ref);
+  });
+
   it("a registry behind a password: credentials from DOCKER_CONFIG pull it, and reach no box, label or log", async () => {
     const ref = `${locked.address}/${boxPath}`;
     using repo = tempRepo({
