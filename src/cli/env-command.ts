@@ -83,7 +83,7 @@ export function registerEnvCommand(program: Command): void {
     );
     if (opts.json) {
       process.stdout.write(
-        `${JSON.stringify({ repo: status.repoRoot, source: status.source, definition: status.definition, image: status.image, present: status.present, keyed_by: status.plan?.keyedBy ?? [] }, null, 2)}\n`,
+        `${JSON.stringify({ repo: status.repoRoot, source: status.source, definition: status.definition, image: status.image, present: status.present, keyed_by: status.plan?.keyedBy ?? [], base_images: (status.baseImages ?? []).map((b) => ({ ref: b.ref, id: b.id, digest: b.digest ?? null, operator_allowed: b.operatorAllowed })) }, null, 2)}\n`,
       );
     } else process.stdout.write(describe(status));
   });
