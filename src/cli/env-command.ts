@@ -4,6 +4,7 @@ import { EnvironmentImages, type EnvironmentStatus } from "../environment/enviro
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { registerEnvImageCommands } from "./env-images-command.js";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
+import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 
 interface EnvOptions {
   repo: string;
@@ -11,6 +12,7 @@ interface EnvOptions {
   image?: string;
   caCert?: string;
   allowBaseImage?: string[];
+  pull?: string;
   force?: boolean;
   json?: boolean;
 }
@@ -31,6 +33,10 @@ function describe(status: EnvironmentStatus): string {
   for (const step of d.setup)
     lines.push(`${step.label} (${step.from.file}:${step.from.line}): ${step.command}`);
   for (const w of d.warnings) lines.push(`not applied: ${w}`);
+  for (const b of status.baseImages ?? []) {
+    if (b.operatorAllowed)
+      lines.push(`allowed base: ${b.ref} (${b.digest ?? b.id.replace(/^sha256:/, "").slice(0, 12)})`);
+  }
   if (status.plan) lines.push(`keyed by: ${status.plan.keyedBy.join(", ")}`);
   lines.push(
     `image: ${status.image} (${status.present ? "built" : status.plan ? "not built yet: `drydock env build` builds it, and so does the first session" : "missing"})`,
@@ -55,7 +61,8 @@ export function registerEnvCommand(program: Command): void {
         "--image <image>",
         "the sandbox image to build on (default: the one `drydock image build` made)",
       )
-      .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[]);
+      .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
+      .option("--pull <when>", PULL_HELP, "missing");
 
   common(
     env
@@ -69,11 +76,14 @@ export function registerEnvCommand(program: Command): void {
     const images = new EnvironmentImages(engine, {
       baseImage: opts.image ?? (await defaultSandboxImage(engine)),
       allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
+      pull: checkPullFlag(opts.pull),
     });
-    const status = await images.status(opts.repo, opts.ref);
+    const status = await images.status(opts.repo, opts.ref, undefined, (line) =>
+      process.stderr.write(`${line}\n`),
+    );
     if (opts.json) {
       process.stdout.write(
-        `${JSON.stringify({ repo: status.repoRoot, source: status.source, definition: status.definition, image: status.image, present: status.present, keyed_by: status.plan?.keyedBy ?? [] }, null, 2)}\n`,
+        `${JSON.stringify({ repo: status.repoRoot, source: status.source, definition: status.definition, image: status.image, present: status.present, keyed_by: status.plan?.keyedBy ?? [], base_images: (status.baseImages ?? []).map((b) => ({ ref: b.ref, id: b.id, digest: b.digest ?? null, operator_allowed: b.operatorAllowed })) }, null, 2)}\n`,
       );
     } else process.stdout.write(describe(status));
   });
@@ -92,6 +102,7 @@ export function registerEnvCommand(program: Command): void {
       baseImage: opts.image ?? (await defaultSandboxImage(engine)),
       caCert: opts.caCert,
       allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
+      pull: checkPullFlag(opts.pull),
     });
     const started = Date.now();
     const status = await images.imageFor({

@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
+import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { resolve } from "node:path";
 import { AGENTS, runEvalCommand } from "../eval/eval-run.js";
 import { ProgressLine } from "../eval/progress-line.js";
@@ -25,6 +26,7 @@ interface EvalFlags extends CheckedFlags {
   env: boolean;
   caCert?: string;
   allowBaseImage?: string[];
+  pull?: string;
   model?: string;
   verbose?: boolean;
   swebenchTestCmd?: string;
@@ -71,6 +73,7 @@ export function registerEvalCommand(program: Command): void {
       "CA bundle environment builds trust (default: SSL_CERT_FILE / the system bundle)",
     )
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
+    .option("--pull <when>", `${PULL_HELP}; a task's own pull wins`, "missing")
     .option(
       "--agent-timeout <seconds>",
       "the agent's own time limit, from when it starts, unless the task sets agent_timeout_s",
@@ -201,6 +204,7 @@ export function registerEvalCommand(program: Command): void {
             environment: flags.env,
             caCert: flags.caCert,
             allowBaseImages: checkAllowBaseImages(flags.allowBaseImage),
+            pull: checkPullFlag(flags.pull),
             memoryMB: checked.memoryMB,
             cpus: checked.cpus,
             timeoutS: checked.timeoutS,
@@ -265,6 +269,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--no-env", "ignore environment definitions")
     .option("--ca-cert <path>", "CA bundle environment builds trust")
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
+    .option("--pull <when>", `${PULL_HELP}; a task's own pull wins`, "missing")
     .option("--memory-mb <n>", "memory limit per box in MiB (default 2048)")
     .option("--cpus <n>", "CPU limit per box (default 1)")
     .option("--runtime <name>", RUNTIME_HELP)
@@ -291,6 +296,7 @@ export function registerEvalCommand(program: Command): void {
           environment: flags.env,
           caCert: flags.caCert,
           allowBaseImages: checkAllowBaseImages(flags.allowBaseImage),
+          pull: checkPullFlag(flags.pull),
           memoryMB: checked.memoryMB,
           cpus: checked.cpus,
           timeoutS: checked.timeoutS,

@@ -2,6 +2,7 @@
  * Checks of command-line flags that look at the machine (files, ports, the engine), made before
  * anything starts. Each refusal is a FlagError naming the flag and the fix; the CLI exits 2.
  */
+import { DOCKER_HUB, parseImageReference } from "../engine/image-reference.js";
 import { stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
@@ -140,9 +141,14 @@ export async function portFlag(host: string, port: number): Promise<void> {
   }
 }
 
-/** `--image`: an image the engine has. */
+/**
+ * `--image`: an image the engine has, or one on a registry host (`registry.example.com/team/box:1`),
+ * which is pulled when used, as `--pull` says.
+ */
 export async function imageFlag(engine: Engine, image: string | undefined): Promise<void> {
   if (image === undefined || (await engine.hasImage(image))) return;
+  const parsed = parseImageReference(image);
+  if (parsed && parsed.registry !== DOCKER_HUB) return;
   throw new FlagError(
     "--image",
     `${image} is not in the engine; ${imageFix(image)}; or name one \`docker images\` lists, or leave --image out for drydock's own sandbox image`,

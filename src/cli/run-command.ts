@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
+import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
+import { sandboxImagePresent } from "../environment/image-pulls.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
@@ -16,6 +18,7 @@ interface RunOptions extends RunFlags {
   egressAllowPrivate: string[];
   caCert?: string;
   allowBaseImage?: string[];
+  pull?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -51,6 +54,7 @@ export function registerRunCommand(program: Command): void {
       "CA bundle the environment build and a box with --egress trust (default: SSL_CERT_FILE / the system bundle)",
     )
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
+    .option("--pull <when>", PULL_HELP, "missing")
     .option("--no-diff", "do not print the diff")
     .argument(
       "<command...>",
@@ -59,6 +63,7 @@ export function registerRunCommand(program: Command): void {
     .action(async (words: string[], opts: RunOptions) => {
       const { timeoutMs, runtime } = await checkRunFlags(opts);
       checkAllowBaseImages(opts.allowBaseImage);
+      checkPullFlag(opts.pull);
       const egress = await egressFlags(opts.egress, opts.caCert, opts.network, opts.egressAllowPrivate);
       const engine = await Engine.connect();
       const manager = await SessionManager.start(engine);
@@ -112,12 +117,16 @@ export function registerRunCommand(program: Command): void {
 /** The repository's environment image (built first when missing, progress on stderr), or the sandbox image. */
 async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
   const baseImage = opts.image ?? (await defaultSandboxImage(engine));
+  await sandboxImagePresent(engine, baseImage, checkPullFlag(opts.pull), (line) =>
+    process.stderr.write(`[drydock] ${line}\n`),
+  );
   if (!opts.env) return baseImage;
   const started = Date.now();
   const status = await new EnvironmentImages(engine, {
     baseImage,
     caCert: opts.caCert,
     allowBaseImages: opts.allowBaseImage,
+    pull: checkPullFlag(opts.pull),
   }).imageFor({
     repo: opts.repo,
     onLine: (line) =>

@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
+import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { DrydockServer } from "../server/drydock-server.js";
 import { serveHttp } from "../server/http.js";
 import { serveStdio } from "../server/stdio.js";
@@ -15,6 +16,7 @@ import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
 
 interface ServeOptions extends ServeFlags {
   allowBaseImage?: string[];
+  pull?: string;
   keepSessions?: boolean;
   model?: string;
   tools?: string;
@@ -48,6 +50,7 @@ export function registerServeCommand(program: Command): void {
       "CA bundle environment builds and boxes with --egress trust (default: SSL_CERT_FILE / the system bundle)",
     )
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
+    .option("--pull <when>", PULL_HELP, "missing")
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
@@ -126,6 +129,7 @@ export function registerServeCommand(program: Command): void {
         environment: opts.env,
         caCert: opts.caCert,
         allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
+        pull: checkPullFlag(opts.pull),
         keepSessions: opts.keepSessions,
         keepTtlMs: flags.keepTtlMs,
         envFile: flags.keysFile,

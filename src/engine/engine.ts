@@ -18,6 +18,9 @@ import { openTerminalExec, type TerminalExec, type TerminalExecOptions } from ".
 import { runExec, type ExecOptions, type ExecResult } from "./exec.js";
 import { BoxStreams } from "./box-streams.js";
 import { parseEngineAddress } from "./engine-address.js";
+import { parseImageReference } from "./image-reference.js";
+import { PullProgress, type PullEvent } from "./pull-progress.js";
+import { registryAuth } from "./registry-auth.js";
 import { terminalArgv } from "./runtime-terminal.js";
 
 export { short, type BoxSummary, type EngineRuntime } from "./box-engine.js";
@@ -236,11 +239,16 @@ export class Engine implements BoxEngine, ImageEngine {
     }
   }
 
-  /** An image's id and labels, or undefined when the engine does not have it. */
-  async imageInfo(ref: string): Promise<{ id: string; labels: Record<string, string> } | undefined> {
+  /**
+   * An image's id, labels and registry digests (`name@sha256:…`, one per registry repository it
+   * was pulled from or pushed to), or undefined when the engine does not have it.
+   */
+  async imageInfo(
+    ref: string,
+  ): Promise<{ id: string; labels: Record<string, string>; repoDigests: string[] } | undefined> {
     try {
       const info = await this.docker.getImage(ref).inspect();
-      return { id: info.Id, labels: info.Config?.Labels ?? {} };
+      return { id: info.Id, labels: info.Config?.Labels ?? {}, repoDigests: info.RepoDigests ?? [] };
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return undefined;
       throw this.wrap(error, `inspect image ${ref}`);
@@ -248,8 +256,13 @@ export class Engine implements BoxEngine, ImageEngine {
   }
 
   async tag(source: string, target: string): Promise<void> {
-    const [repo, tag] = target.split(":");
-    await this.docker.getImage(source).tag({ repo: repo!, tag: tag ?? "latest" });
+    // The tag is after the last colon that follows the last slash: a registry's port is not one.
+    const colon = target.lastIndexOf(":");
+    const hasTag = colon > target.lastIndexOf("/");
+    await this.docker.getImage(source).tag({
+      repo: hasTag ? target.slice(0, colon) : target,
+      tag: hasTag ? target.slice(colon + 1) : "latest",
+    });
   }
 
   /** Pulls an image; fails after timeoutMs (no registry may be reachable). */
@@ -271,6 +284,48 @@ export class Engine implements BoxEngine, ImageEngine {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Pulls an image from its registry with the credentials the engine's client configuration holds
+   * for that registry (see registry-auth.ts: they go to the engine for this pull and nowhere
+   * else); progress lines go to onLine. Returns the image's id and the digest it was pulled by
+   * (`name@sha256:…`).
+   */
+  async pullImage(
+    ref: string,
+    onLine: (line: string) => void = () => undefined,
+  ): Promise<{ id: string; digest?: string }> {
+    const image = parseImageReference(ref);
+    const auth = image ? await registryAuth(image.registry) : undefined;
+    log.info(
+      `pulling image ${ref}${auth ? ` (with the client configuration's credentials for ${image!.registry})` : ""}`,
+    );
+    const progress = new PullProgress(ref);
+    try {
+      const stream = (await this.docker.pull(ref, auth ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.followProgress(
+          stream,
+          (error: Error | null, output: PullEvent[]) => {
+            const failed = error?.message ?? output.find((o) => o.error)?.error;
+            if (failed) reject(new Error(failed));
+            else resolve();
+          },
+          (event: PullEvent) => {
+            const line = progress.line(event);
+            if (line) onLine(line);
+          },
+        );
+      });
+    } catch (error) {
+      throw this.wrap(error, `pull ${ref}`);
+    }
+    const info = await this.imageInfo(ref);
+    if (!info) throw new DrydockError("image_pull_failed", `pulled ${ref}, but the engine does not show it`);
+    const digest = image ? repoDigestOf(info.repoDigests, image.registry, image.path) : undefined;
+    log.info(`pulled ${ref}: ${info.id.replace(/^sha256:/, "").slice(0, 12)}${digest ? ` (${digest})` : ""}`);
+    return { id: info.id, ...(digest ? { digest } : {}) };
   }
 
   /** Builds an image from a tar of the build context; each line of build output goes to onLine. */
@@ -451,4 +506,12 @@ function isGone(error: unknown): boolean {
   const status = (error as { statusCode?: number }).statusCode;
   const message = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
   return status === 404 || (status === 409 && /is not running|is restarting|is paused/.test(message));
+}
+
+/** The registry digest among an image's RepoDigests that belongs to one repository. */
+export function repoDigestOf(repoDigests: string[], registry: string, path: string): string | undefined {
+  return repoDigests.find((d) => {
+    const parsed = parseImageReference(d);
+    return parsed?.registry === registry && parsed.path === path;
+  });
 }

@@ -4,12 +4,17 @@
  * repository's devcontainer `image`, and every image its Dockerfile reads (FROM, `COPY --from=`,
  * `RUN --mount=from=`), must be one of: the sandbox image, an environment image this same
  * repository made (by the identity label every environment image carries), or one the operator
- * allowed with `--allow-base-image`. Each use of the last, a relaxation, is logged.
+ * allowed with `--allow-base-image` (an image, or every image under a registry or path with
+ * `host/*`). Only the last may be pulled (see ImagePulls), and each use of it, a relaxation, is
+ * logged.
  */
 import type { Engine } from "../engine/engine.js";
+import { repoDigestOf } from "../engine/engine.js";
+import { allowEntryCovers, parseImageReference } from "../engine/image-reference.js";
 import { logger } from "../util/log.js";
 import { EnvironmentDefinitionError, formatSource, type SourceRef } from "./environment-definition.js";
 import { BASE_LABEL, ENV_LABEL } from "./environment-prune.js";
+import { ImagePulls } from "./image-pulls.js";
 
 const log = logger("environment");
 
@@ -19,8 +24,10 @@ export const REPO_ID_LABEL = "drydock.env.repo-id";
 export interface BaseImagePolicyOptions {
   /** The sandbox image (by reference; compared by id). */
   sandboxImage: string;
-  /** Images the operator allows besides (`--allow-base-image`), by reference. */
+  /** Images the operator allows besides (`--allow-base-image`): references, or `host/path/*`. */
   allowed?: string[];
+  /** When allowed images are pulled (default: `--pull missing`). */
+  pulls?: ImagePulls;
 }
 
 /** Who asks, for the check and its log line. */
@@ -33,35 +40,71 @@ export interface BaseImageUse {
   at: SourceRef;
   /** How it is used, for messages: "image", "FROM", "COPY --from". */
   via: string;
+  /** Progress lines of a pull. */
+  onLine?: (line: string) => void;
+}
+
+/** An image an environment may build on. */
+export interface AllowedBase {
+  ref: string;
+  id: string;
+  /** The registry digest it came by (`name@sha256:…`), when it came from a registry. */
+  digest?: string;
+  /**
+   * True for an image the operator allowed (not the sandbox image nor the repository's own):
+   * it must be checked for what a box needs.
+   */
+  operatorAllowed: boolean;
 }
 
 export class BaseImagePolicy {
+  private readonly pulls: ImagePulls;
+
   constructor(
     private readonly engine: Engine,
     private readonly options: BaseImagePolicyOptions,
-  ) {}
+  ) {
+    this.pulls = options.pulls ?? new ImagePulls(engine);
+  }
 
-  /** The image's id when the repository may build on it; otherwise a clear error. */
-  async resolve(ref: string, use: BaseImageUse): Promise<string> {
-    const info = await this.engine.imageInfo(ref);
+  /** The image when the repository may build on it (pulled first when allowed); else a clear error. */
+  async resolve(ref: string, use: BaseImageUse): Promise<AllowedBase> {
+    const covering = (this.options.allowed ?? []).find((entry) => allowEntryCovers(entry, ref));
+    let info = await this.engine.imageInfo(ref);
+    if (covering !== undefined && (!info || this.pulls.mode === "always")) {
+      info = await this.pulls.ensure(ref, {
+        namedBy: `${use.at.file}:${use.at.line}: ${use.via}`,
+        onLine: use.onLine,
+      });
+    }
     if (!info) {
       throw new EnvironmentDefinitionError(
         use.at,
-        `${use.via} ${ref} is not present in the engine (drydock pulls no image for an environment)`,
-        `build or load it first, or build on the sandbox image (FROM \${DRYDOCK_SANDBOX} in a Dockerfile)`,
+        `${use.via} ${ref} is not present in the engine, and drydock pulls only images the operator allowed with --allow-base-image`,
+        `build on the sandbox image (FROM \${DRYDOCK_SANDBOX} in a Dockerfile), or ask whoever runs drydock to add --allow-base-image ${ref} (drydock then pulls it; see --pull)`,
       );
     }
     const sandboxId = await this.engine.imageId(this.options.sandboxImage);
-    if (info.id === sandboxId) return info.id;
+    if (info.id === sandboxId) return { ref, id: info.id, operatorAllowed: false };
     const drydockMade = ENV_LABEL in info.labels || BASE_LABEL in info.labels;
-    if (drydockMade && info.labels[REPO_ID_LABEL] === use.repoId) return info.id;
-    for (const allowed of this.options.allowed ?? []) {
-      if ((await this.engine.imageId(allowed)) !== info.id) continue;
-      log.info(
-        `--allow-base-image ${allowed}: ${formatSource(use.at)} of ${use.repoRoot} builds on ${ref} (${info.id.replace(/^sha256:/, "").slice(0, 12)}) through ${use.via}`,
-      );
-      return info.id;
+    if (drydockMade && info.labels[REPO_ID_LABEL] === use.repoId) {
+      return { ref, id: info.id, operatorAllowed: false };
     }
+    const parsed = parseImageReference(ref);
+    const digest = parsed ? repoDigestOf(info.repoDigests, parsed.registry, parsed.path) : undefined;
+    const allowed = (entry: string) => {
+      log.info(
+        `--allow-base-image ${entry}: ${formatSource(use.at)} of ${use.repoRoot} builds on ${ref} (${info.id.replace(/^sha256:/, "").slice(0, 12)}${digest ? `, ${digest}` : ""}) through ${use.via}`,
+      );
+      return { ref, id: info.id, ...(digest ? { digest } : {}), operatorAllowed: true };
+    };
+    for (const entry of this.options.allowed ?? []) {
+      if (entry.endsWith("/*")) continue;
+      if ((await this.engine.imageId(entry)) === info.id) return allowed(entry);
+    }
+    // By name: what a registry pattern covers, but never another repository's environment image
+    // under a name the pattern happens to match.
+    if (covering !== undefined && !drydockMade) return allowed(covering);
     throw new EnvironmentDefinitionError(
       use.at,
       `${use.via} ${ref} is not an image this repository may build on: only the sandbox image, this repository's own environment images and images allowed with --allow-base-image are`,

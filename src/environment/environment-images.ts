@@ -31,8 +31,10 @@ import {
 import { formatSource } from "./environment-definition.js";
 import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from "./load-environment.js";
 import { repoFiles, type RepoFiles } from "./repo-files.js";
-import { BaseImagePolicy, REPO_ID_LABEL } from "./base-image-policy.js";
+import { BaseImagePolicy, REPO_ID_LABEL, type AllowedBase } from "./base-image-policy.js";
 import { dockerfileImages } from "./dockerfile-images.js";
+import { ImagePulls, type PullMode } from "./image-pulls.js";
+import { ImageLacksError, checkServesAsBox } from "./serves-as-box.js";
 
 const log = logger("environment");
 
@@ -46,7 +48,15 @@ export interface EnvironmentImagesOptions {
    * environment images (`--allow-base-image`); see BaseImagePolicy.
    */
   allowBaseImages?: string[];
+  /**
+   * When an image `allowBaseImages` covers is pulled (`--pull`): `missing` (default), `always`,
+   * `never`. Other images are never pulled.
+   */
+  pull?: PullMode;
 }
+
+/** The label of an environment image that holds the registry digests of the images it was built on. */
+export const BASE_DIGESTS_LABEL = "drydock.env.base-digests";
 
 export interface EnvironmentRequest {
   repo: string;
@@ -77,6 +87,8 @@ export interface EnvironmentStatus extends LoadedEnvironment {
   present: boolean;
   /** True when this call built the image. */
   built?: boolean;
+  /** The images the environment builds on besides the sandbox image (a devcontainer image, FROMs). */
+  baseImages?: AllowedBase[];
 }
 
 /** A build that failed: which step, from which file and line, and its last output. */
@@ -92,6 +104,7 @@ export class EnvironmentImages {
   private readonly memo = new Map<string, { signature: string | undefined; status: EnvironmentStatus }>();
   private readonly caCert: string | undefined;
   private readonly policy: BaseImagePolicy;
+  private readonly pulls: ImagePulls;
 
   constructor(
     private readonly engine: Engine,
@@ -104,9 +117,11 @@ export class EnvironmentImages {
       );
     }
     this.caCert = options.caCert ?? defaultCaBundle();
+    this.pulls = new ImagePulls(engine, options.pull);
     this.policy = new BaseImagePolicy(engine, {
       sandboxImage: options.baseImage,
       allowed: options.allowBaseImages,
+      pulls: this.pulls,
     });
   }
 
@@ -114,8 +129,16 @@ export class EnvironmentImages {
     return this.options.baseImage;
   }
 
-  /** Reads the definition and computes its tag; builds nothing. */
-  async status(repo: string, ref?: string, override?: DefinitionOverride): Promise<EnvironmentStatus> {
+  /**
+   * Reads the definition and computes its tag; builds nothing, but pulls an allowed image it
+   * names that the engine lacks (its id is part of the tag), with progress lines to onLine.
+   */
+  async status(
+    repo: string,
+    ref?: string,
+    override?: DefinitionOverride,
+    onLine?: (line: string) => void,
+  ): Promise<EnvironmentStatus> {
     // A session start asks this every time: an unchanged repository is answered from memory after
     // a few stat calls, not git processes (see `signature`).
     const key = JSON.stringify([resolve(repo), ref ?? null, override?.text ?? null]);
@@ -123,7 +146,7 @@ export class EnvironmentImages {
     if (hit && (await signature(hit.status, ref)) === hit.signature) {
       return { ...hit.status, present: await this.isBuilt(hit.status) };
     }
-    const status = await this.readStatus(repo, ref, override);
+    const status = await this.readStatus(repo, ref, override, onLine);
     const sig = await signature(status, ref);
     if (sig !== undefined) this.memo.set(key, { signature: sig, status });
     return status;
@@ -133,6 +156,7 @@ export class EnvironmentImages {
     repo: string,
     ref?: string,
     override?: DefinitionOverride,
+    onLine?: (line: string) => void,
   ): Promise<EnvironmentStatus> {
     const files = await repoFiles(repo, ref);
     const loaded = await loadEnvironment(files, override);
@@ -144,15 +168,16 @@ export class EnvironmentImages {
         present: await this.engine.hasImage(this.options.baseImage),
       };
     }
-    const baseId = await this.baseImageId(loaded, files);
-    const dockerfileImageIds = await this.dockerfileImageIds(loaded, files);
+    const baseImages: AllowedBase[] = [];
+    const baseId = await this.baseImageId(loaded, files, baseImages, onLine);
+    const dockerfileImageIds = await this.dockerfileImageIds(loaded, files, baseImages, onLine);
     const plan = planEnvironment({
       ...loaded,
       baseImageId: baseId,
       dockerfileImageIds,
       source: files.source,
     });
-    const status = { ...base, plan, image: plan.tag, present: false };
+    const status = { ...base, plan, image: plan.tag, present: false, baseImages };
     return { ...status, present: await this.isBuilt(status) };
   }
 
@@ -168,7 +193,7 @@ export class EnvironmentImages {
 
   /** The image for a repository's environment, built first when missing. */
   async imageFor(request: EnvironmentRequest): Promise<EnvironmentStatus> {
-    const status = await this.status(request.repo, request.ref, request.override);
+    const status = await this.status(request.repo, request.ref, request.override, request.onLine);
     if (!status.plan || (status.present && !request.force)) return status;
     const { tag, key } = status.plan;
     // By the whole key, not the tag: two environments whose tags match share no build.
@@ -188,7 +213,12 @@ export class EnvironmentImages {
     return { ...status, present: true, built: true };
   }
 
-  private async baseImageId(loaded: LoadedEnvironment, files: RepoFiles): Promise<string> {
+  private async baseImageId(
+    loaded: LoadedEnvironment,
+    files: RepoFiles,
+    bases: AllowedBase[],
+    onLine?: (line: string) => void,
+  ): Promise<string> {
     const base = loaded.definition.base;
     const sandboxId = await this.engine.imageId(this.options.baseImage);
     if (!sandboxId) {
@@ -198,12 +228,15 @@ export class EnvironmentImages {
       );
     }
     if (base.kind !== "image") return sandboxId;
-    return this.policy.resolve(base.ref, {
+    const allowed = await this.policy.resolve(base.ref, {
       repoId: files.repoId,
       repoRoot: files.root,
       at: base.from,
       via: "image",
+      onLine,
     });
+    bases.push(allowed);
+    return allowed.id;
   }
 
   /**
@@ -213,6 +246,8 @@ export class EnvironmentImages {
   private async dockerfileImageIds(
     loaded: LoadedEnvironment,
     files: RepoFiles,
+    bases: AllowedBase[],
+    onLine?: (line: string) => void,
   ): Promise<Record<string, string> | undefined> {
     const base = loaded.definition.base;
     if (base.kind !== "dockerfile") return undefined;
@@ -230,12 +265,15 @@ export class EnvironmentImages {
     }
     const ids: Record<string, string> = {};
     for (const image of found.images) {
-      ids[image.ref] = await this.policy.resolve(image.ref, {
+      const allowed = await this.policy.resolve(image.ref, {
         repoId: files.repoId,
         repoRoot: files.root,
         at: { file: base.dockerfile, line: image.line },
         via: image.via,
+        onLine,
       });
+      ids[image.ref] = allowed.id;
+      if (!bases.some((b) => b.ref === allowed.ref)) bases.push(allowed);
     }
     return ids;
   }
@@ -292,12 +330,24 @@ export class EnvironmentImages {
       );
       await packing;
     }
+    const operatorBases = (status.baseImages ?? []).filter((b) => b.operatorAllowed);
+    if (operatorBases.length > 0) {
+      const made =
+        definition.base.kind === "dockerfile"
+          ? `${definition.base.dockerfile} (on ${operatorBases.map((b) => b.ref).join(", ")})`
+          : base;
+      await this.checkServesAsBox(base, made, definition.file ?? "", onLine);
+    }
+    const digests = Object.fromEntries(
+      (status.baseImages ?? []).flatMap((b) => (b.digest ? [[b.ref, b.digest]] : [])),
+    );
     const labels = {
       "drydock.env.hash": plan.hash,
       [KEY_LABEL]: plan.key,
       "drydock.env.source": status.inline ? "inline definition" : (definition.file ?? "default"),
       "drydock.env.repo": files.root,
       [REPO_ID_LABEL]: files.repoId,
+      ...(Object.keys(digests).length > 0 ? { [BASE_DIGESTS_LABEL]: JSON.stringify(digests) } : {}),
     };
     const buildFile = environmentDockerfile(definition, base, labels);
     const pack = tar.pack();
@@ -323,6 +373,21 @@ export class EnvironmentImages {
     await packing;
     onLine(`built ${plan.tag} in ${Math.round((Date.now() - started) / 1000)} s`);
     log.info(`environment ${plan.tag} built for ${files.root} in ${Date.now() - started} ms`);
+  }
+
+  /** An environment on an image the operator allowed must still serve as a box (see serves-as-box.ts). */
+  private async checkServesAsBox(
+    image: string,
+    made: string,
+    file: string,
+    onLine: (line: string) => void,
+  ): Promise<void> {
+    try {
+      await checkServesAsBox(this.engine, image, made, onLine);
+    } catch (error) {
+      if (!(error instanceof ImageLacksError)) throw error;
+      throw new EnvironmentBuildError(`${file}: ${error.message}. No environment image was tagged`);
+    }
   }
 
   /** Runs one build; a failure names the step, its file and line, and the step's last output. */

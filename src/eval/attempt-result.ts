@@ -67,6 +67,11 @@ export interface AttemptResult {
    * already); not counted in `duration_ms`, `timings_ms.start` or the task's time limit.
    */
   environment_build_ms?: number;
+  /**
+   * The registry digest (`name@sha256:…`) of the task's own `image`, when it has one (it was
+   * pulled, or pushed from this engine): the exact bytes the task ran on.
+   */
+  image_digest?: string;
   /** The engine that ran it (its --engine URL), when the run used several. */
   engine?: string;
   /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */

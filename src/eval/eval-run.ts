@@ -9,12 +9,16 @@ import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { defaultSandboxImage, sandboxAiderVersion } from "../sandbox/sandbox-image.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
+import { ImagePulls, sandboxImagePresent, type PullMode } from "../environment/image-pulls.js";
+import { checkServesAsBox } from "../environment/serves-as-box.js";
+import { repoDigestOf } from "../engine/engine.js";
+import { parseImageReference } from "../engine/image-reference.js";
 import type { AttemptEnv } from "./run-attempt.js";
 import { stringify } from "yaml";
 import { TaskStackStore } from "../tasks/task-stack-store.js";
 import { aiderServiceFromOptions } from "../tools/aider/aider-config.js";
 import type { AiderOptions } from "../tools/aider/aider-options.js";
-import { ImageMissingError, InvalidArgumentError } from "../util/errors.js";
+import { InvalidArgumentError } from "../util/errors.js";
 import { addLogRedactor } from "../util/log.js";
 import { drydockVersion } from "../util/project-root.js";
 import { AiderAgent } from "./aider-agent.js";
@@ -88,6 +92,11 @@ export interface EvalOptions {
   caCert?: string;
   /** Images environments may build on besides the sandbox image (`--allow-base-image`). */
   allowBaseImages?: string[];
+  /**
+   * When tasks' `image` (and images `allowBaseImages` covers) are pulled (`--pull`; default
+   * missing); a task's own `pull` wins.
+   */
+  pull?: PullMode;
   memoryMB?: number;
   cpus?: number;
   timeoutS?: number;
@@ -183,7 +192,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
     );
   }
   const image = options.image ?? (await defaultSandboxImage(engine));
-  if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+  await sandboxImagePresent(engine, image, options.pull, (line) => process.stderr.write(`${line}\n`));
   const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile })));
   addLogRedactor(redact);
 
@@ -304,7 +313,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       imageFor:
         options.environment === false
           ? undefined
-          : taskImages(engine, image, options.caCert, options.allowBaseImages),
+          : taskImages(engine, image, options.caCert, options.allowBaseImages, options.pull),
+      taskImage: taskImagePulls(engine, options.pull),
       memoryMB: options.memoryMB,
       cpus: options.cpus,
       defaultTimeoutS: run.default_timeout_s,
@@ -376,8 +386,9 @@ function taskImages(
   baseImage: string,
   caCert?: string,
   allowBaseImages?: string[],
+  pull?: PullMode,
 ): AttemptEnv["imageFor"] {
-  const environments = new EnvironmentImages(engine, { baseImage, caCert, allowBaseImages });
+  const environments = new EnvironmentImages(engine, { baseImage, caCert, allowBaseImages, pull });
   return async (repo, task, onLine) => {
     const choice = task.environment ?? "repo";
     if (choice === "none") return { image: baseImage };
@@ -392,5 +403,32 @@ function taskImages(
         : "run drydock eval again with another --out, or --force (this --out keeps the task's finished result)";
     const status = await environments.imageFor({ repo, ref, override, onLine, retry });
     return { image: status.image, built: status.built };
+  };
+}
+
+/**
+ * Each task's own `image`, pulled when the engine lacks it (or always, or never, as `--pull` and
+ * the task's `pull` say); an image pulled in this run is checked once to serve as a box. Returns
+ * the image's registry digest for the result.
+ */
+function taskImagePulls(engine: Engine, mode?: PullMode): AttemptEnv["taskImage"] {
+  const pulls = new ImagePulls(engine, mode);
+  const checks = new Map<string, Promise<void>>();
+  return async (task, onLine) => {
+    const present = await pulls.ensure(task.image, {
+      namedBy: `${task.source}: image`,
+      mode: task.pull,
+      modeSource: task.pull ? `pull: never in ${task.source}` : undefined,
+      onLine,
+    });
+    if (present.pulled && !checks.has(present.id)) {
+      const check = checkServesAsBox(engine, task.image, `the image ${task.image}`, onLine);
+      check.catch(() => undefined);
+      checks.set(present.id, check);
+    }
+    await checks.get(present.id);
+    const parsed = parseImageReference(task.image);
+    const digest = parsed ? repoDigestOf(present.repoDigests, parsed.registry, parsed.path) : undefined;
+    return digest ? { digest } : {};
   };
 }

@@ -38,6 +38,8 @@ export interface EvalRunOptions {
   image: string;
   /** See AttemptEnv.imageFor. */
   imageFor?: AttemptEnv["imageFor"];
+  /** See AttemptEnv.taskImage. */
+  taskImage?: AttemptEnv["taskImage"];
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
@@ -224,6 +226,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     aider: options.aider,
     image: options.image,
     imageFor: options.imageFor,
+    taskImage: options.taskImage,
     memoryMB: options.memoryMB,
     cpus: options.cpus,
     defaultTimeoutS: options.defaultTimeoutS,

@@ -2,6 +2,7 @@
  * One evaluation task as a task file states it, checked with zod. Field names are snake_case, as
  * in the file; SWE-bench's habit of storing test lists as JSON text is accepted too.
  */
+import { PULL_MODES } from "../environment/image-pulls.js";
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { aiderOptionsSchema } from "../tools/aider/aider-options.js";
@@ -43,6 +44,11 @@ export const evalTaskSchema = z.object({
   /** The tests' own limit, from when they start, so a slow agent cannot eat the tests' time. */
   test_timeout_s: z.number().int().min(1).max(86_400).optional(),
   image: z.string().min(1).optional(),
+  /**
+   * When the task's `image` is pulled from its registry, over the run's `--pull`: "missing"
+   * (the engine lacks it), "always" (again at its first use in the run), "never".
+   */
+  pull: z.enum(PULL_MODES, { error: 'must be "missing", "always" or "never"' }).optional(),
   /**
    * The box's environment: "repo" (default: the repository's own definition at the task's ref),
    * "none" (the sandbox image as it is), or a definition in environment.yaml's form.

@@ -58,6 +58,14 @@ export interface AttemptEnv {
     task: EvalTask,
     onLine: (line: string) => void,
   ) => Promise<{ image: string; built?: boolean }>;
+  /**
+   * Makes a task's own `image` present (pulled as `--pull` and the task's `pull` say, and checked
+   * to serve as a box when pulled); returns its registry digest when it has one.
+   */
+  taskImage?: (
+    task: EvalTask & { image: string },
+    onLine: (line: string) => void,
+  ) => Promise<{ digest?: string }>;
   memoryMB?: number;
   cpus?: number;
   defaultTimeoutS: number;
@@ -132,6 +140,7 @@ export async function runAttempt(
   let integrity: Integrity | undefined;
   let status: AttemptStatus = "error";
   let error: string | undefined;
+  let imageDigest: string | undefined;
   const timedOut = (what: string, limit = `the task's ${timeoutS} s (timeout_s)`) => {
     status = "timeout";
     error = `${what} did not finish within ${limit}`;
@@ -143,6 +152,24 @@ export async function runAttempt(
   try {
     const repo = await env.repos.resolve(task.repo);
     image = task.image ?? env.image;
+    if (task.image !== undefined && env.taskImage) {
+      // Like an environment build, a pull is the run's cost, not the task's.
+      const pulling = Date.now();
+      try {
+        imageDigest = (
+          await env.taskImage(
+            { ...task, image: task.image },
+            (line) => void (texts.agentLog += `[image] ${line}\n`),
+          )
+        ).digest;
+      } catch (e) {
+        if (env.signal.aborted) return "cancelled";
+        status = "setup_error";
+        error = `the task's image is not available: ${describeError(e)}`;
+        return finish();
+      }
+      deadline += Date.now() - pulling;
+    }
     if (task.image === undefined && env.imageFor) {
       // An environment build is the run's cost, not the task's: it does not count against
       // timeout_s, nor in the attempt's start and duration (it is environment_build_ms).
@@ -383,6 +410,7 @@ export async function runAttempt(
         : {}),
       ...(session ? { session_id: session.id } : {}),
       ...(tests ? { graded_in: env.gradeInAgentBox ? ("agent box" as const) : ("fresh box" as const) } : {}),
+      ...(imageDigest ? { image_digest: imageDigest } : {}),
       ...(env.engine ? { engine: env.engine } : {}),
       ...(image !== undefined ? { environment_image: image, environment_build_ms: environmentBuildMs } : {}),
       started_at: startedAt.toISOString(),

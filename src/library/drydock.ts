@@ -16,6 +16,7 @@ import { RemoteBackend } from "./remote-backend.js";
 import { RemoteClient } from "./remote-client.js";
 import { Sandbox } from "./sandbox.js";
 import type { SandboxBackend } from "./sandbox-backend.js";
+import type { PullMode } from "../environment/image-pulls.js";
 
 const log = logger("library");
 
@@ -53,6 +54,11 @@ export interface LocalOptions {
    * environment images, as `--allow-base-image` (a relaxation, logged at each use). Default none.
    */
   allowBaseImages?: string[];
+  /**
+   * When an image `allowBaseImages` covers is pulled from its registry, as `--pull`: "missing"
+   * (default), "always" (again at its first use), "never".
+   */
+  pull?: PullMode;
 }
 
 export interface RemoteOptions {
@@ -209,6 +215,7 @@ class LocalFlavour implements Flavour {
     const status = await new EnvironmentImages(engine, {
       baseImage: base,
       allowBaseImages: this.options.allowBaseImages,
+      pull: this.options.pull,
     }).imageFor({
       repo,
       ref,

@@ -16,13 +16,14 @@ import { allTools } from "../tools/all-tools.js";
 import { defaultToolSets, pickTools } from "../tools/tool-sets.js";
 import type { AnyToolDefinition, ToolServices } from "../tools/tool.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
-import { ImageMissingError, InvalidArgumentError, describeError } from "../util/errors.js";
+import { InvalidArgumentError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { defaultReserveMiB } from "./admission-figure.js";
 import { ClientSessions } from "./client-sessions.js";
 import { MemoryAdmission } from "./memory-admission.js";
 import { registerTools } from "./register-tools.js";
+import { sandboxImagePresent, type PullMode } from "../environment/image-pulls.js";
 
 const log = logger("server");
 
@@ -66,6 +67,8 @@ export interface DrydockServerConfig {
   caCert?: string;
   /** Images environments may build on besides the sandbox image (`--allow-base-image`). */
   allowBaseImages?: string[];
+  /** When images `allowBaseImages` covers are pulled (`--pull`; default missing). */
+  pull?: PullMode;
   /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
   pool?: { size: number; ttlMs?: number };
   /**
@@ -121,7 +124,7 @@ export class DrydockServer {
     const repo = await openHostRepo(config.repo, "--repo");
     const engine = await Engine.connect();
     const image = config.image ?? (await defaultSandboxImage(engine));
-    if (!(await engine.hasImage(image))) throw new ImageMissingError(image);
+    await sandboxImagePresent(engine, image, config.pull, (line) => log.info(line));
     const environments =
       config.environment === false
         ? undefined
@@ -129,6 +132,7 @@ export class DrydockServer {
             baseImage: image,
             caCert: config.caCert,
             allowBaseImages: config.allowBaseImages,
+            pull: config.pull,
           });
     // The pool holds boxes of the served repository's environment image: started now when that
     // image exists (or the repository has none), else once a background build has made it.

@@ -220,6 +220,13 @@ describe("a repository builds only on images it may read", () => {
       /\.devcontainer\/Dockerfile:3: COPY --from drydock-env:\w+ is not an image/,
     );
 
+    // A registry-wide allowance covers the name (drydock-env-base is docker.io/library/drydock-env-base)
+    // but never another repository's environment image under it.
+    expect(await refusal(byImage, ["docker.io/*"])).toMatch(/is not an image this repository may build on/);
+    expect(await refusal(byCopy, ["docker.io/library/*"])).toMatch(
+      /COPY --from drydock-env:\w+ is not an image/,
+    );
+
     // The operator's allowance relaxes it for the image named, and the repository's own images are its own.
     expect(await refusal(byImage, [aBase])).toBe("accepted");
     a.write(".devcontainer/devcontainer.json", JSON.stringify({ image: built.image }));

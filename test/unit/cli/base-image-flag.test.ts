@@ -16,3 +16,10 @@ describe("--allow-base-image", () => {
     }
   });
 });
+
+describe("--allow-base-image REGISTRY/*", () => {
+  it("takes every image under a registry or path, and refuses a bare *", () => {
+    expect(checkAllowBaseImages(["127.0.0.1:5000/*", "ghcr.io/acme/*"])).toHaveLength(2);
+    for (const bad of ["*", "/*", "a b/*"]) expect(() => checkAllowBaseImages([bad])).toThrow(FlagError);
+  });
+});

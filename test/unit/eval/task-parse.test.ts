@@ -34,6 +34,19 @@ describe("parseJsonlTasks", () => {
     ]);
   });
 
+  it("takes a task's pull mode, and names the field and its values when it is not one", () => {
+    const parsed = parseJsonlTasks(
+      [good("a", { image: "127.0.0.1:5000/py:1", pull: "never" }), good("b", { pull: "sometimes" })].join(
+        "\n",
+      ),
+      "tasks.jsonl",
+    );
+    expect(parsed.tasks.map((t) => [t.task.id, t.task.pull])).toEqual([["a", "never"]]);
+    expect(parsed.problems.map(formatProblem)).toEqual([
+      'tasks.jsonl:2: pull: must be "missing", "always" or "never"',
+    ]);
+  });
+
   it("refuses ids that cannot name a folder", () => {
     const parsed = parseJsonlTasks([good("../up"), good("has space"), good("ok.id_1-2")].join("\n"), "t");
     expect(parsed.tasks.map((t) => t.task.id)).toEqual(["ok.id_1-2"]);
