@@ -123,6 +123,7 @@ export class SessionManager {
           image: session.box.image,
           base_commit: session.baseCommit,
           warm: session.warm,
+          ...(options.fork && { forked_from: options.fork.parent }),
         }),
       );
       await writeSessionRecord(session.id, sessionRecordOf(session, session.keptUntil, secretSha256)).catch(
