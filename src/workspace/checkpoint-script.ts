@@ -93,6 +93,11 @@ open_checkpoint() {
   w=$(git rev-parse --verify -q "$k:w") && [ "$(git cat-file -t "$w")" = tree ] && h=$(git cat-file blob "$k:h") && refs=$(git cat-file blob "$k:r") ||
     { echo "its data in the box is incomplete" >&2; exit 4; }
   i=$(git rev-parse --verify -q "$k:i" 2>/dev/null) || i=
+  # Every object the checkpoint added must be there before anything is touched.
+  # (rev-list reads commits and trees; cat-file looks for every blob.)
+  objects=$(git rev-list --objects "$k" $(git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/") --not "$base" 2>/dev/null) &&
+    ! printf '%s\n' "$objects" | cut -d' ' -f1 | git cat-file --batch-check='%(objectname)' | grep -q ' missing$' ||
+    { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
 
 restore() {
