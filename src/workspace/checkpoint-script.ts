@@ -34,7 +34,7 @@ base=$(git rev-parse --verify -q "${BASE_REF}^{commit}") || { echo "the session'
 worktree_tree() {
   if [ "$1" = 1 ]; then
     rm -f ${WORK_INDEX}
-    if [ -f ${DIFF_INDEX} ]; then cp ${DIFF_INDEX} ${WORK_INDEX}; fi
+    if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
     export GIT_INDEX_FILE=${WORK_INDEX}
   else
     export GIT_INDEX_FILE=${DIFF_INDEX}
@@ -67,7 +67,9 @@ save() {
   if [ -f "$agent_index" ]; then
     i=$(git hash-object -w --stdin <"$agent_index")
     index_bytes=$(git cat-file -s "$i")
-    entries="$entries$(printf '\\n100644 blob %s\\ti' "$i")"
+    # The index's own time tells git which of its entries to look at again (racy git): kept too.
+    m=$(stat -c %Y "$agent_index" | git hash-object -w --stdin)
+    entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "$i" "$m")"
   fi
   # Bytes of the files that differ from the base, as they are now, plus the index and the refs.
   changed=$(git diff-tree -r --no-renames --diff-filter=AMT "$base" "$w" | awk '{ print $4 }' | git cat-file --batch-check='%(objectsize)' | awk '{ s += $1 } END { print s + 0 }')
@@ -106,7 +108,7 @@ restore() {
   # The working tree as it is now, in a copy of the diff's index; then git moves it to the
   # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).
   rm -f ${WORK_INDEX}
-  if [ -f ${DIFF_INDEX} ]; then cp ${DIFF_INDEX} ${WORK_INDEX}; fi
+  if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
   export GIT_INDEX_FILE=${WORK_INDEX}
   [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
   if [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
@@ -126,7 +128,10 @@ restore() {
   esac
   agent_index=$(git rev-parse --git-path index)
   rm -f "$agent_index"
-  if [ -n "$i" ]; then git cat-file blob "$i" >"$agent_index"; fi
+  if [ -n "$i" ]; then
+    git cat-file blob "$i" >"$agent_index"
+    if m=$(git cat-file blob "$k:m" 2>/dev/null) && [ "$m" -gt 0 ] 2>/dev/null; then touch -m -d "@$m" "$agent_index"; fi
+  fi
   git update-index -q --refresh >/dev/null 2>&1 || true
   printf 'restored %s\\n' "$files"
 }
