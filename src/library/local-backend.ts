@@ -103,7 +103,11 @@ export class LocalBackend implements SandboxBackend {
 
   async restore(name: string, signal?: AbortSignal): Promise<RestoredCheckpoint> {
     const restored = await this.session.restore(name, signal);
-    return { name: restored.name, changedFiles: restored.changed_files, cwd: restored.cwd };
+    return {
+      name: restored.name,
+      changedFiles: restored.changed_files,
+      ...(restored.cwd === undefined ? {} : { cwd: restored.cwd }),
+    };
   }
 
   async checkpoints(): Promise<CheckpointInfo[]> {
@@ -135,6 +139,6 @@ export function checkpointInfo(c: CheckpointListing): CheckpointInfo {
     bytes: c.bytes,
     changedFiles: c.changed_files,
     includeIgnored: c.include_ignored,
-    cwd: c.cwd,
+    ...(c.cwd === undefined ? {} : { cwd: c.cwd }),
   };
 }

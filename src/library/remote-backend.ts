@@ -153,7 +153,11 @@ export class RemoteBackend implements SandboxBackend {
       { session_id: this.info.id, name },
       { timeoutMs: TOOL_TIMEOUT_MS, signal },
     );
-    return { name: String(reply.name), changedFiles: Number(reply.changed_files), cwd: String(reply.cwd) };
+    return {
+      name: String(reply.name),
+      changedFiles: Number(reply.changed_files),
+      ...(typeof reply.cwd === "string" ? { cwd: reply.cwd } : {}),
+    };
   }
 
   async checkpoints(signal?: AbortSignal): Promise<CheckpointInfo[]> {
@@ -221,6 +225,6 @@ function remoteCheckpoint(reply: Record<string, unknown>): CheckpointInfo {
     bytes: Number(reply.bytes),
     changedFiles: Number(reply.changed_files),
     includeIgnored: reply.include_ignored === true,
-    cwd: String(reply.cwd),
+    ...(typeof reply.cwd === "string" ? { cwd: reply.cwd } : {}),
   };
 }

@@ -96,8 +96,8 @@ export interface CheckpointInfo {
   /** Paths that differ from the sandbox's start. */
   changedFiles: number;
   includeIgnored: boolean;
-  /** The shell's working directory when it was saved. */
-  cwd: string;
+  /** The shell's working directory when it was saved (absent: saved without the shell). */
+  cwd?: string;
 }
 
 export interface CheckpointOptions {
@@ -111,7 +111,7 @@ export interface CheckpointOptions {
 export interface RestoredCheckpoint {
   name: string;
   changedFiles: number;
-  cwd: string;
+  cwd?: string;
 }
 
 export interface BackendRunOptions {

@@ -1,9 +1,14 @@
 /**
  * What the host knows of a session's checkpoints: names, the commit each is in the box, sizes,
  * ages, and the shell's state. The names are the client's, checked here; the box only ever sees
- * a slot drydock made. Pure: no I/O, so the rules are tested without a box.
+ * a slot drydock made. The book is kept in the state directory (one small JSON file per session,
+ * beside its record), so `drydock sessions checkpoint|restore|fork` in another process see the
+ * same checkpoints as the server.
  */
 import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { stateDir } from "../util/paths.js";
 import { InvalidArgumentError, LimitExceededError, NotFoundError } from "../util/errors.js";
 import type { ShellState } from "./shell-state.js";
 
@@ -26,7 +31,8 @@ export interface CheckpointEntry {
   files: number;
   includeIgnored: boolean;
   createdAt: Date;
-  shell: ShellState;
+  /** Absent when saved by `drydock sessions checkpoint` (another process cannot reach the shell). */
+  shell?: ShellState;
 }
 
 export interface CheckpointListing {
@@ -37,7 +43,8 @@ export interface CheckpointListing {
   bytes: number;
   changed_files: number;
   include_ignored: boolean;
-  cwd: string;
+  /** The shell's working directory when it was saved (absent: the shell was not saved). */
+  cwd?: string;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -59,18 +66,64 @@ export function newCheckpointSlot(): string {
   return randomBytes(8).toString("hex");
 }
 
-export class CheckpointBook {
-  private readonly entries = new Map<string, CheckpointEntry>();
+/** Where a session's book is kept. */
+export function checkpointBookPath(sessionId: string, state: string = stateDir()): string {
+  return join(state, "checkpoints", `${sessionId}.json`);
+}
 
-  constructor(readonly limits: CheckpointLimits) {}
+/** Removes a session's book (with its box its checkpoints are gone). */
+export function removeCheckpointBook(sessionId: string, state: string = stateDir()): void {
+  if (/^[0-9a-f]{12}$/.test(sessionId)) rmSync(checkpointBookPath(sessionId, state), { force: true });
+}
+
+interface StoredEntry extends Omit<CheckpointEntry, "createdAt"> {
+  createdAt: string;
+}
+
+export class CheckpointBook {
+  private entries = new Map<string, CheckpointEntry>();
+
+  /** `file`: where the book is kept; each read loads it, each change writes it. */
+  constructor(
+    readonly limits: CheckpointLimits,
+    private readonly file?: string,
+  ) {
+    this.load();
+  }
+
+  private load(): void {
+    if (this.file === undefined) return;
+    let stored: StoredEntry[];
+    try {
+      stored = JSON.parse(readFileSync(this.file, "utf8")) as StoredEntry[];
+    } catch {
+      return;
+    }
+    if (!Array.isArray(stored)) return;
+    this.entries = new Map(stored.map((e) => [e.name, { ...e, createdAt: new Date(e.createdAt) }]));
+  }
+
+  private save(): void {
+    if (this.file === undefined) return;
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const stored: StoredEntry[] = [...this.entries.values()].map((e) => ({
+      ...e,
+      createdAt: e.createdAt.toISOString(),
+    }));
+    const partial = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify(stored) + "\n", { mode: 0o600 });
+    renameSync(partial, this.file);
+  }
 
   get size(): number {
+    this.load();
     return this.entries.size;
   }
 
   /** The entry called `name`, or NotFoundError naming what there is. */
   get(name: string, field = "name"): CheckpointEntry {
     checkCheckpointName(name, field);
+    this.load();
     const entry = this.entries.get(name);
     if (!entry) {
       const known = [...this.entries.keys()];
@@ -87,6 +140,7 @@ export class CheckpointBook {
    */
   admit(name: string): CheckpointEntry | undefined {
     checkCheckpointName(name);
+    this.load();
     const existing = this.entries.get(name);
     if (!existing && this.entries.size >= this.limits.maxCheckpoints) {
       throw new LimitExceededError(
@@ -97,10 +151,13 @@ export class CheckpointBook {
   }
 
   set(entry: CheckpointEntry): void {
+    this.load();
     this.entries.set(entry.name, entry);
+    this.save();
   }
 
   list(now = Date.now()): CheckpointListing[] {
+    this.load();
     return [...this.entries.values()]
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
       .map((e) => ({
@@ -111,7 +168,7 @@ export class CheckpointBook {
         bytes: e.bytes,
         changed_files: e.files,
         include_ignored: e.includeIgnored,
-        cwd: Buffer.from(e.shell.cwd, "base64").toString("utf8"),
+        ...(e.shell === undefined ? {} : { cwd: Buffer.from(e.shell.cwd, "base64").toString("utf8") }),
       }));
   }
 }

@@ -31,6 +31,7 @@ import {
   CheckpointBook,
   DEFAULT_CHECKPOINT_MAX_BYTES,
   DEFAULT_MAX_CHECKPOINTS,
+  checkpointBookPath,
   newCheckpointSlot,
   type CheckpointEntry,
   type CheckpointListing,
@@ -97,7 +98,8 @@ export interface ForkSeed {
   dirty: boolean;
   /** The checkpoint's objects, for a box that already has the commits `have` names. */
   exportFor(have: string[]): Promise<CheckpointExport>;
-  shell: ShellState;
+  /** Absent: the fork's shell starts fresh in /workspace. */
+  shell?: ShellState;
   /** The checkpoint's name, when the fork was made from one: the fork holds it under that name. */
   name?: string;
   message?: string;
@@ -108,8 +110,8 @@ export interface RestoreResult {
   name: string;
   /** Paths of the workspace written or removed. */
   changed_files: number;
-  /** The shell's working directory after it. */
-  cwd: string;
+  /** The shell's working directory after it; absent when the checkpoint has no shell state. */
+  cwd?: string;
 }
 
 export interface SessionInfo {
@@ -160,10 +162,13 @@ export class Session {
   ) {
     this.createdAt = createdAt;
     this.shells = new SessionShell(shell, shellSetup, id);
-    this.checkpoints = new CheckpointBook({
-      maxCheckpoints: forkOptions?.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS,
-      maxBytes: forkOptions?.checkpointMaxBytes ?? DEFAULT_CHECKPOINT_MAX_BYTES,
-    });
+    this.checkpoints = new CheckpointBook(
+      {
+        maxCheckpoints: forkOptions?.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS,
+        maxBytes: forkOptions?.checkpointMaxBytes ?? DEFAULT_CHECKPOINT_MAX_BYTES,
+      },
+      checkpointBookPath(id),
+    );
   }
 
   /** The session's checkpoints, as the host knows them (their data is in the box). */
@@ -451,7 +456,9 @@ export class Session {
       throw error;
     }
     this.checkpoints.set(entry);
-    if (replaced) await dropCheckpoint(this.box, replaced.slot).catch(() => undefined);
+    // The one replaced goes after the reply: nothing waits for it.
+    if (replaced)
+      void this.oneDiffAtATime(() => dropCheckpoint(this.box, replaced.slot)).catch(() => undefined);
     return this.checkpoints.list().find((c) => c.name === name)!;
   }
 
@@ -497,9 +504,11 @@ export class Session {
         signal,
       }),
     );
+    const shell = entry.shell;
+    if (shell === undefined) return { name, changed_files: files };
     const cwd = await restoreShellState(
       (command) => this.bash(command, { timeoutMs: 30_000, signal }),
-      entry.shell,
+      shell,
     );
     return { name, changed_files: files, cwd };
   }
@@ -523,7 +532,7 @@ export class Session {
       baseCommit: this.baseCommit,
       hostBaseCommit: this.hostBaseCommit,
       dirty: this.dirty,
-      shell: entry.shell,
+      ...(entry.shell === undefined ? {} : { shell: entry.shell }),
       ...(name === undefined ? {} : { name, message: entry.message }),
       exportFor: (have) => {
         const key = [...have].sort().join(",");
@@ -559,7 +568,8 @@ export class Session {
     const slot = newCheckpointSlot();
     const name = seed.name ?? "fork";
     await this.oneDiffAtATime(() => importCheckpoint(this.box, slot, exported, { name }));
-    await restoreShellState((command) => this.bash(command, { timeoutMs: 30_000 }), seed.shell);
+    const shell = seed.shell;
+    if (shell) await restoreShellState((command) => this.bash(command, { timeoutMs: 30_000 }), shell);
     if (seed.name !== undefined) {
       this.checkpoints.set({
         name: seed.name,
@@ -570,7 +580,7 @@ export class Session {
         files: 0,
         includeIgnored: exported.includeIgnored,
         createdAt: new Date(),
-        shell: seed.shell,
+        ...(seed.shell === undefined ? {} : { shell: seed.shell }),
       });
     }
   }

@@ -26,7 +26,12 @@ const listing = {
   bytes: z.number().describe("Changed files (as saved), git index and refs, in bytes."),
   changed_files: z.number().describe("Paths that differ from the session's base."),
   include_ignored: z.boolean(),
-  cwd: z.string().describe("The shell's working directory when it was saved."),
+  cwd: z
+    .string()
+    .optional()
+    .describe(
+      "The shell's working directory when it was saved (absent: saved from the command line, without the shell).",
+    ),
 };
 
 const size = (bytes: number) =>
@@ -62,7 +67,7 @@ export const sessionCheckpoint = defineTool({
       includeIgnored: args.include_ignored,
       signal: ctx.signal,
     });
-    const summary = `saved checkpoint ${saved.name}: ${saved.changed_files} changed file(s), ${size(saved.bytes)}, shell in ${saved.cwd}; go back to it with session_restore`;
+    const summary = `saved checkpoint ${saved.name}: ${saved.changed_files} changed file(s), ${size(saved.bytes)}, ${saved.cwd === undefined ? "shell not saved" : `shell in ${saved.cwd}`}; go back to it with session_restore`;
     return { session_id: session.id, ...saved, summary };
   },
 });
@@ -77,7 +82,10 @@ export const sessionRestore = defineTool({
     session_id: z.string(),
     name: z.string(),
     changed_files: z.number().describe("Paths written or removed to get back to the checkpoint."),
-    cwd: z.string(),
+    cwd: z
+      .string()
+      .optional()
+      .describe("The shell's working directory after it (absent: the checkpoint has no shell state)."),
     summary: z.string(),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -85,7 +93,7 @@ export const sessionRestore = defineTool({
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
     const restored = await session.restore(args.name, ctx.signal);
-    const summary = `restored checkpoint ${restored.name}: ${restored.changed_files} path(s) written or removed; the shell is in ${restored.cwd}`;
+    const summary = `restored checkpoint ${restored.name}: ${restored.changed_files} path(s) written or removed; ${restored.cwd === undefined ? "the shell was left as it is (the checkpoint was taken from the command line)" : `the shell is in ${restored.cwd}`}`;
     return { session_id: session.id, ...restored, summary };
   },
 });
