@@ -209,7 +209,11 @@ export async function forkFromCli(
       return { sessionId: session.id, secret: secrets[i]!, box: session.box.shortId };
     });
     // The boxes stay, kept, for a server with --keep-sessions to take up.
-    for (const session of manager.detachAll()) await session.detach();
+    for (const session of manager.detachAll()) {
+      await session.detach();
+      // The channel the fork's restore opened into its box would keep this process alive.
+      closeBoxChannel(session.box);
+    }
     await manager.closeAll();
     return forks;
   } finally {
