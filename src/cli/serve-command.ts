@@ -85,6 +85,11 @@ export function registerServeCommand(program: Command): void {
       "--max-sessions <n>",
       "sessions clients may hold at once (default: no count; sessions are admitted by the memory their boxes use)",
     )
+    .option("--max-checkpoints <n>", "checkpoints each session may hold (default 20)")
+    .option(
+      "--checkpoint-max-mb <n>",
+      "MiB one checkpoint may hold: changed files, git index, refs (default 256)",
+    )
     .option(
       "--memory-reserve-mb <n>",
       "memory sessions leave free on the engine's host, for the host and for boxes that grow (default: a quarter of it, at least 1024)",
@@ -140,6 +145,8 @@ export function registerServeCommand(program: Command): void {
           cpus: flags.cpus,
           commandTimeoutMs: flags.commandTimeoutMs,
           maxOutputBytesLimit: flags.maxOutputBytesLimit,
+          maxCheckpoints: flags.maxCheckpoints,
+          checkpointMaxBytes: flags.checkpointMaxBytes,
           ...egress,
         },
         pool: { size: flags.pool, ttlMs: flags.poolTtlMs },

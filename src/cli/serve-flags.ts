@@ -35,6 +35,8 @@ export interface ServeFlags {
   offlineScript?: string;
   llm?: string;
   maxSessions?: string;
+  maxCheckpoints?: string;
+  checkpointMaxMb?: string;
   memoryReserveMb?: string;
   maxLlmRequests?: string;
   maxLlmCostUsd?: string;
@@ -54,6 +56,8 @@ export interface CheckedServeFlags {
   keysFile?: string;
   offlineScript?: string;
   maxSessions?: number;
+  maxCheckpoints?: number;
+  checkpointMaxBytes?: number;
   memoryReserveMB?: number;
   maxLlmRequests?: number;
   maxLlmCostUsd?: number;
@@ -74,6 +78,8 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
       example: 16 * 1024 * 1024,
     }),
     maxSessions: wholeNumber(flags.maxSessions, "--max-sessions", { min: 1 }),
+    maxCheckpoints: wholeNumber(flags.maxCheckpoints, "--max-checkpoints", { min: 1 }),
+    checkpointMaxBytes: mebibytes(wholeNumber(flags.checkpointMaxMb, "--checkpoint-max-mb", { min: 1 })),
     maxLlmRequests: wholeNumber(flags.maxLlmRequests, "--max-llm-requests", { min: 0 }),
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     poolTtlMs: secondsToMs(seconds(flags.poolTtl, "--pool-ttl"))!,
@@ -126,4 +132,8 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
 
 function secondsToMs(value: number | undefined): number | undefined {
   return value === undefined ? undefined : Math.round(value * 1000);
+}
+
+function mebibytes(mb: number | undefined): number | undefined {
+  return mb === undefined ? undefined : mb * 1024 * 1024;
 }

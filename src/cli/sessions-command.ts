@@ -11,6 +11,7 @@ import { stateDir } from "../util/paths.js";
 import { decimal } from "./flag-values.js";
 import { readFinalDiff } from "../session/final-diff.js";
 import { applySession, keptDiffNote, sessionDiff, sessionDiffStat } from "./session-changes.js";
+import { checkpointSession, forkFromCli, listCheckpoints, restoreSession } from "./session-checkpoints.js";
 import { confirmRemoval } from "./removal-confirmation.js";
 import { printSessionLog } from "./session-log.js";
 import { sessionRow, sessionTableRows } from "./session-rows.js";
@@ -185,6 +186,98 @@ export function registerSessionsCommand(program: Command): void {
               ? `committed ${result.files.length} file(s) on branch ${result.branch} (${result.commit?.slice(0, 12)}) in ${repo}; the working tree was not touched\n`
               : `applied ${result.files.length} file(s) to the working tree of ${repo}\n`,
         ),
+      );
+    });
+  sessions
+    .command("checkpoint")
+    .description(
+      "save a session's files (ignored ones only with --include-ignored) and git state (index, refs, HEAD) as a named checkpoint in its box; the agent's shell is its server's and is not saved from here (session_checkpoint saves it)",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .argument("<name>", "checkpoint name: letters, digits, '.', '_' or '-' (at most 64)")
+    .option("-m, --message <text>", "a note saying what this state is")
+    .option("--include-ignored", "also save files .gitignore ignores")
+    .action(async (id: string, name: string, opts: { message?: string; includeIgnored?: boolean }) => {
+      const engine = await Engine.connect();
+      const saved = await checkpointSession(engine, await findSession(engine, id), name, opts);
+      process.stdout.write(
+        terminalText(
+          `saved checkpoint ${saved.name}: ${saved.changed_files} changed file(s), ${saved.bytes.toLocaleString("en-US")} bytes\n`,
+        ),
+      );
+    });
+  sessions
+    .command("restore")
+    .description(
+      "return a session's files and git state to a checkpoint (the shell's directory and variables only through session_restore, which reaches the shell)",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .argument("<name>", "the checkpoint")
+    .action(async (id: string, name: string) => {
+      const engine = await Engine.connect();
+      const restored = await restoreSession(engine, await findSession(engine, id), name);
+      process.stdout.write(
+        terminalText(
+          `restored checkpoint ${name}: ${restored.files} path(s) written or removed${restored.shellSaved ? "; the shell was left as it is (session_restore gives it back its directory and variables)" : ""}\n`,
+        ),
+      );
+    });
+  sessions
+    .command("checkpoints")
+    .description("list a session's checkpoints: name, age, size, changed files, note")
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .option("--json", "print JSON")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const engine = await Engine.connect().catch(() => undefined);
+      const list = listCheckpoints(await findSession(engine, id));
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(list, null, 2) + "\n");
+        return;
+      }
+      if (list.length === 0) {
+        process.stdout.write("no checkpoints\n");
+        return;
+      }
+      process.stdout.write(
+        textTable([
+          ["NAME", "AGE", "BYTES", "FILES", "CWD", "NOTE"],
+          ...list.map((c) => [
+            terminalLine(c.name),
+            `${c.age_s} s`,
+            c.bytes.toLocaleString("en-US"),
+            String(c.changed_files),
+            terminalLine(c.cwd ?? "-"),
+            terminalLine(c.message ?? ""),
+          ]),
+        ]),
+      );
+    });
+  sessions
+    .command("fork")
+    .description(
+      "new kept sessions starting from a session's files and git state (or a checkpoint of it), each in a box of its own with the same repository, image, limits and egress; prints each id and secret, for session_resume on a server started with --keep-sessions and this state directory",
+    )
+    .argument("<id>", "session id, or the first few hex digits of one")
+    .option("-n <count>", "how many forks (1 to 32)", "1")
+    .option("--checkpoint <name>", "start from this checkpoint instead of the state now")
+    .option(
+      "--keep-ttl <seconds>",
+      "how long the forks' boxes are kept for a server to take up (default 86400)",
+    )
+    .action(async (id: string, opts: { n: string; checkpoint?: string; keepTtl?: string }) => {
+      const n = decimal(opts.n, "-n", { min: 1, example: 4 }) ?? 1;
+      const ttl = decimal(opts.keepTtl, "--keep-ttl", { min: 1, example: 86_400 });
+      const engine = await Engine.connect();
+      const forks = await forkFromCli(engine, await findSession(engine, id), {
+        n,
+        checkpoint: opts.checkpoint,
+        keepTtlMs: ttl === undefined ? undefined : ttl * 1000,
+      });
+      for (const fork of forks) {
+        process.stdout.write(`${fork.sessionId} ${fork.secret} (box ${fork.box})\n`);
+      }
+      process.stderr.write(
+        `forked session ${id} into ${forks.length} kept session(s): session id and secret above; a server started with \`drydock serve --keep-sessions\` on this state directory takes each up with session_resume. Not copied: running processes, background jobs, open ports, the shell's state\n`,
       );
     });
   sessions

@@ -32,6 +32,10 @@ export class SingleSessionAccess implements SessionAccess, TaskStackAccess {
     return [this.session];
   }
 
+  async fork(): Promise<Session[]> {
+    throw this.refuse("fork sessions");
+  }
+
   async destroy(_clientId: string, _sessionId: string): Promise<void> {
     throw this.refuse("destroy sessions");
   }

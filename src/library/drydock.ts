@@ -119,7 +119,16 @@ export class Drydock implements AsyncDisposable {
     } finally {
       this.creating--;
     }
-    const sandbox: Sandbox = new Sandbox(backend, () => this.closed(sandbox));
+    return this.adopt(backend);
+  }
+
+  /** A sandbox of this Drydock around a backend (a new one, or a fork's). */
+  private adopt(backend: SandboxBackend): Sandbox {
+    const sandbox: Sandbox = new Sandbox(
+      backend,
+      () => this.closed(sandbox),
+      (forked) => this.adopt(forked),
+    );
     this.open.add(sandbox);
     return sandbox;
   }

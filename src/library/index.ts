@@ -6,8 +6,11 @@ export type { FileOptions, ListOptions, RunOptions } from "./sandbox.js";
 export type {
   AppliedChanges,
   ApplyTarget,
+  CheckpointInfo,
+  CheckpointOptions,
   CommandResult,
   FileEntry,
+  RestoredCheckpoint,
   OutputStream,
   SandboxDiff,
   SandboxInfo,

@@ -1,6 +1,8 @@
 /** A sandbox in this process: a Session of a SessionManager, used directly (no MCP hop). */
 import { InvalidArgumentError } from "../util/errors.js";
+import type { CheckpointListing } from "../session/checkpoint-book.js";
 import type { Session } from "../session/session.js";
+import { forkSession } from "../session/session-fork.js";
 import type { SessionManager } from "../session/session-manager.js";
 import { ProgressLines } from "../tools/progress-lines.js";
 import { listDir, readFile } from "../tools/box-files.js";
@@ -10,7 +12,10 @@ import type {
   AppliedChanges,
   ApplyRequest,
   BackendRunOptions,
+  CheckpointInfo,
+  CheckpointOptions,
   CommandResult,
+  RestoredCheckpoint,
   FileEntry,
   SandboxBackend,
   SandboxDiff,
@@ -100,7 +105,48 @@ export class LocalBackend implements SandboxBackend {
     };
   }
 
+  async checkpoint(name: string, options: CheckpointOptions): Promise<CheckpointInfo> {
+    return checkpointInfo(await this.session.checkpoint(name, options));
+  }
+
+  async restore(name: string, signal?: AbortSignal): Promise<RestoredCheckpoint> {
+    const restored = await this.session.restore(name, signal);
+    return {
+      name: restored.name,
+      changedFiles: restored.changed_files,
+      ...(restored.cwd === undefined ? {} : { cwd: restored.cwd }),
+    };
+  }
+
+  async checkpoints(): Promise<CheckpointInfo[]> {
+    return this.session.checkpoints.list().map(checkpointInfo);
+  }
+
+  async fork(n: number, checkpoint?: string, signal?: AbortSignal): Promise<SandboxBackend[]> {
+    const sessions = await forkSession(
+      this.session,
+      { n, checkpoint, signal },
+      (options) => this.manager.create(options),
+      (session) => this.manager.destroy(session.id),
+    );
+    return sessions.map((session) => new LocalBackend(this.manager, session));
+  }
+
   async close(): Promise<void> {
     if (this.manager.has(this.session.id)) await this.manager.destroy(this.session.id);
   }
+}
+
+/** A checkpoint as the tools list it, in the library's names. */
+export function checkpointInfo(c: CheckpointListing): CheckpointInfo {
+  return {
+    name: c.name,
+    ...(c.message === undefined ? {} : { message: c.message }),
+    createdAt: c.created_at,
+    ageS: c.age_s,
+    bytes: c.bytes,
+    changedFiles: c.changed_files,
+    includeIgnored: c.include_ignored,
+    ...(c.cwd === undefined ? {} : { cwd: c.cwd }),
+  };
 }

@@ -10,7 +10,10 @@ import type {
   AppliedChanges,
   ApplyRequest,
   BackendRunOptions,
+  CheckpointInfo,
+  CheckpointOptions,
   CommandResult,
+  RestoredCheckpoint,
   FileEntry,
   SandboxBackend,
   SandboxDiff,
@@ -135,6 +138,60 @@ export class RemoteBackend implements SandboxBackend {
     };
   }
 
+  async checkpoint(name: string, options: CheckpointOptions): Promise<CheckpointInfo> {
+    const reply = await this.client.call(
+      "session_checkpoint",
+      {
+        session_id: this.info.id,
+        name,
+        ...(options.message === undefined ? {} : { message: options.message }),
+        ...(options.includeIgnored === undefined ? {} : { include_ignored: options.includeIgnored }),
+      },
+      { timeoutMs: TOOL_TIMEOUT_MS, signal: options.signal },
+    );
+    return remoteCheckpoint(reply);
+  }
+
+  async restore(name: string, signal?: AbortSignal): Promise<RestoredCheckpoint> {
+    const reply = await this.client.call(
+      "session_restore",
+      { session_id: this.info.id, name },
+      { timeoutMs: TOOL_TIMEOUT_MS, signal },
+    );
+    return {
+      name: String(reply.name),
+      changedFiles: Number(reply.changed_files),
+      ...(typeof reply.cwd === "string" ? { cwd: reply.cwd } : {}),
+    };
+  }
+
+  async checkpoints(signal?: AbortSignal): Promise<CheckpointInfo[]> {
+    const reply = await this.client.call(
+      "session_checkpoints",
+      { session_id: this.info.id },
+      { timeoutMs: TOOL_TIMEOUT_MS, signal },
+    );
+    return (reply.checkpoints as Array<Record<string, unknown>>).map(remoteCheckpoint);
+  }
+
+  async fork(n: number, checkpoint?: string, signal?: AbortSignal): Promise<SandboxBackend[]> {
+    const reply = await this.client.call(
+      "session_fork",
+      { session_id: this.info.id, n, ...(checkpoint === undefined ? {} : { checkpoint }) },
+      { timeoutMs: TOOL_TIMEOUT_MS, signal },
+    );
+    const forks = reply.forks as Array<{ session_id: string; session_secret: string; box: string }>;
+    return forks.map(
+      (f) =>
+        new RemoteBackend(this.client, {
+          ...this.info,
+          id: f.session_id,
+          box: f.box,
+          sessionSecret: f.session_secret,
+        }),
+    );
+  }
+
   async close(): Promise<void> {
     await this.client.call("session_destroy", { session_id: this.info.id }, { timeoutMs: TOOL_TIMEOUT_MS });
   }
@@ -162,4 +219,17 @@ function headerFields(out: Buffer, count: number): { fields: string[]; next: num
     at = end + 1;
   }
   return { fields, next: at };
+}
+
+function remoteCheckpoint(reply: Record<string, unknown>): CheckpointInfo {
+  return {
+    name: String(reply.name),
+    ...(typeof reply.message === "string" ? { message: reply.message } : {}),
+    createdAt: String(reply.created_at),
+    ageS: Number(reply.age_s),
+    bytes: Number(reply.bytes),
+    changedFiles: Number(reply.changed_files),
+    includeIgnored: reply.include_ignored === true,
+    ...(typeof reply.cwd === "string" ? { cwd: reply.cwd } : {}),
+  };
 }

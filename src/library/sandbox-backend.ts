@@ -85,6 +85,35 @@ export interface SandboxInfo {
   sessionSecret?: string;
 }
 
+/** A saved checkpoint of a sandbox, as `checkpoint` and `checkpoints` report it. */
+export interface CheckpointInfo {
+  name: string;
+  message?: string;
+  createdAt: string;
+  ageS: number;
+  /** Changed files (as saved), git index and refs, in bytes. */
+  bytes: number;
+  /** Paths that differ from the sandbox's start. */
+  changedFiles: number;
+  includeIgnored: boolean;
+  /** The shell's working directory when it was saved (absent: saved without the shell). */
+  cwd?: string;
+}
+
+export interface CheckpointOptions {
+  message?: string;
+  /** Also save files .gitignore ignores (default false). */
+  includeIgnored?: boolean;
+  signal?: AbortSignal;
+}
+
+/** What a restore did: paths written or removed, and where the shell is after it. */
+export interface RestoredCheckpoint {
+  name: string;
+  changedFiles: number;
+  cwd?: string;
+}
+
 export interface BackendRunOptions {
   timeoutMs?: number;
   maxOutputBytes?: number;
@@ -100,6 +129,11 @@ export interface SandboxBackend {
   list(path: string, depth: number, signal?: AbortSignal): Promise<FileEntry[]>;
   diff(signal?: AbortSignal): Promise<SandboxDiff>;
   apply(request: ApplyRequest): Promise<AppliedChanges>;
+  checkpoint(name: string, options: CheckpointOptions): Promise<CheckpointInfo>;
+  restore(name: string, signal?: AbortSignal): Promise<RestoredCheckpoint>;
+  checkpoints(signal?: AbortSignal): Promise<CheckpointInfo[]>;
+  /** `n` new sessions from this one's state now or its checkpoint; all or none. */
+  fork(n: number, checkpoint?: string, signal?: AbortSignal): Promise<SandboxBackend[]>;
   /** Removes the box. */
   close(): Promise<void>;
 }

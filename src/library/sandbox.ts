@@ -8,7 +8,10 @@ import { InvalidArgumentError, SessionNotFoundError } from "../util/errors.js";
 import type {
   AppliedChanges,
   ApplyTarget,
+  CheckpointInfo,
+  CheckpointOptions,
   CommandResult,
+  RestoredCheckpoint,
   FileEntry,
   OutputStream,
   SandboxBackend,
@@ -83,6 +86,8 @@ export class Sandbox implements AsyncDisposable {
   constructor(
     private readonly backend: SandboxBackend,
     private readonly onClosed: () => void = () => undefined,
+    /** Makes a Sandbox of a fork's backend, owned (and closed) like this one. */
+    private readonly adopt: (backend: SandboxBackend) => Sandbox = (backend) => new Sandbox(backend),
   ) {}
 
   /** The session id; the box carries it as its `drydock.session` label. */
@@ -127,6 +132,37 @@ export class Sandbox implements AsyncDisposable {
       throw new InvalidArgumentError("branch", "must be a branch name such as drydock/fix-typo");
     }
     return backend.apply({ mode: "branch", branch: target.branch, replaceBranch: target.replaceBranch });
+  }
+
+  /**
+   * Saves the sandbox's state as checkpoint `name` (replacing one of that name): changed files
+   * (ignored ones only with includeIgnored), git's index, refs and HEAD, the shell's working
+   * directory and exported variables.
+   */
+  async checkpoint(name: string, options: CheckpointOptions = {}): Promise<CheckpointInfo> {
+    if (typeof name !== "string") throw new InvalidArgumentError("name", "must be a checkpoint name");
+    return abortable(options.signal, this.open().checkpoint(name, options));
+  }
+
+  /** Returns the sandbox exactly to checkpoint `name`: files, git's state, the shell's cwd and exports. */
+  async restore(name: string, options: FileOptions = {}): Promise<RestoredCheckpoint> {
+    if (typeof name !== "string") throw new InvalidArgumentError("name", "must be a checkpoint name");
+    return abortable(options.signal, this.open().restore(name, options.signal));
+  }
+
+  /** The sandbox's checkpoints, oldest first. */
+  async checkpoints(options: FileOptions = {}): Promise<CheckpointInfo[]> {
+    return abortable(options.signal, this.open().checkpoints(options.signal));
+  }
+
+  /**
+   * `n` new sandboxes (default 1), each in a box of its own, starting from this one's state now or
+   * from its checkpoint `checkpoint`; running processes are not copied. All or none.
+   */
+  async fork(n = 1, options: { checkpoint?: string; signal?: AbortSignal } = {}): Promise<Sandbox[]> {
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("n", "must be a whole number from 1");
+    const backends = await abortable(options.signal, this.open().fork(n, options.checkpoint, options.signal));
+    return backends.map((backend) => this.adopt(backend));
   }
 
   /** Removes the box and everything in it; changes not applied are lost. Closing twice is fine. */

@@ -19,6 +19,7 @@ import type { StoredTaskStack, TaskStackAccess, TaskStackOpener } from "../tasks
 import type { SessionAccess } from "../tools/session-access.js";
 import { InvalidArgumentError, LimitExceededError, SessionNotFoundError } from "../util/errors.js";
 import { reportProgress } from "../util/progress-scope.js";
+import { forkSession, checkForkCount } from "../session/session-fork.js";
 import { admissionFigure, refusal, type AdmissionFigure, type AdmissionInput } from "./admission-figure.js";
 import type { MemoryAdmission } from "./memory-admission.js";
 import { assertWithinGrants, servedRepoRoot } from "./session-request-policy.js";
@@ -68,9 +69,10 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     this.starting++;
     let session: Session;
     try {
-      const image = defaults.imageFor
-        ? await defaults.imageFor(repo, options.ref, reportProgress)
-        : defaults.image;
+      // A fork names its source's image: no environment is looked up or built for it.
+      const image =
+        options.image ??
+        (defaults.imageFor ? await defaults.imageFor(repo, options.ref, reportProgress) : defaults.image);
       session = await this.manager.create(
         {
           ...defaults.options,
@@ -86,6 +88,35 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     }
     this.owners.set(session.id, clientId);
     return session;
+  }
+
+  /**
+   * `n` new sessions of this client from its session `sessionId` (or its default), each from the
+   * source's state now or its checkpoint `checkpoint`; refused whole, before any box starts, when
+   * fewer than n fit. `secretHashes[i]` is recorded for fork i (see create).
+   */
+  async fork(
+    clientId: string,
+    sessionId: string | undefined,
+    options: { n: number; checkpoint?: string; signal?: AbortSignal },
+    secretHashes: string[] = [],
+  ): Promise<Session[]> {
+    const n = checkForkCount(options.n);
+    const source = await this.resolve(clientId, sessionId);
+    const memoryMB = source.box.limits.memoryMB;
+    const boxes = this.serverDefaults.admission ? await this.serverDefaults.admission.boxes() : undefined;
+    const figure = admissionFigure(this.admissionInput(boxes, memoryMB));
+    if (figure.fit < n) {
+      throw new LimitExceededError(
+        `n: ${n} forks asked for, but ${figure.fit === 0 ? "no more sessions fit" : `only ${figure.fit} more session${figure.fit === 1 ? "" : "s"} fit`} now; nothing was forked. ${figure.why}. Ask for fewer, or remove sessions you no longer need with session_destroy`,
+      );
+    }
+    return forkSession(
+      source,
+      options,
+      (forkOptions, i) => this.create(clientId, forkOptions, secretHashes[i]),
+      (session) => this.destroy(clientId, session.id),
+    );
   }
 
   /** How many more sessions fit now and why (for sessions of the server's default memory limit). */

@@ -67,6 +67,11 @@ export class ToolCallAudit {
           resume: async (clientId, sessionId, secret) =>
             note(await sessions.resume(clientId, sessionId, secret)),
           list: (clientId) => sessions.list(clientId),
+          fork: async (clientId, sessionId, options, secretHashes) => {
+            const forks = await sessions.fork(clientId, sessionId, options, secretHashes);
+            forks.forEach(note);
+            return forks;
+          },
           destroy: async (clientId, sessionId) => {
             await sessions.destroy(clientId, sessionId);
             this.touched.add(sessionId);

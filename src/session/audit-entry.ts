@@ -258,7 +258,13 @@ export function parseAuditLine(line: string): AuditEntry | undefined {
 /** Something drydock did to a session: started it, removed it, kept it at shutdown, adopted it after a restart. */
 export function drydockEntry(
   session: string,
-  tool: "session_start" | "session_end" | "session_kept" | "session_adopted",
+  tool:
+    | "session_start"
+    | "session_end"
+    | "session_kept"
+    | "session_adopted"
+    | "session_checkpoint"
+    | "session_restore",
   args: Record<string, unknown> = {},
   now = new Date(),
 ): AuditEntry {

@@ -31,6 +31,7 @@ import {
 } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { pruneOrphans } from "./orphans.js";
+import { removeCheckpointBook } from "./checkpoint-book.js";
 import { drydockEntry } from "./audit-entry.js";
 import { appendAuditEntry } from "./audit-log.js";
 import { saveFinalDiff } from "./final-diff.js";
@@ -123,6 +124,7 @@ export class SessionManager {
           image: session.box.image,
           base_commit: session.baseCommit,
           warm: session.warm,
+          ...(options.fork && { forked_from: options.fork.parent }),
         }),
       );
       await writeSessionRecord(session.id, sessionRecordOf(session, session.keptUntil, secretSha256)).catch(
@@ -260,6 +262,7 @@ export class SessionManager {
     const kept = await keepFinalDiff(session);
     await session.destroy();
     await removeSessionRecord(session.id);
+    removeCheckpointBook(session.id);
     appendAuditEntry(drydockEntry(session.id, "session_end", { box: session.box.shortId, ...kept }));
   }
 

@@ -28,6 +28,25 @@ import { DEFAULT_WATCHDOG_GRACE_MS } from "./shell-watchdog.js";
 import { newSessionId } from "./session-id.js";
 import { disposeWarmBox, type WarmBox } from "./warm-pool.js";
 import { endDeadShells } from "./dead-shells.js";
+import {
+  CheckpointBook,
+  DEFAULT_CHECKPOINT_MAX_BYTES,
+  DEFAULT_MAX_CHECKPOINTS,
+  checkpointBookPath,
+  newCheckpointSlot,
+  type CheckpointEntry,
+  type CheckpointListing,
+} from "./checkpoint-book.js";
+import { captureShellState, restoreShellState, type ShellState } from "./shell-state.js";
+import {
+  dropCheckpoint,
+  exportCheckpoint,
+  importCheckpoint,
+  refTips,
+  restoreCheckpoint,
+  saveCheckpoint,
+  type CheckpointExport,
+} from "../workspace/box-checkpoint.js";
 
 export { newSessionId } from "./session-id.js";
 
@@ -70,6 +89,38 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
    * before the call answers anyway and the shell is replaced (default 5,000 ms).
    */
   watchdogGraceMs?: number;
+  /** Checkpoints the session may hold at once (default 20). */
+  maxCheckpoints?: number;
+  /** Bytes one checkpoint may hold: changed files, git index and refs (default 256 MiB). */
+  checkpointMaxBytes?: number;
+  /** Set for a fork: the state the new session starts from (session-fork.ts). */
+  fork?: ForkSeed;
+}
+
+/** What a fork's new session is given of its source. */
+export interface ForkSeed {
+  /** The source session's id, noted in the fork's audit log. */
+  parent: string;
+  /** The source's base: the fork's diff is taken against the same commit. */
+  baseCommit: string;
+  hostBaseCommit: string;
+  dirty: boolean;
+  /** The checkpoint's objects, for a box that already has the commits `have` names. */
+  exportFor(have: string[]): Promise<CheckpointExport>;
+  /** Absent: the fork's shell starts fresh in /workspace. */
+  shell?: ShellState;
+  /** The checkpoint's name, when the fork was made from one: the fork holds it under that name. */
+  name?: string;
+  message?: string;
+}
+
+/** What a checkpoint restore did. */
+export interface RestoreResult {
+  name: string;
+  /** Paths of the workspace written or removed. */
+  changed_files: number;
+  /** The shell's working directory after it; absent when the checkpoint has no shell state. */
+  cwd?: string;
 }
 
 export interface SessionInfo {
@@ -115,13 +166,24 @@ export class Session {
     /** Starts a new shell like the first; the watchdog's grace. */
     shellSetup: SessionShellSetup,
     createdAt = new Date(),
+    /** What a fork of this session is made with: its repository, image, limits and egress. */
+    readonly forkOptions?: SessionOptions,
   ) {
     this.createdAt = createdAt;
     this.shells = new SessionShell(shell, shellSetup, id);
+    this.checkpoints = new CheckpointBook(
+      {
+        maxCheckpoints: forkOptions?.maxCheckpoints ?? DEFAULT_MAX_CHECKPOINTS,
+        maxBytes: forkOptions?.checkpointMaxBytes ?? DEFAULT_CHECKPOINT_MAX_BYTES,
+      },
+      checkpointBookPath(id),
+    );
   }
 
   /** The most a single command may ask to keep of each stream (bash's max_output_bytes). */
   outputLimitBytes = DEFAULT_MAX_OUTPUT_BYTES_LIMIT;
+  /** The session's checkpoints, as the host knows them (their data is in the box). */
+  readonly checkpoints: CheckpointBook;
 
   /** The session's current shell (a new one after a shell stopped answering). */
   get shell(): PtyShell {
@@ -267,15 +329,19 @@ export class Session {
   ): Promise<Session> {
     // The box's snapshot commit exists only in the box; record the same tree on the host (no
     // ref, working tree untouched) so a branch can sit on exactly what the box started from.
-    const hostBase =
-      copied.dirty && !options.ref ? await snapshotCommit(copied.repo.root) : copied.baseCommit;
+    const fork = options.fork;
+    const hostBase = fork
+      ? fork.hostBaseCommit
+      : copied.dirty && !options.ref
+        ? await snapshotCommit(copied.repo.root)
+        : copied.baseCommit;
     const session = new Session(
       id,
       box,
       shell,
       copied.repo,
-      copied.baseCommit,
-      copied.dirty,
+      fork ? fork.baseCommit : copied.baseCommit,
+      fork ? fork.dirty : copied.dirty,
       hostBase,
       options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
       options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
@@ -286,8 +352,11 @@ export class Session {
         interruptGraceMs: options.interruptGraceMs ?? DEFAULT_INTERRUPT_GRACE_MS,
         graceMs: options.watchdogGraceMs ?? DEFAULT_WATCHDOG_GRACE_MS,
       },
+      new Date(),
+      { ...options, fork: undefined },
     );
     session.outputLimitBytes = outputLimit(options, session.maxOutputBytes);
+    if (fork) await session.takeFork(fork);
     if (options.egress?.length) {
       const proxy = await startSessionEgress({
         sessionId: id,
@@ -390,6 +459,155 @@ export class Session {
     const next = this.diffQueue.then(run, run);
     this.diffQueue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Saves the workspace as checkpoint `name` (replacing one of that name): every file changed,
+   * added or deleted since the base (ignored files only with includeIgnored), git's index, refs
+   * and HEAD, and the shell's working directory and exported variables.
+   */
+  async checkpoint(
+    name: string,
+    options: { message?: string; includeIgnored?: boolean; signal?: AbortSignal } = {},
+  ): Promise<CheckpointListing> {
+    this.checkpoints.admit(name);
+    const entry = await this.saveState(name, options);
+    // Two saves of new names at once: the count is checked again before either is kept.
+    let replaced: CheckpointEntry | undefined;
+    try {
+      replaced = this.checkpoints.admit(name);
+    } catch (error) {
+      await dropCheckpoint(this.box, entry.slot).catch(() => undefined);
+      throw error;
+    }
+    this.checkpoints.set(entry);
+    // The one replaced goes after the reply: nothing waits for it.
+    if (replaced)
+      void this.oneDiffAtATime(() => dropCheckpoint(this.box, replaced.slot)).catch(() => undefined);
+    return this.checkpoints.list().find((c) => c.name === name)!;
+  }
+
+  private async saveState(
+    name: string,
+    options: { message?: string; includeIgnored?: boolean; signal?: AbortSignal },
+  ): Promise<CheckpointEntry> {
+    const includeIgnored = options.includeIgnored ?? false;
+    // The shell answers once any command it runs has ended: files are read after that.
+    const shell = await captureShellState((command) =>
+      this.bash(command, { timeoutMs: 30_000, signal: options.signal }),
+    );
+    const slot = newCheckpointSlot();
+    const saved = await this.oneDiffAtATime(() =>
+      saveCheckpoint(this.box, slot, {
+        name,
+        includeIgnored,
+        maxBytes: this.checkpoints.limits.maxBytes,
+        signal: options.signal,
+      }),
+    );
+    return {
+      name,
+      ...(options.message === undefined ? {} : { message: options.message }),
+      slot,
+      commit: saved.commit,
+      bytes: saved.bytes,
+      files: saved.files,
+      includeIgnored,
+      createdAt: new Date(),
+      shell,
+    };
+  }
+
+  /** Returns the workspace, git's state and the shell to checkpoint `name`. */
+  async restore(name: string, signal?: AbortSignal): Promise<RestoreResult> {
+    const entry = this.checkpoints.get(name);
+    const { files } = await this.oneDiffAtATime(() =>
+      restoreCheckpoint(this.box, entry.slot, {
+        name,
+        commit: entry.commit,
+        includeIgnored: entry.includeIgnored,
+        signal,
+      }),
+    );
+    const shell = entry.shell;
+    if (shell === undefined) return { name, changed_files: files };
+    const cwd = await restoreShellState(
+      (command) => this.bash(command, { timeoutMs: 30_000, signal }),
+      shell,
+    );
+    return { name, changed_files: files, cwd };
+  }
+
+  /**
+   * What a fork of this session starts from: checkpoint `name`, or the state now (saved for the
+   * fork and dropped by `done`). `exportFor` takes it out of the box once per set of commits the
+   * new box has.
+   */
+  async forkSeed(
+    name?: string,
+    signal?: AbortSignal,
+  ): Promise<{ seed: ForkSeed; done: () => Promise<void> }> {
+    const entry =
+      name === undefined
+        ? await this.saveState("fork", { signal })
+        : this.checkpoints.get(name, "checkpoint");
+    const exports = new Map<string, Promise<CheckpointExport>>();
+    const seed: ForkSeed = {
+      parent: this.id,
+      baseCommit: this.baseCommit,
+      hostBaseCommit: this.hostBaseCommit,
+      dirty: this.dirty,
+      ...(entry.shell === undefined ? {} : { shell: entry.shell }),
+      ...(name === undefined ? {} : { name, message: entry.message }),
+      exportFor: (have) => {
+        const key = [...have].sort().join(",");
+        let exported = exports.get(key);
+        if (!exported) {
+          exported = this.oneDiffAtATime(() =>
+            exportCheckpoint(this.box, entry.slot, {
+              name: entry.name,
+              commit: entry.commit,
+              baseCommit: this.baseCommit,
+              includeIgnored: entry.includeIgnored,
+              have,
+              maxBytes: this.checkpoints.limits.maxBytes,
+              signal,
+            }),
+          );
+          exports.set(key, exported);
+          exported.catch(() => exports.delete(key));
+        }
+        return exported;
+      },
+    };
+    const done = async () => {
+      if (name === undefined) await dropCheckpoint(this.box, entry.slot).catch(() => undefined);
+    };
+    return { seed, done };
+  }
+
+  /** Brings a fork's state into this new session: files, git's state, the shell. */
+  private async takeFork(seed: ForkSeed): Promise<void> {
+    const have = await refTips(this.box);
+    const exported = await seed.exportFor(have);
+    const slot = newCheckpointSlot();
+    const name = seed.name ?? "fork";
+    await this.oneDiffAtATime(() => importCheckpoint(this.box, slot, exported, { name }));
+    const shell = seed.shell;
+    if (shell) await restoreShellState((command) => this.bash(command, { timeoutMs: 30_000 }), shell);
+    if (seed.name !== undefined) {
+      this.checkpoints.set({
+        name: seed.name,
+        ...(seed.message === undefined ? {} : { message: seed.message }),
+        slot,
+        commit: exported.commit,
+        bytes: exported.pack.length,
+        files: 0,
+        includeIgnored: exported.includeIgnored,
+        createdAt: new Date(),
+        ...(seed.shell === undefined ? {} : { shell: seed.shell }),
+      });
+    }
   }
 
   markDone(summary?: string): void {

@@ -1,5 +1,6 @@
 /** Every tool drydock serves, in the order clients list them. */
 import { shellTools } from "./bash-tool.js";
+import { checkpointTools } from "./checkpoint-tools.js";
 import { sessionTools } from "./session-tools.js";
 import { taskStackTools } from "./task-stack-tools.js";
 import type { AnyToolDefinition, ToolDefinition } from "./tool.js";
@@ -20,5 +21,12 @@ function withHints(tool: AnyToolDefinition): AnyToolDefinition {
 const hintedShellTools = shellTools.map(withHints);
 
 export function allTools(extra: AnyToolDefinition[] = []): AnyToolDefinition[] {
-  return [...sessionTools, ...hintedShellTools, ...workspaceTools, ...extra, ...taskStackTools];
+  return [
+    ...sessionTools,
+    ...checkpointTools,
+    ...hintedShellTools,
+    ...workspaceTools,
+    ...extra,
+    ...taskStackTools,
+  ];
 }

@@ -18,6 +18,16 @@ export interface SessionAccess {
    */
   resume(clientId: string, sessionId: string, secret: string): Promise<Session>;
   list(clientId: string): Session[];
+  /**
+   * `n` new sessions of this client starting from its session's state now (or its checkpoint
+   * `checkpoint`), counted against admission; all or none.
+   */
+  fork(
+    clientId: string,
+    sessionId: string | undefined,
+    options: { n: number; checkpoint?: string; signal?: AbortSignal },
+    secretHashes?: string[],
+  ): Promise<Session[]>;
   destroy(clientId: string, sessionId: string): Promise<void>;
 }
 

@@ -5,6 +5,7 @@
  */
 import { aiderTools } from "./aider/aider-tools.js";
 import { shellTools } from "./bash-tool.js";
+import { checkpointTools } from "./checkpoint-tools.js";
 import { sessionTools } from "./session-tools.js";
 import { taskStackTools } from "./task-stack-tools.js";
 import type { AnyToolDefinition } from "./tool.js";
@@ -29,7 +30,9 @@ export const TOOL_SETS: Readonly<Record<string, readonly string[]>> = {
   ],
   // Resuming a kept session is for servers started with --keep-sessions: not part of the minimum.
   minimal: [...names(sessionTools).filter((n) => n !== "session_resume"), "bash", "file_editor", "git_diff"],
-  sessions: names(sessionTools),
+  // Checkpoints and forks are for agents that explore: a --tools away, not in every context.
+  sessions: [...names(sessionTools), ...names(checkpointTools)],
+  checkpoints: names(checkpointTools),
   shell: names(shellTools),
   edit: ["file_editor", "str_replace_based_edit_tool", "json_editor", "code_search", "git_diff"],
   thinking: ["sequential_thinking"],

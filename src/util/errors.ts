@@ -213,3 +213,17 @@ export class EnvironmentFileError extends DrydockError {
     super("unsafe_environment_file", `${file}: ${problem}; ${fix}`);
   }
 }
+
+/**
+ * A checkpoint that cannot be restored or forked as it was saved: its data in the box was changed
+ * or removed (the box is the agent's), so nothing was restored.
+ */
+export class CheckpointDamagedError extends DrydockError {
+  override name = "CheckpointDamagedError";
+  constructor(name: string, detail: string) {
+    super(
+      "checkpoint_damaged",
+      `checkpoint ${JSON.stringify(name)} cannot be restored: ${detail}. Nothing was changed; take a new checkpoint with session_checkpoint, or restore another (session_checkpoints lists them)`,
+    );
+  }
+}

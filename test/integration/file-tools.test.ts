@@ -18,6 +18,7 @@ function contextFor(session: Session): ToolContext {
     create: async () => session,
     resume: async () => session,
     list: () => [session],
+    fork: async () => [],
     destroy: async () => undefined,
   };
   return {

@@ -209,6 +209,40 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
     expect(Date.now() - started).toBeLessThan(20_000);
   });
 
+  it("checkpoints, restores and forks a sandbox; forks close with the Drydock or on their own", async () => {
+    await using box: Sandbox = await drydock.create({ repo: repo.path });
+    await box.commands.run("echo saved > src/app.py && cd src && export LIB_AT=saved");
+    const saved = await box.checkpoint("saved", { message: "the first try" });
+    expect(saved).toMatchObject({
+      name: "saved",
+      message: "the first try",
+      changedFiles: 1,
+      cwd: "/workspace/src",
+    });
+    await box.commands.run("cd / && echo later > /workspace/src/app.py && export LIB_AT=later");
+    expect(await box.restore("saved")).toMatchObject({
+      name: "saved",
+      changedFiles: 1,
+      cwd: "/workspace/src",
+    });
+    expect((await box.commands.run("cat app.py; echo $LIB_AT")).stdout).toBe("saved\nsaved\n");
+    expect((await box.checkpoints()).map((c) => c.name)).toEqual(["saved"]);
+
+    const [one, two] = await box.fork(2);
+    expect(one!.id).not.toBe(box.id);
+    expect((await one!.commands.run("cat app.py; echo $LIB_AT; pwd")).stdout).toBe(
+      "saved\nsaved\n/workspace/src\n",
+    );
+    await two!.files.write("src/app.py", "two\n");
+    expect((await one!.diff()).diff).toBe((await box.diff()).diff);
+    expect((await two!.diff()).diff).toContain("+two");
+    expect(await boxesOf(two!.id)).toBe(1);
+    await two!.close();
+    expect(await boxesOf(two!.id)).toBe(0);
+    await one!.close();
+    await expect(box.restore("no such")).rejects.toThrow(/^name: "no such" is not a checkpoint name/);
+  });
+
   it("removes the box when an await using block ends", async () => {
     let id: string;
     {

@@ -44,6 +44,21 @@ function fakeBackend(lines: Array<[string, "stdout" | "stderr" | "output"]> = []
       calls.push(`apply ${JSON.stringify(target)}`),
       { mode: target.mode, files: [], stat: { filesChanged: 0, insertions: 0, deletions: 0 } }
     ),
+    checkpoint: async (name) => {
+      calls.push(`checkpoint ${name}`);
+      return {
+        name,
+        createdAt: "",
+        ageS: 0,
+        bytes: 0,
+        changedFiles: 0,
+        includeIgnored: false,
+        cwd: "/workspace",
+      };
+    },
+    restore: async (name) => (calls.push(`restore ${name}`), { name, changedFiles: 0, cwd: "/workspace" }),
+    checkpoints: async () => [],
+    fork: async (n) => (calls.push(`fork ${n}`), []),
     close: async () => void calls.push("close"),
   };
   return { backend, calls };

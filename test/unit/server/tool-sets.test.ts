@@ -118,7 +118,7 @@ describe("tool sets (serve --tools)", () => {
 
   it("refuses an unknown name, listing the sets", () => {
     expect(() => toolSetsFlag("minimal,shel", everyTool)).toThrow(
-      /^--tools: "shel" is neither a tool set nor a tool of this server; sets are core, minimal, sessions, shell, edit, thinking, aider, tasks, all/,
+      /^--tools: "shel" is neither a tool set nor a tool of this server; sets are core, minimal, sessions, checkpoints, shell, edit, thinking, aider, tasks, all/,
     );
     expect(() => toolSetsFlag(" , ", everyTool)).toThrow(/^--tools: names no tool set/);
     expect(toolSetsFlag(" minimal , tasks ", everyTool)).toEqual(["minimal", "tasks"]);

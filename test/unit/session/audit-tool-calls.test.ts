@@ -26,6 +26,7 @@ const sessions: SessionAccess = {
   create: async () => ({ id: MINE }) as Session,
   resume: async (clientId, sessionId) => sessions.resolve(clientId, sessionId),
   list: () => [{ id: MINE } as Session],
+  fork: async () => [],
   destroy: async () => undefined,
 };
 

@@ -1,0 +1,149 @@
+// Checkpoint, restore and fork of a live session, at 10 and 10,000 files with 20 of them changed,
+// each beside what Docker alone offers for the same: `docker commit` of a box holding the same
+// tree (its files in the container's own layer, which commit can see), and `docker run` of the
+// image that commit made (a restore or a fork by Docker is a new container from it). drydock and
+// its baseline run in one interleaved loop (the order swapped every round), so load on the machine
+// falls on both alike; each row gives the median, p10-p90 and a sign test on the rounds.
+//
+//   npm run build && node bench/checkpoint.mjs        (BENCH_RUNS=N rounds, default 12)
+//
+// Writes bench/results/checkpoint-<time>.json (git ignores it), or BENCH_RESULTS_DIR.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join, resolve } from "node:path";
+import { makeRepo, removeDir } from "./lib/repos.mjs";
+import { compare, interleaved, timed } from "./lib/stats.mjs";
+
+const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
+process.env.DRYDOCK_STATE_DIR = join(tmp, "state");
+
+const { Engine } = await import("../dist/engine/engine.js");
+const { defaultSandboxImage } = await import("../dist/sandbox/sandbox-image.js");
+const { setLogLevel } = await import("../dist/util/log.js");
+const { SessionManager } = await import("../dist/session/session-manager.js");
+const { forkSession } = await import("../dist/session/session-fork.js");
+
+setLogLevel("warning");
+const runs = Number(process.env.BENCH_RUNS ?? 12);
+const say = (text) => process.stderr.write(`[bench] ${text}\n`);
+const engine = await Engine.connect();
+const image = process.env.DRYDOCK_IMAGE ?? (await defaultSandboxImage(engine));
+const docker = (...args) => execFileSync("docker", args, { encoding: "utf8", maxBuffer: 1 << 26 }).trim();
+
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) },
+  image,
+  runs,
+  rows: [],
+};
+const f = (s) => `${s.median.toFixed(1)} (p10-p90 ${s.p10.toFixed(1)}-${s.p90.toFixed(1)})`;
+function row(name, drydock, baselineName, baseline, target) {
+  const versus = baseline ? compare(drydock, baseline) : undefined;
+  const met = target === undefined ? undefined : drydock.median <= target;
+  results.rows.push({ name, drydock, baselineName, baseline, versus, targetMs: target, met });
+  say(
+    `${name} | ${f(drydock)}${baseline ? ` | ${baselineName} ${f(baseline)} | ${versus.verdict} (p ${versus.p.toFixed(3)}, ${versus.test})` : ""}` +
+      (target === undefined ? "" : ` | target ${target} ms ${met ? "met" : `missed by ${(drydock.median - target).toFixed(1)} ms`}`),
+  );
+}
+
+// The 20 changes: 18 files edited, one added, one removed; the working directory moved.
+const CHANGE =
+  "cd /workspace && for i in $(seq 0 17); do echo change >> pkg$((i % 10))/mod$i.js; done; echo new > added.js; rm pkg9/mod19.js; cd pkg1";
+const MESS =
+  "cd /workspace && for i in $(seq 0 17); do echo mess >> pkg$((i % 10))/mod$i.js; done; rm -f added.js; echo back > pkg9/mod19.js; echo junk > junk.js; cd /tmp";
+
+for (const files of [10, 10_000]) {
+  const label = `${files.toLocaleString("en-US")} files`;
+  const repo = makeRepo(tmp, files);
+  const manager = await SessionManager.start(engine, { pool: { size: 2, profile: { image } } });
+  // A box holding the same tree in its own layer, for docker commit.
+  const plain = docker("run", "-d", "--network", "none", "--user", "0", image, "sleep", "infinity");
+  try {
+    const source = await manager.create({ repo, image });
+    const changed = await source.bash(CHANGE);
+    if (changed.exitCode !== 0) throw new Error(changed.output);
+    docker("exec", plain, "mkdir", "-p", "/work");
+    docker("cp", `${repo}/.`, `${plain}:/work/`);
+    docker("exec", plain, "bash", "-c", CHANGE.replaceAll("/workspace", "/work"));
+
+    const images = [];
+    say(`${label}: checkpoint`);
+    const save = await interleaved(runs, {
+      drydock: { run: () => source.checkpoint("bench") },
+      docker: {
+        run: () => docker("commit", plain),
+        after: (id) => void spawnSync("docker", ["rmi", "-f", id]),
+      },
+    });
+    row(`checkpoint (${label}, 20 changed)`, save.drydock, "docker commit", save.docker, files === 10_000 ? 50 : undefined);
+
+    const committed = docker("commit", plain);
+    images.push(committed);
+    say(`${label}: restore`);
+    const back = await interleaved(runs, {
+      drydock: {
+        before: async () => {
+          const r = await source.bash(MESS);
+          if (r.exitCode !== 0) throw new Error(r.output);
+        },
+        run: () => source.restore("bench"),
+      },
+      docker: {
+        run: () => docker("run", "-d", "--network", "none", committed, "sleep", "infinity"),
+        after: (id) => void spawnSync("docker", ["rm", "-f", id]),
+      },
+    });
+    row(`restore (${label}, 20 changed)`, back.drydock, "docker run of the committed image", back.docker, files === 10_000 ? 100 : undefined);
+
+    say(`${label}: fork`);
+    const start = (options) => manager.create(options);
+    const remove = (s) => manager.destroy(s.id);
+    let cold = 0;
+    const fork = await interleaved(runs, {
+      drydock: {
+        before: () => manager.pool.full(),
+        run: () => forkSession(source, { n: 1, checkpoint: "bench" }, start, remove),
+        after: async ([s]) => {
+          if (!s.warm) cold++;
+          await remove(s);
+          await manager.pool.full();
+        },
+      },
+      docker: {
+        run: () => docker("run", "-d", "--network", "none", committed, "sleep", "infinity"),
+        after: (id) => void spawnSync("docker", ["rm", "-f", id]),
+      },
+    });
+    row(`fork, one copy, warm pool (${label})`, fork.drydock, "docker run of the committed image", fork.docker, files === 10_000 ? 150 : undefined);
+    if (cold) say(`${cold} fork(s) did not get a warm box`);
+
+    // Four at once (two from the pool, two cold), per copy.
+    const four = await timed(
+      Math.max(3, Math.ceil(runs / 4)),
+      () => forkSession(source, { n: 4, checkpoint: "bench" }, start, remove),
+      {
+        before: () => manager.pool.full(),
+        after: async (made) => {
+          await Promise.all(made.map(remove));
+        },
+      },
+    );
+    const perCopy = { ...four, median: four.median / 4, p10: four.p10 / 4, p90: four.p90 / 4, p95: four.p95 / 4, samples: four.samples.map((s) => s / 4) };
+    row(`fork, 4 at once, per copy (${label})`, perCopy);
+    for (const id of images) spawnSync("docker", ["rmi", "-f", id]);
+  } finally {
+    spawnSync("docker", ["rm", "-f", plain]);
+    await manager.closeAll();
+    removeDir(repo);
+  }
+}
+
+const dir = resolve(process.env.BENCH_RESULTS_DIR ?? new URL("./results/", import.meta.url).pathname);
+mkdirSync(dir, { recursive: true });
+const out = join(dir, `checkpoint-${results.date.replace(/[:.]/g, "-")}.json`);
+writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
+say(`wrote ${out}`);
+removeDir(tmp);

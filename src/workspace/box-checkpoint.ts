@@ -1,0 +1,182 @@
+/**
+ * A workspace's checkpoints, kept in its box as git objects (checkpoint-script.ts): save, restore,
+ * drop, and the export and import a fork moves them with. The host keeps only each checkpoint's
+ * commit id; what it reads back from the box is a short line it checks, or a pack it passes on to
+ * another box unopened. No path in the box is ever followed on the host.
+ */
+import type { Box } from "../sandbox/box.js";
+import { boxSh } from "../sandbox/box-channel.js";
+import { CheckpointDamagedError, CommandExitError, LimitExceededError } from "../util/errors.js";
+import { CHECKPOINT_SCRIPT } from "./checkpoint-script.js";
+
+/** Where a checkpoint lives in its box: a host-made name, never the one a client gave. */
+export type CheckpointSlot = string;
+
+export interface SavedCheckpoint {
+  /** The checkpoint commit in the box. */
+  commit: string;
+  /** Bytes of the changed files (as they are now), the git index and the refs. */
+  bytes: number;
+  /** Paths that differ from the session's base. */
+  files: number;
+}
+
+/** A checkpoint taken out of its box for a fork: the base commit's bytes and a pack of new objects. */
+export interface CheckpointExport {
+  commit: string;
+  baseCommit: string;
+  /** The base commit object, base64 (a fork's box has its tree, maybe not this commit). */
+  baseRaw: string;
+  pack: Buffer;
+  includeIgnored: boolean;
+}
+
+const SHA = /^[0-9a-f]{40}$/;
+const TIMEOUT_MS = 120_000;
+
+function run(
+  box: Box,
+  args: string[],
+  what: string,
+  options: { stdin?: Buffer; maxOutputBytes?: number; signal?: AbortSignal } = {},
+) {
+  return boxSh(box, CHECKPOINT_SCRIPT, args, {
+    timeoutMs: TIMEOUT_MS,
+    maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
+    stdin: options.stdin,
+    signal: options.signal,
+  }).then((result) => {
+    if (result.exitCode === 4) throw new CheckpointDamagedError(what, result.stderr.toString("utf8").trim());
+    if (result.exitCode !== 0) {
+      throw new CommandExitError(result.exitCode, result.stderr.toString("utf8"), `checkpoint ${what}`);
+    }
+    return result;
+  });
+}
+
+/**
+ * Saves the workspace (files, git index, refs, HEAD) as checkpoint `slot`; refuses, saving
+ * nothing, when it holds more than `maxBytes` (see SavedCheckpoint.bytes).
+ */
+export async function saveCheckpoint(
+  box: Box,
+  slot: CheckpointSlot,
+  options: { name: string; includeIgnored: boolean; maxBytes: number; signal?: AbortSignal },
+): Promise<SavedCheckpoint> {
+  const result = await run(
+    box,
+    ["save", slot, options.includeIgnored ? "1" : "0", String(options.maxBytes)],
+    options.name,
+    { signal: options.signal },
+  );
+  const line = result.stdout.toString("utf8").trim();
+  const over = /^over (\d+) (\d+)$/.exec(line);
+  if (over) {
+    throw new LimitExceededError(
+      `checkpoint ${JSON.stringify(options.name)} would hold ${Number(over[1]).toLocaleString("en-US")} bytes (${over[2]} changed files), over the limit of ${options.maxBytes.toLocaleString("en-US")} bytes per checkpoint; nothing was saved. Remove large generated files from the workspace (or add them to .gitignore), or ask the operator for a larger --checkpoint-max-mb`,
+    );
+  }
+  const saved = /^saved ([0-9a-f]{40}) (\d+) (\d+)$/.exec(line);
+  if (!saved) throw new CommandExitError(0, line.slice(0, 200), `checkpoint ${options.name}: saving`);
+  return { commit: saved[1]!, bytes: Number(saved[2]), files: Number(saved[3]) };
+}
+
+/** Puts the workspace back to checkpoint `slot`, which must still be `commit`; returns paths changed. */
+export async function restoreCheckpoint(
+  box: Box,
+  slot: CheckpointSlot,
+  options: { name: string; commit: string; includeIgnored: boolean; signal?: AbortSignal },
+): Promise<{ files: number }> {
+  const result = await run(
+    box,
+    ["restore", slot, options.commit, options.includeIgnored ? "1" : "0"],
+    options.name,
+    { signal: options.signal },
+  );
+  return { files: parseRestored(result.stdout, options.name) };
+}
+
+function parseRestored(stdout: Buffer, name: string): number {
+  const line = stdout.toString("utf8").trim().split("\n").pop() ?? "";
+  const restored = /^restored (\d+)$/.exec(line);
+  if (!restored) throw new CommandExitError(0, line.slice(0, 200), `checkpoint ${name}: restoring`);
+  return Number(restored[1]);
+}
+
+/** Removes checkpoint `slot` from the box (its objects go at git's next prune). */
+export async function dropCheckpoint(box: Box, slot: CheckpointSlot): Promise<void> {
+  await run(box, ["drop", slot], "drop");
+}
+
+/** The commits every ref of the box names: what a new box already has, so a fork need not send. */
+export async function refTips(box: Box, signal?: AbortSignal): Promise<string[]> {
+  const result = await run(box, ["tips", "0"], "tips", { maxOutputBytes: 8 * 1024 * 1024, signal });
+  return result.stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => SHA.test(line));
+}
+
+/**
+ * Takes checkpoint `slot` out of its box for a fork: at most `maxBytes` of pack, objects the box
+ * holding `have` lacks.
+ */
+export async function exportCheckpoint(
+  box: Box,
+  slot: CheckpointSlot,
+  options: {
+    name: string;
+    commit: string;
+    baseCommit: string;
+    includeIgnored: boolean;
+    have: string[];
+    maxBytes: number;
+    signal?: AbortSignal;
+  },
+): Promise<CheckpointExport> {
+  const result = await run(box, ["export", slot, options.commit], options.name, {
+    stdin: Buffer.from(options.have.join("\n") + "\n"),
+    maxOutputBytes: options.maxBytes + 1024 * 1024,
+    signal: options.signal,
+  });
+  if (result.truncated) {
+    throw new LimitExceededError(
+      `checkpoint ${JSON.stringify(options.name)} is larger than ${options.maxBytes} bytes once packed; nothing was forked`,
+    );
+  }
+  const newline = result.stdout.indexOf(10);
+  const baseRaw = result.stdout.subarray(0, Math.max(0, newline)).toString("latin1");
+  if (newline < 0 || !/^[A-Za-z0-9+/=]+$/.test(baseRaw) || baseRaw.length > 96 * 1024) {
+    throw new CheckpointDamagedError(options.name, "the box did not give its base commit");
+  }
+  return {
+    commit: options.commit,
+    baseCommit: options.baseCommit,
+    baseRaw,
+    pack: result.stdout.subarray(newline + 1),
+    includeIgnored: options.includeIgnored,
+  };
+}
+
+/** Brings an exported checkpoint into a new box as its `slot` and restores it there; returns paths changed. */
+export async function importCheckpoint(
+  box: Box,
+  slot: CheckpointSlot,
+  checkpoint: CheckpointExport,
+  options: { name: string; signal?: AbortSignal },
+): Promise<{ files: number }> {
+  const result = await run(
+    box,
+    [
+      "import",
+      slot,
+      checkpoint.commit,
+      checkpoint.baseCommit,
+      checkpoint.includeIgnored ? "1" : "0",
+      checkpoint.baseRaw,
+    ],
+    options.name,
+    { stdin: checkpoint.pack, signal: options.signal },
+  );
+  return { files: parseRestored(result.stdout, options.name) };
+}

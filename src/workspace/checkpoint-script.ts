@@ -1,0 +1,198 @@
+/**
+ * The bash that saves, restores, exports and imports a workspace's checkpoints inside its box.
+ * Pure text: the box runs it, the host reads back only short, checked lines.
+ *
+ * A checkpoint is one commit K under refs/drydock/checkpoints/<slot>, its parent the session's
+ * base, its tree holding:
+ *   w  the working tree (every file not ignored, or every file with include_ignored), written
+ *      with a private index, so the agent's index never changes;
+ *   i  the agent's index file, byte for byte (absent when there is none);
+ *   h  what HEAD is: "ref: refs/heads/x" or a commit id;
+ *   r  every ref but drydock's own, one "<object> <name>" a line.
+ * The objects the refs name are kept alive by refs/drydock/keep/<slot>/<n>, so git never prunes
+ * them, and a fork can send them. Only what differs from the base is new in git's store: the cost
+ * follows the change, not the repository.
+ */
+import { BASE_REF, DIFF_INDEX } from "./snapshot-receiver.js";
+
+export const CHECKPOINT_REFS = "refs/drydock/checkpoints";
+export const KEEP_REFS = "refs/drydock/keep";
+/** A restore's and an include_ignored checkpoint's own index: the diff's index is not theirs to spoil. */
+const WORK_INDEX = "/tmp/.drydock-checkpoint-index";
+
+export const CHECKPOINT_SCRIPT = `
+set -e -o pipefail
+cd /workspace
+export GIT_AUTHOR_NAME=drydock GIT_AUTHOR_EMAIL=drydock@localhost GIT_COMMITTER_NAME=drydock GIT_COMMITTER_EMAIL=drydock@localhost
+export GIT_TERMINAL_PROMPT=0 LC_ALL=C
+op=$1 slot=$2
+case "$slot" in (*[!0-9a-f]*|'') echo "bad slot" >&2; exit 2 ;; esac
+base=$(git rev-parse --verify -q "${BASE_REF}^{commit}") || { echo "the session's base is gone" >&2; exit 5; }
+
+# The working tree as a tree object, with the diff's index (stat data fresh: only changed files are
+# read) or, to include ignored files, a copy of it.
+worktree_tree() {
+  if [ "$1" = 1 ]; then
+    rm -f ${WORK_INDEX}
+    if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
+    export GIT_INDEX_FILE=${WORK_INDEX}
+  else
+    export GIT_INDEX_FILE=${DIFF_INDEX}
+  fi
+  [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
+  if [ "$1" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
+  git write-tree
+  unset GIT_INDEX_FILE
+}
+
+# Every ref but drydock's own and symbolic ones (origin/HEAD follows its target).
+list_refs() {
+  git for-each-ref --format='%(objectname) %(refname) %(symref)' | while read -r sha ref sym; do
+    case "$ref" in refs/drydock/*) continue ;; esac
+    [ -z "$sym" ] || continue
+    printf '%s %s\\n' "$sha" "$ref"
+  done
+}
+
+save() {
+  all=$3 max=$4
+  w=$(worktree_tree "$all")
+  agent_index=$(git rev-parse --git-path index)
+  refs=$(list_refs)
+  r=$(printf '%s' "$refs" | git hash-object -w --stdin)
+  if head=$(git symbolic-ref -q HEAD); then h=$(printf 'ref: %s' "$head" | git hash-object -w --stdin)
+  else h=$(git rev-parse --verify -q HEAD | tr -d '\\n' | git hash-object -w --stdin); fi
+  entries=$(printf '040000 tree %s\\tw\\n100644 blob %s\\th\\n100644 blob %s\\tr\\n' "$w" "$h" "$r")
+  index_bytes=0
+  if [ -f "$agent_index" ]; then
+    i=$(git hash-object -w --stdin <"$agent_index")
+    index_bytes=$(git cat-file -s "$i")
+    # The index's own time tells git which of its entries to look at again (racy git): kept too.
+    m=$(stat -c %Y "$agent_index" | git hash-object -w --stdin)
+    entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "$i" "$m")"
+  fi
+  # Bytes of the files that differ from the base, as they are now, plus the index and the refs.
+  changed=$(git diff-tree -r --no-renames --diff-filter=AMT "$base" "$w" | awk '{ print $4 }' | git cat-file --batch-check='%(objectsize)' | awk '{ s += $1 } END { print s + 0 }')
+  files=$(git diff-tree -r --no-renames --name-only "$base" "$w" | wc -l)
+  bytes=$((changed + index_bytes + \${#refs}))
+  if [ "$bytes" -gt "$max" ]; then printf 'over %s %s\\n' "$bytes" "$files"; exit 0; fi
+  t=$(printf '%s\\n' "$entries" | git mktree)
+  k=$(git commit-tree "$t" -p "$base" -m "drydock checkpoint")
+  {
+    printf 'update ${CHECKPOINT_REFS}/%s %s\\n' "$slot" "$k"
+    n=0
+    printf '%s\\n' "$refs" | awk 'NF { print $1 }' | sort -u | while read -r sha; do
+      n=$((n + 1)); printf 'update ${KEEP_REFS}/%s/%s %s\\n' "$slot" "$n" "$sha"
+    done
+  } | git update-ref --stdin
+  printf 'saved %s %s %s\\n' "$k" "$bytes" "$files"
+}
+
+# The checkpoint's commit, checked against the one the host recorded, and its parts.
+open_checkpoint() {
+  k=$(git rev-parse --verify -q "${CHECKPOINT_REFS}/$slot^{commit}") || { echo "its data in the box is gone" >&2; exit 4; }
+  [ "$k" = "$1" ] || { echo "its data in the box was changed" >&2; exit 4; }
+  w=$(git rev-parse --verify -q "$k:w") && [ "$(git cat-file -t "$w")" = tree ] && h=$(git cat-file blob "$k:h") && refs=$(git cat-file blob "$k:r") ||
+    { echo "its data in the box is incomplete" >&2; exit 4; }
+  i=$(git rev-parse --verify -q "$k:i" 2>/dev/null) || i=
+  # Every object the checkpoint added must be there before anything is touched.
+  # (rev-list reads commits and trees; cat-file looks for every blob.)
+  objects=$(git rev-list --objects "$k" $(git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/") --not "$base" 2>/dev/null) &&
+    ! printf '%s\n' "$objects" | cut -d' ' -f1 | git cat-file --batch-check='%(objectname)' | grep -q ' missing$' ||
+    { echo "its objects in the box are missing or damaged" >&2; exit 4; }
+}
+
+restore() {
+  open_checkpoint "$3"
+  all=$4
+  # The working tree as it is now, in a copy of the diff's index; then git moves it to the
+  # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).
+  rm -f ${WORK_INDEX}
+  if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
+  export GIT_INDEX_FILE=${WORK_INDEX}
+  [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
+  if [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
+  files=$(git diff-index --cached --name-only "$w" | wc -l)
+  git read-tree --reset -u "$w"
+  if [ "$all" = 1 ]; then rm -f ${WORK_INDEX}; else mv -f ${WORK_INDEX} ${DIFF_INDEX}; fi
+  unset GIT_INDEX_FILE
+  # Refs: those the checkpoint did not have go, the others point where they pointed.
+  {
+    comm -23 <(list_refs | awk '{ print $2 }' | sort) <(printf '%s\\n' "$refs" | awk 'NF { print $2 }' | sort) |
+      while read -r ref; do printf 'delete %s\\n' "$ref"; done
+    printf '%s\\n' "$refs" | awk 'NF { printf "update %s %s\\n", $2, $1 }'
+  } | git update-ref --stdin
+  case "$h" in
+    "ref: refs/"*) git symbolic-ref HEAD "\${h#ref: }" ;;
+    *) git update-ref --no-deref HEAD "$h" ;;
+  esac
+  agent_index=$(git rev-parse --git-path index)
+  rm -f "$agent_index"
+  if [ -n "$i" ]; then
+    git cat-file blob "$i" >"$agent_index"
+    if m=$(git cat-file blob "$k:m" 2>/dev/null) && [ "$m" -gt 0 ] 2>/dev/null; then touch -m -d "@$m" "$agent_index"; fi
+  fi
+  git update-index -q --refresh >/dev/null 2>&1 || true
+  printf 'restored %s\\n' "$files"
+}
+
+drop() {
+  {
+    printf 'delete ${CHECKPOINT_REFS}/%s\\n' "$slot"
+    git for-each-ref --format='delete %(refname)' "${KEEP_REFS}/$slot/"
+  } | git update-ref --stdin
+}
+
+# For a fork: the base commit's own bytes (base64, one line), then a pack of every object the
+# checkpoint needs that the base (and the commits named on stdin, which the new box has) lack.
+export_pack() {
+  open_checkpoint "$3"
+  git cat-file commit "$base" | base64 -w0
+  echo
+  {
+    echo "$k"
+    git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/"
+    echo --not
+    echo "$base"
+    while read -r have; do
+      case "$have" in (*[!0-9a-f]*|'') continue ;; esac
+      if git cat-file -e "$have^{commit}" 2>/dev/null; then echo "$have"; fi
+    done
+  } | git pack-objects --revs --stdout -q
+}
+
+# In a fork's new box: the source's base commit (its tree must be this box's base tree), the pack
+# (git checks every object), the checkpoint's refs; then a restore as above.
+import_pack() {
+  k=$3 source_base=$4 all=$5 raw=$6
+  made=$(printf '%s' "$raw" | base64 -d | git hash-object -t commit -w --stdin)
+  [ "$made" = "$source_base" ] || { echo "the source's base commit did not arrive whole" >&2; exit 4; }
+  [ "$(git rev-parse "$source_base^{tree}")" = "$(git rev-parse "$base^{tree}")" ] ||
+    { echo "the new box's files are not the source's base" >&2; exit 4; }
+  git index-pack --stdin --strict >/dev/null
+  git update-ref ${BASE_REF} "$source_base"
+  base=$source_base
+  git cat-file -e "$k^{commit}" || { echo "the checkpoint did not arrive" >&2; exit 4; }
+  refs=$(git cat-file blob "$k:r") || { echo "the checkpoint did not arrive whole" >&2; exit 4; }
+  {
+    printf 'update ${CHECKPOINT_REFS}/%s %s\\n' "$slot" "$k"
+    n=0
+    printf '%s\\n' "$refs" | awk 'NF { print $1 }' | sort -u | while read -r sha; do
+      n=$((n + 1)); printf 'update ${KEEP_REFS}/%s/%s %s\\n' "$slot" "$n" "$sha"
+    done
+  } | git update-ref --stdin
+  restore "$op" "$slot" "$k" "$all"
+}
+
+tips() { git for-each-ref --format='%(objectname)' | sort -u; }
+
+case "$op" in
+  save) save "$@" ;;
+  restore) restore "$@" ;;
+  drop) drop ;;
+  export) export_pack "$@" ;;
+  import) import_pack "$@" ;;
+  tips) tips ;;
+  *) echo "unknown operation" >&2; exit 2 ;;
+esac
+`;

@@ -1,0 +1,249 @@
+/**
+ * Checkpoints and forks against a hostile client and a hostile agent: names are the client's and
+ * never reach a path or a git command; the data is in the box, where the agent may change it, so a
+ * restore is faithful or refused and nothing of it reaches the host or another session; symlinks
+ * stay links; the limits hold; a fork is counted against admission and another client's session
+ * cannot be forked.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Session } from "../../src/session/session.js";
+import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
+import { git, tempRepo } from "../helpers/repos.js";
+
+async function sh(session: Session, command: string): Promise<string> {
+  const r = await session.bash(command);
+  expect(r.exitCode, r.output).toBe(0);
+  return r.stdout;
+}
+
+describe("checkpoint names", () => {
+  it("refuses hostile names before anything reaches the box or the host", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    ok(await client.callTool({ name: "bash", arguments: { command: "echo two > a.txt" } }));
+    const hostile = [
+      "../x",
+      "../../../../etc/passwd",
+      "a/../../b",
+      "a/b",
+      "-x",
+      "--all",
+      ".hidden",
+      "a..b",
+      "a\nb",
+      "a\u001b[31mred",
+      "a\rb",
+      "a b",
+      "refs/heads/main",
+      "x".repeat(65),
+      "y".repeat(200),
+      "ä",
+    ];
+    for (const name of hostile) {
+      for (const tool of ["session_checkpoint", "session_restore"]) {
+        const text = failure(await client.callTool({ name: tool, arguments: { name } }));
+        expect(text, `${tool} ${JSON.stringify(name)}`).toMatch(
+          /^name: ".*" is not a checkpoint name; use letters/,
+        );
+        // The name is quoted as JSON: no control character reaches a terminal.
+        expect(text).not.toMatch(/[\u0000-\u001f]/);
+      }
+      const fork = failure(await client.callTool({ name: "session_fork", arguments: { checkpoint: name } }));
+      expect(fork).toMatch(/^checkpoint: ".*" is not a checkpoint name/);
+    }
+    const session = server.manager.list()[0]!;
+    expect(await sh(session, "git for-each-ref refs/drydock/checkpoints | wc -l")).toBe("0\n");
+    expect(server.manager.list()).toHaveLength(1);
+    expect(readFileSync(join(repo.path, "a.txt"), "utf8")).toBe("one\n");
+  });
+});
+
+describe("checkpoint data the agent tampers with", () => {
+  it("refuses a restore whose data was moved, removed or damaged, changing nothing; other sessions and the host are untouched", async () => {
+    using repo = tempRepo({ "a.txt": "one\n", "b.txt": "bee\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      ok(await client.callTool({ name, arguments: args }));
+    const first = (await call("session_create")).session_id as string;
+    const other = (await call("session_create")).session_id as string;
+    const session = server.manager.get(first);
+    const bystander = server.manager.get(other);
+    await sh(bystander, "echo mine > a.txt");
+    await call("session_checkpoint", { session_id: other, name: "keep" });
+
+    await sh(session, "echo two > a.txt");
+    await call("session_checkpoint", { session_id: first, name: "good" });
+    await call("session_checkpoint", { session_id: first, name: "moved" });
+    await call("session_checkpoint", { session_id: first, name: "gone" });
+    await sh(session, "echo three > a.txt");
+
+    // The agent points one checkpoint's ref at another commit, deletes one, and removes the
+    // objects of a third's working tree.
+    const refs = (await sh(session, "git for-each-ref --format='%(refname)' refs/drydock/checkpoints"))
+      .trim()
+      .split("\n");
+    expect(refs).toHaveLength(3);
+    expect(session.checkpoints.list().map((c) => c.name)).toEqual(["good", "moved", "gone"]);
+    await sh(session, `for r in ${refs.join(" ")}; do git update-ref "$r" refs/drydock/base; done`);
+    for (const name of ["good", "moved", "gone"]) {
+      const refused = failure(
+        await client.callTool({ name: "session_restore", arguments: { session_id: first, name } }),
+      );
+      expect(refused).toMatch(
+        new RegExp(
+          `^checkpoint "${name}" cannot be restored: its data in the box was changed\\. Nothing was changed`,
+        ),
+      );
+    }
+    await sh(session, `for r in ${refs.join(" ")}; do git update-ref -d "$r"; done`);
+    expect(
+      failure(
+        await client.callTool({ name: "session_restore", arguments: { session_id: first, name: "good" } }),
+      ),
+    ).toMatch(/^checkpoint "good" cannot be restored: its data in the box is gone\. Nothing was changed/);
+    expect(await sh(session, "cat a.txt")).toBe("three\n");
+
+    // A checkpoint whose new objects were removed is refused before any file is touched.
+    await sh(session, "echo four > a.txt && echo new > c.txt");
+    await call("session_checkpoint", { session_id: first, name: "damaged" });
+    await sh(
+      session,
+      'for o in $(git rev-list --objects --glob=refs/drydock/checkpoints/* --not refs/drydock/base | awk \'$2 == "w/a.txt" || $2 == "w/c.txt" { print $1 }\'); do rm -f .git/objects/${o:0:2}/${o:2}; done; echo five > a.txt',
+    );
+    expect(
+      failure(
+        await client.callTool({ name: "session_restore", arguments: { session_id: first, name: "damaged" } }),
+      ),
+    ).toMatch(
+      /^checkpoint "damaged" cannot be restored: its objects in the box are missing or damaged\. Nothing was changed/,
+    );
+    expect(await sh(session, "cat a.txt")).toBe("five\n");
+
+    // Nothing reached the other session or the host.
+    await sh(bystander, "echo later > a.txt");
+    await call("session_restore", { session_id: other, name: "keep" });
+    expect(await sh(bystander, "cat a.txt")).toBe("mine\n");
+    expect(readFileSync(join(repo.path, "a.txt"), "utf8")).toBe("one\n");
+    expect(git(repo.path, "status", "--porcelain")).toBe("");
+  });
+
+  it("refuses a fork whose source's checkpoint was damaged, leaving no session behind", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    ok(await client.callTool({ name: "bash", arguments: { command: "echo two > a.txt" } }));
+    ok(await client.callTool({ name: "session_checkpoint", arguments: { name: "x" } }));
+    const session = server.manager.list()[0]!;
+    await sh(
+      session,
+      "git update-ref refs/drydock/checkpoints/$(git for-each-ref --format='%(refname:lstrip=3)' refs/drydock/checkpoints) HEAD",
+    );
+    expect(
+      failure(await client.callTool({ name: "session_fork", arguments: { checkpoint: "x", n: 2 } })),
+    ).toMatch(/^checkpoint "x" cannot be restored: its data in the box was changed/);
+    expect(server.manager.list()).toHaveLength(1);
+  });
+});
+
+describe("symlinks in a checkpoint", () => {
+  it("stay links in the box and in a fork, and a restore never writes through one", async () => {
+    using repo = tempRepo({ "a/b.txt": "bee\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      ok(await client.callTool({ name, arguments: args }));
+    await call("bash", {
+      command:
+        "ln -s /etc/passwd passwd && ln -s / root && ln -s ../../../../.. up && ln -s " +
+        `${repo.path} host-repo && echo changed > a/b.txt`,
+    });
+    await call("session_checkpoint", { name: "links" });
+    const session = server.manager.list()[0]!;
+    // The agent swaps the directory for a link out of the workspace: a restore must put the
+    // directory back, not write b.txt where the link leads.
+    await sh(
+      session,
+      "mkdir -p /tmp/target && rm -rf a && ln -s /tmp/target a && rm passwd && echo no > passwd",
+    );
+    await call("session_restore", { name: "links" });
+    expect(await sh(session, "test -d a && test ! -L a && cat a/b.txt; ls /tmp/target | wc -l")).toBe(
+      "changed\n0\n",
+    );
+    expect(await sh(session, "readlink passwd root up host-repo")).toBe(
+      `/etc/passwd\n/\n../../../../..\n${repo.path}\n`,
+    );
+
+    const forked = await call("session_fork", {});
+    const forkId = (forked.forks as Array<{ session_id: string }>)[0]!.session_id;
+    const fork = server.manager.get(forkId);
+    expect(await sh(fork, "readlink passwd root up host-repo; cat a/b.txt")).toBe(
+      `/etc/passwd\n/\n../../../../..\n${repo.path}\nchanged\n`,
+    );
+    // The host's repository has none of it.
+    expect(readdirSync(repo.path).sort()).toEqual([".git", "a"]);
+    expect(readFileSync(join(repo.path, "a/b.txt"), "utf8")).toBe("bee\n");
+    expect(existsSync(join(repo.path, "passwd"))).toBe(false);
+  });
+});
+
+describe("checkpoint limits", () => {
+  it("refuses a checkpoint over the byte limit and past the count, saving nothing", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using drydock = await inMemoryDrydock({
+      repo: repo.path,
+      pool: { size: 0 },
+      sessionOptions: { checkpointMaxBytes: 200_000, maxCheckpoints: 2 },
+    });
+    const { client } = drydock;
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      client.callTool({ name, arguments: args });
+    ok(await call("bash", { command: "head -c 300000 /dev/urandom > big.bin" }));
+    expect(failure(await call("session_checkpoint", { name: "big" }))).toMatch(
+      /^checkpoint "big" would hold 3\d\d,\d{3} bytes \(1 changed files\), over the limit of 200,000 bytes per checkpoint; nothing was saved/,
+    );
+    ok(await call("bash", { command: "rm big.bin" }));
+    ok(await call("session_checkpoint", { name: "one" }));
+    ok(await call("session_checkpoint", { name: "two" }));
+    expect(failure(await call("session_checkpoint", { name: "three" }))).toMatch(
+      /^this session holds 2 checkpoints, the most it may \(2\); nothing was saved/,
+    );
+    // Saving under a name it has replaces it.
+    ok(await call("session_checkpoint", { name: "two", message: "again" }));
+    const listed = ok(await call("session_checkpoints"));
+    expect(listed.checkpoints).toMatchObject([{ name: "one" }, { name: "two", message: "again" }]);
+    expect(listed).toMatchObject({ max_checkpoints: 2, max_bytes: 200_000 });
+  });
+});
+
+describe("session_fork admission and ownership", () => {
+  it("refuses more forks than fit, whole, and another client's session as unknown", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 }, maxSessions: 3 });
+    const { client, server } = drydock;
+    const mine = ok(await client.callTool({ name: "session_create", arguments: {} })).session_id as string;
+    expect(
+      failure(await client.callTool({ name: "session_fork", arguments: { session_id: mine, n: 3 } })),
+    ).toMatch(/^n: 3 forks asked for, but only 2 more sessions fit now; nothing was forked\./);
+    expect(server.manager.list()).toHaveLength(1);
+    expect(
+      failure(await client.callTool({ name: "session_fork", arguments: { session_id: mine, n: 100 } })),
+    ).toMatch(/n/);
+
+    const other = await drydock.connect("other");
+    for (const [tool, args] of [
+      ["session_fork", { session_id: mine }],
+      ["session_checkpoint", { session_id: mine, name: "x" }],
+      ["session_restore", { session_id: mine, name: "x" }],
+      ["session_checkpoints", { session_id: mine }],
+    ] as const) {
+      expect(failure(await other.callTool({ name: tool, arguments: args }))).toMatch(
+        new RegExp(`^session ${mine} not found`),
+      );
+    }
+    expect(server.manager.list()).toHaveLength(1);
+  });
+});
