@@ -319,7 +319,7 @@ save_images() {
 import_images() { # I NODE_DIR: runs in the background per node
   local i=$1 n=$2 t
   for t in "${SAVED[@]}"; do
-    "$BIN/ctr" -a "$n/containerd.sock" -n k8s.io images import --no-unpack=false "$t" >> "$LOGS/import-n$i.log" 2>&1 || return 1
+    "$BIN/ctr" -a "$n/containerd.sock" -n k8s.io images import "$t" >> "$LOGS/import-n$i.log" 2>&1 || return 1
   done
 }
 
@@ -513,6 +513,7 @@ cmd_status() {
   [ -f "$STATE/cluster.env" ] || { echo "down (no cluster in $STATE)"; leftovers; return 1; }
   local ok=0 f
   for f in "$PIDS"/*; do
+    [ -f "$f" ] || continue
     if alive "$f"; then echo "$(basename "$f"): running (pid $(cat "$f"))"; else echo "$(basename "$f"): NOT RUNNING"; ok=1; fi
   done
   if kubectl get --raw /readyz >/dev/null 2>&1; then
