@@ -352,6 +352,7 @@ cmd_up() {
     echo "BIN=$BIN"
     echo "IMAGES=${IMAGES[*]}"
     [ -d /var/log/containers ] && echo "VAR_LOG_CONTAINERS_EXISTED=1" || echo "VAR_LOG_CONTAINERS_EXISTED=0"
+    [ -d /var/lib/cni ] && echo "VAR_LIB_CNI_EXISTED=1" || echo "VAR_LIB_CNI_EXISTED=0"
   } > "$STATE/cluster.env"
   local s; for s in "${SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s")"; done > "$STATE/sysctl-before.txt"
 
@@ -479,6 +480,11 @@ cmd_down() {
   done
   if [ -f "$STATE/cluster.env" ] && grep -q '^VAR_LOG_CONTAINERS_EXISTED=0' "$STATE/cluster.env"; then
     rmdir /var/log/containers 2>/dev/null || true
+  fi
+  # 7b. containerd's CNI result cache (libcni keeps it in /var/lib/cni, whatever the config says)
+  rm -f /var/lib/cni/results/drydock-test-* 2>/dev/null || true
+  if [ -f "$STATE/cluster.env" ] && grep -q '^VAR_LIB_CNI_EXISTED=0' "$STATE/cluster.env"; then
+    find /var/lib/cni -depth -type d -empty -delete 2>/dev/null || true
   fi
   # 8. the sysctls a kubelet changed
   if [ -f "$STATE/sysctl-before.txt" ]; then
