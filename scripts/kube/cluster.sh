@@ -174,8 +174,8 @@ start_control_plane() {
     --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
     --kubelet-preferred-address-types=Hostname,InternalIP \
     --allow-privileged=true --profiling=false
-  wait_for 300 0.2 curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" "$APISERVER/readyz" \
-    || fail "kube-apiserver start (waited 60 s for /readyz)" "$LOGS/kube-apiserver.log"
+  wait_for 600 0.2 curl -sf --cacert "$PKI/ca.crt" --cert "$PKI/admin.crt" --key "$PKI/admin.key" "$APISERVER/readyz" \
+    || fail "kube-apiserver start (waited 120 s for /readyz)" "$LOGS/kube-apiserver.log"
   log "kube-controller-manager, kube-scheduler"
   local k=$KCFG/controller-manager.kubeconfig
   start kube-controller-manager "$LOGS/kube-controller-manager.log" "$BIN/kube-controller-manager" \
