@@ -112,8 +112,9 @@ describe("drydock sessions checkpoint, restore, checkpoints and fork", () => {
     );
     expect(resumed.session_id).toBe(forkId);
     expect(await cat("README.md", forkId)).toBe("one\n");
+    // The shell is a process: the server takes the fork up with a new one, in /workspace.
     expect((await call("bash", { session_id: forkId, command: "pwd; git log --format=%s -1" })).stdout).toBe(
-      "/tmp\none\n",
+      "/workspace\none\n",
     );
     // Not without its secret.
     const [otherId] = lines[1]!.split(" ");

@@ -96,6 +96,11 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  // What a failing test left: every tag under the test's registries.
+  const prefixes = [open, locked].filter((r) => r !== undefined).map((r) => `${r.address}/`);
+  for (const image of engine ? await engine.docker.listImages() : []) {
+    for (const tag of image.RepoTags ?? []) if (prefixes.some((p) => tag.startsWith(p))) await forget(tag);
+  }
   await open?.[Symbol.asyncDispose]();
   await locked?.[Symbol.asyncDispose]();
   if (state) rmSync(state, { recursive: true, force: true });
