@@ -5,7 +5,7 @@
 # everything `up` made on the host (processes, mounts, bridges, cgroups, sysctl changes, log links).
 #
 # usage: scripts/kube/cluster.sh up [--nodes N] [--state DIR] [--image IMAGE]...
-#        scripts/kube/cluster.sh down [--state DIR]
+#        scripts/kube/cluster.sh down [--state DIR] [--purge]   (--purge: the certificates and logs too)
 #        scripts/kube/cluster.sh status [--state DIR]
 #        scripts/kube/cluster.sh env [--state DIR]          prints KUBECONFIG=... (eval "$(... env)")
 #        scripts/kube/cluster.sh kubectl [--state DIR] ARGS... runs the cluster's kubectl
@@ -26,6 +26,7 @@ RUNC=${RUNC:-$(command -v runc || echo /usr/sbin/runc)}
 STATE=${DRYDOCK_KUBE_STATE:-/var/lib/drydock/kube-cluster}
 NODES=2
 IMAGES=()
+PURGE=
 CMD=${1:-}; [ $# -gt 0 ] && shift
 ARGS=()
 while [ $# -gt 0 ]; do
@@ -33,6 +34,7 @@ while [ $# -gt 0 ]; do
     --nodes) NODES=${2:?--nodes needs a number}; shift 2 ;;
     --state) STATE=${2:?--state needs a directory}; shift 2 ;;
     --image) IMAGES+=("${2:?--image needs an image}"); shift 2 ;;
+    --purge) PURGE=1; shift ;;
     --) shift; ARGS+=("$@"); break ;;
     *) ARGS+=("$1"); shift ;;
   esac
@@ -353,6 +355,7 @@ cmd_up() {
     echo "IMAGES=${IMAGES[*]}"
     [ -d /var/log/containers ] && echo "VAR_LOG_CONTAINERS_EXISTED=1" || echo "VAR_LOG_CONTAINERS_EXISTED=0"
     [ -d /var/lib/cni ] && echo "VAR_LIB_CNI_EXISTED=1" || echo "VAR_LIB_CNI_EXISTED=0"
+    [ -d /var/lib/kubelet ] && echo "VAR_LIB_KUBELET_EXISTED=1" || echo "VAR_LIB_KUBELET_EXISTED=0"
   } > "$STATE/cluster.env"
   local s; for s in "${SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s")"; done > "$STATE/sysctl-before.txt"
 
@@ -486,6 +489,11 @@ cmd_down() {
   if [ -f "$STATE/cluster.env" ] && grep -q '^VAR_LIB_CNI_EXISTED=0' "$STATE/cluster.env"; then
     find /var/lib/cni -depth -type d -empty -delete 2>/dev/null || true
   fi
+  # 7c. the device-plugin socket every kubelet puts at a fixed path, /var/lib/kubelet/device-plugins
+  rm -f /var/lib/kubelet/device-plugins/kubelet.sock 2>/dev/null || true
+  if [ -f "$STATE/cluster.env" ] && grep -q '^VAR_LIB_KUBELET_EXISTED=0' "$STATE/cluster.env"; then
+    find /var/lib/kubelet -depth -type d -empty -delete 2>/dev/null || true
+  fi
   # 8. the sysctls a kubelet changed
   if [ -f "$STATE/sysctl-before.txt" ]; then
     local k v
@@ -495,6 +503,7 @@ cmd_down() {
   # 9. the state, except the certificates (kept so a client's CA stays valid across restarts) and logs
   rm -rf "$STATE/nodes" "$STATE/etcd" "$PIDS" "$STATE/cluster.env"
   [ -n "$quiet" ] && return 0
+  if [ -n "$PURGE" ]; then rm -rf "$STATE"; rmdir "$(dirname "$STATE")" 2>/dev/null || true; fi
   local report; report=$(leftovers)
   if [ -n "$report" ]; then
     echo "$report" >&2; die "down left things behind (listed above)"

@@ -114,7 +114,14 @@ describe("a box's Pod on a real cluster", () => {
           .padEnd(12, "0")
           .slice(0, 12);
         const spec = boxSpec(
-          { image: IMAGE, runtime, memoryMB: 256, cpus: 0.25, labels: { [LABEL_SESSION]: session } },
+          {
+            image: IMAGE,
+            // runc is the nodes' default handler: no RuntimeClass (podFor maps only named ones)
+            runtime: runtime === "runsc" ? "runsc" : undefined,
+            memoryMB: 256,
+            cpus: 0.25,
+            labels: { [LABEL_SESSION]: session },
+          },
           `drydock-${session}`,
         );
         const pod = podFor(spec, {
