@@ -121,6 +121,44 @@ describe("eval's images", () => {
     expect(own.error).not.toMatch(/drydock image build/);
   });
 
+  it("one inline definition in three task files builds one image, which each result names", async () => {
+    const definition = { setup: ["sleep 1", "echo three files"] };
+    const results: AttemptResult[] = [];
+    for (const name of ["a", "b", "c"]) {
+      writeFileSync(
+        join(work, `three-${name}.jsonl`),
+        JSON.stringify({
+          id: `three-${name}`,
+          repo: "repo",
+          prompt: "nothing to do",
+          test_cmd: "true",
+          patch: "",
+          environment: definition,
+        }) + "\n",
+      );
+      const run = await evalCli(
+        `three-${name}.jsonl`,
+        "--agent",
+        "patch",
+        "--image",
+        inject("sandboxImage"),
+        "--out",
+        `out-three-${name}`,
+      );
+      expect(run.code, run.stderr).toBe(0);
+      results.push(result(`out-three-${name}`, `three-${name}`));
+    }
+    const [a, b, c] = results;
+    expect(a!.environment_image).toMatch(/^drydock-env:/);
+    expect([b!.environment_image, c!.environment_image]).toEqual([
+      a!.environment_image,
+      a!.environment_image,
+    ]);
+    // Built for the first file only; the others found it.
+    expect(a!.environment_build_ms).toBeGreaterThan(0);
+    expect([b!.environment_build_ms, c!.environment_build_ms]).toEqual([0, 0]);
+  });
+
   it("--image that is not there: how to load or build it, exit 2", async () => {
     const run = await evalCli("tasks.jsonl", "--agent", "patch", "--image", MISSING, "--out", "none");
     expect(run.code).toBe(2);
