@@ -164,6 +164,8 @@ export async function runAttempt(
         ).digest;
       } catch (e) {
         if (env.signal.aborted) return "cancelled";
+        // No box ran it: the result names no image.
+        image = undefined;
         status = "setup_error";
         error = `the task's image is not available: ${describeError(e)}`;
         return finish();

@@ -101,8 +101,8 @@ describe("drydock serve --tools", () => {
     const stdout = await inspector(repo.path, ["--tools", "all", "--method", "tools/list"]);
     const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string }> };
     const names = tools.map((t) => t.name);
-    expect(names).toHaveLength(29);
-    for (const name of ["str_replace_based_edit_tool", "aider_ai_code", "get_current_task"]) {
+    expect(names).toHaveLength(33);
+    for (const name of ["str_replace_based_edit_tool", "aider_ai_code", "get_current_task", "session_fork"]) {
       expect(names).toContain(name);
     }
   });
