@@ -131,7 +131,9 @@ describe("the diff out of a box", () => {
     // A filter process that breaks the box's own git stops the diff there, with git's reason.
     await bash(
       id,
-      `git config filter.evil.process '${`touch ${markers}/filter-process`}' && echo 'x = 9' > src/app.py`,
+      // required: git fails on a filter that does not start, instead of passing the file through
+      // (which git may do for an optional one, depending on when the process dies).
+      `git config filter.evil.process '${`touch ${markers}/filter-process`}' && git config filter.evil.required true && echo 'x = 9' > src/app.py`,
     );
     expect(failure(await call("session_diff", { session_id: id }))).toMatch(
       /taking the diff out of the box failed .*filter-process/s,
