@@ -9,9 +9,9 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
-import { SessionManager } from "../../src/session/session-manager.js";
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
-import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
+import { withPrefilledPool } from "../helpers/prefilled-pool.js";
+import { sandboxImage, testSession } from "../helpers/sessions.js";
 
 /** The box's workspace and git state as the agent sees them, for comparing two boxes. */
 async function view(session: Session): Promise<string> {
@@ -27,22 +27,6 @@ async function view(session: Session): Promise<string> {
     "git diff --cached --stat",
   ].join("; echo ---; ");
   return (await session.bash(script)).output;
-}
-
-/** A manager whose pool of one box is prefilled with `repo` and full before `body` runs. */
-async function withPrefilledPool(
-  repo: string,
-  body: (manager: SessionManager) => Promise<void>,
-): Promise<void> {
-  const manager = await SessionManager.start(await testEngine(), {
-    pool: { size: 1, profile: { image: sandboxImage() }, prefillRepo: repo },
-  });
-  try {
-    await manager.pool!.full();
-    await body(manager);
-  } finally {
-    await manager.closeAll();
-  }
 }
 
 describe("a warm pool prefilled with the served repository", () => {

@@ -8,9 +8,9 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
-import { SessionManager } from "../../src/session/session-manager.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
-import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
+import { withPrefilledPool } from "../helpers/prefilled-pool.js";
+import { sandboxImage, testSession } from "../helpers/sessions.js";
 
 async function view(session: Session): Promise<string> {
   const script = [
@@ -20,21 +20,6 @@ async function view(session: Session): Promise<string> {
     "git log --format='%T %P %s' --all",
   ].join("; echo ---; ");
   return (await session.bash(script)).output;
-}
-
-async function withPrefilledPool(
-  repo: string,
-  body: (manager: SessionManager) => Promise<void>,
-): Promise<void> {
-  const manager = await SessionManager.start(await testEngine(), {
-    pool: { size: 1, profile: { image: sandboxImage() }, prefillRepo: repo },
-  });
-  try {
-    await manager.pool!.full();
-    await body(manager);
-  } finally {
-    await manager.closeAll();
-  }
 }
 
 describe("a prefilled warm box", () => {
