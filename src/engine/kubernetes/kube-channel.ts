@@ -145,5 +145,6 @@ export function withWorkdirAndEnv(
   const env = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
   if (options.workdir === undefined && env.length === 0) return [...argv];
   const chdir = options.workdir === undefined ? [] : [`--chdir=${options.workdir}`];
-  return ["/usr/bin/env", ...chdir, ...env, "--", ...argv];
+  // After "--" env still reads NAME=VALUE words, and no name is taken for an option.
+  return ["/usr/bin/env", ...chdir, "--", ...env, ...argv];
 }

@@ -164,8 +164,8 @@ describe("frames sent", () => {
     expect(withWorkdirAndEnv(["ls"], { workdir: "/workspace", env: { A: "1 2" } })).toEqual([
       "/usr/bin/env",
       "--chdir=/workspace",
-      "A=1 2",
       "--",
+      "A=1 2",
       "ls",
     ]);
   });
