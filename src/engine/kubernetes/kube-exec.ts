@@ -16,14 +16,7 @@ import { Readable } from "node:stream";
 import type WebSocket from "ws";
 import { BoxGoneError, CommandTimeoutError, DrydockError } from "../../util/errors.js";
 import type { ExecOptions, ExecResult } from "../exec.js";
-import {
-  CHANNEL,
-  closeStdinFrame,
-  frame,
-  parseFrame,
-  withWorkdirAndEnv,
-  type ExecStatus,
-} from "./kube-channel.js";
+import { CHANNEL, closeStdinFrame, frame, withWorkdirAndEnv, type ExecStatus } from "./kube-channel.js";
 import { openExecSocket, podGone, socketError, type PodTarget } from "./kube-socket.js";
 
 export type { PodTarget } from "./kube-socket.js";
@@ -69,37 +62,33 @@ export async function kubeExec(
   const cap = options.maxOutputBytes ?? 64 * 1024 * 1024;
   if (options.signal?.aborted) throw new Error("cancelled");
   const hasStdin = options.stdin !== undefined;
-  const socket = await openExecSocket(target, withWorkdirAndEnv(argv, options), {
-    stdin: hasStdin,
-    tty: false,
-  });
   const stdout = new CappedBuffer(cap);
   const stderr = new CappedBuffer(cap);
   let status: ExecStatus | undefined;
   let input: Readable | undefined;
-
-  socket.on("message", (message: Buffer, isBinary: boolean) => {
-    if (!isBinary) return;
-    const parsed = parseFrame(message);
-    if (parsed.kind === "stdout") {
-      options.onStdout?.(parsed.data);
-      stdout.push(parsed.data);
-    } else if (parsed.kind === "stderr") {
-      options.onStderr?.(parsed.data);
-      stderr.push(parsed.data);
-    } else if (parsed.kind === "status") {
-      status = parsed.status;
-    }
-  });
+  const streams = { stdin: hasStdin, tty: false };
+  const { socket, closed } = await openExecSocket(
+    target,
+    withWorkdirAndEnv(argv, options),
+    streams,
+    (parsed) => {
+      if (parsed.kind === "stdout") {
+        options.onStdout?.(parsed.data);
+        stdout.push(parsed.data);
+      } else if (parsed.kind === "stderr") {
+        options.onStderr?.(parsed.data);
+        stderr.push(parsed.data);
+      } else if (parsed.kind === "status") {
+        status = parsed.status;
+      }
+    },
+  );
 
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
-      // ws reports a failed socket by "error" then "close": the error is the answer.
-      let failure: Promise<Error> | undefined;
-      socket.on("error", (error) => (failure ??= socketError(target, argv, error)));
-      socket.on("close", () => (failure ? void failure.then(reject) : resolve()));
+      void closed.then(async (error) => (error ? reject(await socketError(target, argv, error)) : resolve()));
       if (options.stdin !== undefined) {
         input = options.stdin instanceof Readable ? options.stdin : chunked(Buffer.from(options.stdin));
         input.on("error", (error) => {

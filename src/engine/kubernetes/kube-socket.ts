@@ -7,7 +7,7 @@ import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import WebSocket, { type ClientOptions } from "ws";
 import { BoxGoneError, DrydockError, EngineUnavailableError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
-import { EXEC_PROTOCOL, execPath, upgradeFailure } from "./kube-channel.js";
+import { EXEC_PROTOCOL, execPath, parseFrame, upgradeFailure, type Frame } from "./kube-channel.js";
 
 const log = logger("engine");
 /** How long the API server may take to answer the upgrade. */
@@ -32,12 +32,24 @@ export interface PodTarget {
   container: string;
 }
 
-/** Opens the exec WebSocket for argv in the target's container; rejects with drydock's errors. */
+/** An open exec socket. */
+export interface ExecSocket {
+  socket: WebSocket;
+  /** Resolves once the socket has closed, with the error that closed it if one did; never rejects. */
+  closed: Promise<Error | undefined>;
+}
+
+/**
+ * Opens the exec WebSocket for argv in the target's container; rejects with drydock's errors.
+ * `onFrame` is told of every frame from the start: output can arrive with the upgrade's answer,
+ * before the caller's code runs again.
+ */
 export async function openExecSocket(
   target: PodTarget,
   argv: readonly string[],
   streams: { stdin: boolean; tty: boolean },
-): Promise<WebSocket> {
+  onFrame: (frame: Frame) => void,
+): Promise<ExecSocket> {
   const what = `exec ${argv[0]} in pod ${target.pod}`;
   const cluster = target.kc.getCurrentCluster();
   if (!cluster) throw new DrydockError("engine_error", `${what}: the kubeconfig names no current cluster`);
@@ -55,7 +67,13 @@ export async function openExecSocket(
     );
   }
   const socket = new WebSocket(url, [EXEC_PROTOCOL], options);
-  return new Promise<WebSocket>((resolve, reject) => {
+  socket.on("message", (message: Buffer, isBinary: boolean) => {
+    if (isBinary) onFrame(parseFrame(message));
+  });
+  // ws reports a failed socket by "error" then "close".
+  let failure: Error | undefined;
+  const closed = new Promise<Error | undefined>((resolve) => socket.on("close", () => resolve(failure)));
+  return new Promise<ExecSocket>((resolve, reject) => {
     socket.on("open", () => {
       if (socket.protocol !== EXEC_PROTOCOL) {
         socket.terminate();
@@ -68,7 +86,7 @@ export async function openExecSocket(
         return;
       }
       log.debug(`${target.pod}: ${argv[0]} started${streams.tty ? " on a terminal" : ""}`);
-      resolve(socket);
+      resolve({ socket, closed });
     });
     socket.on("unexpected-response", (_request, response) => {
       const chunks: Buffer[] = [];
@@ -88,7 +106,11 @@ export async function openExecSocket(
         );
       });
     });
-    socket.on("error", (error) => reject(connectError(error, what, cluster.server)));
+    socket.on("error", (error) => {
+      failure ??= error;
+      // Before the upgrade it is the answer; after it, `closed` tells it.
+      reject(connectError(error, what, cluster.server));
+    });
   });
 }
 

@@ -6,14 +6,7 @@
  */
 import { DrydockError } from "../../util/errors.js";
 import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
-import {
-  CHANNEL,
-  closeStdinFrame,
-  frame,
-  parseFrame,
-  resizeFrame,
-  withWorkdirAndEnv,
-} from "./kube-channel.js";
+import { CHANNEL, closeStdinFrame, frame, resizeFrame, withWorkdirAndEnv } from "./kube-channel.js";
 import { NOT_STARTED_EXIT_CODE } from "./kube-exec.js";
 import { openExecSocket, podGone, type PodTarget } from "./kube-socket.js";
 
@@ -34,30 +27,31 @@ export async function kubeTerminal(
   options: TerminalExecOptions = {},
 ): Promise<TerminalExec> {
   const input = options.input ?? false;
-  const socket = await openExecSocket(target, withWorkdirAndEnv(argv, options), { stdin: input, tty: true });
-  // A terminal of 0x0 makes some programs wrap every character: the size goes first.
-  socket.send(resizeFrame(options.cols ?? DEFAULT_COLS, options.rows ?? DEFAULT_ROWS));
-
   const listeners: ((chunk: Buffer) => void)[] = [];
   // What arrives before the first listener is kept for it, as a paused stream would.
   let early: Buffer[] | undefined = [];
   let exitStatus: number | null = null;
-  socket.on("message", (message: Buffer, isBinary: boolean) => {
-    if (!isBinary) return;
-    const parsed = parseFrame(message);
-    if (parsed.kind === "stdout" || parsed.kind === "stderr") {
-      const chunk = Buffer.from(parsed.data);
-      if (early) early.push(chunk);
-      else for (const listener of listeners) listener(chunk);
-    } else if (parsed.kind === "status") {
-      const status = parsed.status;
-      if (status.kind === "exited") exitStatus = status.exitCode;
-      else if (status.kind === "not-started") exitStatus = NOT_STARTED_EXIT_CODE;
-    }
-  });
+  const streams = { stdin: input, tty: true };
+  const { socket, closed } = await openExecSocket(
+    target,
+    withWorkdirAndEnv(argv, options),
+    streams,
+    (parsed) => {
+      if (parsed.kind === "stdout" || parsed.kind === "stderr") {
+        const chunk = Buffer.from(parsed.data);
+        if (early) early.push(chunk);
+        else for (const listener of listeners) listener(chunk);
+      } else if (parsed.kind === "status") {
+        const status = parsed.status;
+        if (status.kind === "exited") exitStatus = status.exitCode;
+        else if (status.kind === "not-started") exitStatus = NOT_STARTED_EXIT_CODE;
+      }
+    },
+  );
+  // A terminal of 0x0 makes some programs wrap every character: the size goes first.
+  socket.send(resizeFrame(options.cols ?? DEFAULT_COLS, options.rows ?? DEFAULT_ROWS));
   // A socket that fails ends the terminal like one that closes: the end is what matters.
-  socket.on("error", () => undefined);
-  const ended = new Promise<void>((resolve) => socket.on("close", () => resolve()));
+  const ended = closed.then(() => undefined);
   let exitCode: Promise<number | null> | undefined;
   let closing = false;
 
