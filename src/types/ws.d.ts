@@ -4,6 +4,7 @@
  */
 declare module "ws" {
   import type { ClientRequest, IncomingMessage } from "node:http";
+  import type { Duplex } from "node:stream";
   import type { SecureContextOptions } from "node:tls";
   import type { Agent } from "node:http";
 
@@ -38,5 +39,17 @@ declare module "ws" {
       listener: (request: ClientRequest, response: IncomingMessage) => void,
     ): this;
     once(event: "close", listener: (code: number, reason: Buffer) => void): this;
+  }
+
+  /** The server side, for tests that stand in for the API server. */
+  export class WebSocketServer {
+    constructor(options: { noServer: true });
+    handleUpgrade(
+      request: IncomingMessage,
+      socket: Duplex,
+      head: Buffer,
+      callback: (socket: WebSocket, request: IncomingMessage) => void,
+    ): void;
+    close(): void;
   }
 }
