@@ -176,7 +176,8 @@ function chunked(bytes: Buffer): Readable {
  */
 function pumpStdin(socket: WebSocket, input: Readable): void {
   const drained = (): void => {
-    if (input.isPaused() && socket.bufferedAmount < MAX_BACKLOG_BYTES / 2) input.resume();
+    if (socket.readyState !== CHANNEL_OPEN || !input.isPaused()) return;
+    if (socket.bufferedAmount < MAX_BACKLOG_BYTES / 2) input.resume();
   };
   input.on("data", (chunk: Buffer | string) => {
     if (socket.readyState !== CHANNEL_OPEN) return void input.pause();
