@@ -6,6 +6,7 @@
 #
 # usage: scripts/kube/cluster.sh up [--nodes N] [--state DIR] [--image IMAGE]...
 #        scripts/kube/cluster.sh down [--state DIR] [--purge]   (--purge: the certificates and logs too)
+#        scripts/kube/cluster.sh load [--state DIR] IMAGE...   (from the local Docker engine onto every node)
 #        scripts/kube/cluster.sh status [--state DIR]
 #        scripts/kube/cluster.sh env [--state DIR]          prints KUBECONFIG=... (eval "$(... env)")
 #        scripts/kube/cluster.sh kubectl [--state DIR] ARGS... runs the cluster's kubectl
@@ -108,7 +109,8 @@ cgroup_dirs() { # every cgroup directory whose top level is one of ours
 }
 
 # The sysctls a kubelet sets at start (with protectKernelDefaults off), and the one the CNI bridge sets.
-SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward)
+SYSCTLS=(vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops kernel.keys.root_maxkeys kernel.keys.root_maxbytes net.ipv4.ip_forward
+  net.bridge.bridge-nf-call-iptables net.bridge.bridge-nf-call-ip6tables)
 
 gen_pki() {
   mkdir -p "$PKI"; cd "$PKI"
@@ -242,8 +244,11 @@ TOML
   cat > "$n/containerd/runsc.toml" <<TOML
 binary_name = "$BIN/runsc"
 root = "$n/containerd/runsc-root"
+# As drydock's Docker set-up registers runsc: no network stack at all in a gVisor box (a second
+# wall behind the node firewall), and unix sockets on the host reachable (the gateway's, bind-mounted).
 [runsc_config]
-  network = "sandbox"
+  network = "none"
+  host-uds = "open"
 TOML
   # A bridge per node, no masquerade: pods reach their node's bridge address, nothing beyond it.
   cat > "$n/cni/net.d/10-bridge.conflist" <<JSON
@@ -295,6 +300,8 @@ imageGCLowThresholdPercent: 99
 serializeImagePulls: false
 podLogsDir: $n/pod-logs
 makeIPTablesUtilChains: false
+# A Pod has no process limit of its own: the kubelet's caps every Pod on the node. drydock's box default.
+podPidsLimit: 256
 YAML
 }
 
@@ -323,6 +330,37 @@ import_images() { # I NODE_DIR: runs in the background per node
   for t in "${SAVED[@]}"; do
     "$BIN/ctr" -a "$n/containerd.sock" -n k8s.io images import "$t" >> "$LOGS/import-n$i.log" 2>&1 || return 1
   done
+}
+
+# The node firewall: what replaces NetworkPolicy enforcement here (the bridge CNI enforces none, and
+# kube-network-policies needs nftables' queue, which this kernel lacks). Every packet a pod sends
+# into its node's bridge is dropped, to the host (INPUT) and to anything beyond, another pod on the
+# same bridge included (FORWARD: bridged frames pass iptables with br_netfilter's
+# bridge-nf-call-iptables, which up turns on and down restores). IPv4 and IPv6, so link-local
+# addresses are closed too. Replies to the kubelet's exec streams do not use the pod network.
+FW_COMMENT=drydock-kube-deny-all
+firewall_rules() { # ACTION(-I|-D|-C): prints nothing, returns the last tool's status
+  local t c ok=0
+  for t in iptables ip6tables; do
+    for c in INPUT FORWARD; do
+      if [ "$1" = -I ]; then
+        "$t" -w -C "$c" -i "$BR_PREFIX+" -m comment --comment "$FW_COMMENT" -j DROP 2>/dev/null \
+          || "$t" -w -I "$c" 1 -i "$BR_PREFIX+" -m comment --comment "$FW_COMMENT" -j DROP || ok=1
+      elif [ "$1" = -D ]; then
+        while "$t" -w -D "$c" -i "$BR_PREFIX+" -m comment --comment "$FW_COMMENT" -j DROP 2>/dev/null; do :; done
+      else
+        "$t" -w -C "$c" -i "$BR_PREFIX+" -m comment --comment "$FW_COMMENT" -j DROP 2>/dev/null || ok=1
+      fi
+    done
+  done
+  return $ok
+}
+firewall_up() {
+  modprobe br_netfilter 2>/dev/null || true
+  [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ] \
+    || die "br_netfilter is not loaded (modprobe br_netfilter): without it pods on one bridge reach each other"
+  sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.bridge.bridge-nf-call-ip6tables=1
+  firewall_rules -I || die "could not add the node firewall's iptables rules"
 }
 
 cmd_up() {
@@ -357,6 +395,7 @@ cmd_up() {
     [ -d /var/lib/cni ] && echo "VAR_LIB_CNI_EXISTED=1" || echo "VAR_LIB_CNI_EXISTED=0"
     [ -d /var/lib/kubelet ] && echo "VAR_LIB_KUBELET_EXISTED=1" || echo "VAR_LIB_KUBELET_EXISTED=0"
   } > "$STATE/cluster.env"
+  modprobe br_netfilter 2>/dev/null || true
   local s; for s in "${SYSCTLS[@]}"; do echo "$s=$(sysctl -n "$s")"; done > "$STATE/sysctl-before.txt"
 
   log "certificates and kubeconfigs"
@@ -367,6 +406,7 @@ cmd_up() {
   local nm; for nm in "${names[@]}"; do kubeconfig "kubelet-$nm" "system:node:$nm" "kubelet-$nm"; done
 
   save_images
+  firewall_up
   start_control_plane
 
   local i n pids=()
@@ -474,6 +514,8 @@ cmd_down() {
   for br in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{ print $2 }' | grep "^$BR_PREFIX" || true); do
     ip link del "$br" 2>/dev/null || true
   done
+  # 5b. the node firewall
+  firewall_rules -D
   # 6. the nodes' cgroups, deepest first
   cgroup_dirs | while read -r d; do find "$d" -depth -type d -exec rmdir {} \; 2>/dev/null || true; done
   # 7. the kubelets' links in /var/log/containers (its path is fixed) into our dir
@@ -517,10 +559,12 @@ leftovers() { # prints whatever of ours is still on the host
   m=$(awk -v s="$STATE/" 'index($5, s) == 1 { print $5 }' /proc/self/mountinfo | tr '\n' ' ')
   b=$(ip -o link show type bridge 2>/dev/null | awk -F': ' '{ print $2 }' | grep "^$BR_PREFIX" | tr '\n' ' ' || true)
   c=$(cgroup_dirs | tr '\n' ' ')
+  local f=""; for t in iptables ip6tables; do "$t" -w -S 2>/dev/null | grep -q -- "$FW_COMMENT" && f="$f $t"; done
   [ -z "$p" ] || echo "processes: $p"
   [ -z "$m" ] || echo "mounts: $m"
   [ -z "$b" ] || echo "bridges: $b"
   [ -z "$c" ] || echo "cgroups: $c"
+  [ -z "$f" ] || echo "firewall rules in:$f"
   return 0
 }
 
@@ -538,17 +582,49 @@ cmd_status() {
   else
     echo "apiserver: NOT READY"; ok=1
   fi
+  if firewall_rules -C; then echo "firewall: pods' packets into the bridges dropped"; else echo "firewall: MISSING"; ok=1; fi
   echo "KUBECONFIG=$ADMIN_KUBECONFIG"
   return $ok
 }
 
 cmd_env() { echo "KUBECONFIG=$ADMIN_KUBECONFIG"; }
 
+# Puts images from the local Docker engine onto every node of a running cluster, then waits until each
+# node's status lists them (what a backend's hasImage reads; the kubelet reports every 10 s).
+cmd_load() {
+  [ -f "$STATE/cluster.env" ] && alive "$PIDS/kube-apiserver" || die "no cluster is up in $STATE: run up first"
+  [ ${#ARGS[@]} -gt 0 ] || die "load needs one or more images: load IMAGE..."
+  local n i=0 pids=() img want=() nodes
+  nodes=$(ls -d "$STATE"/nodes/n* | wc -l)
+  # Only what some node lacks: an import of the same image again takes as long as the first.
+  for img in "${ARGS[@]}"; do
+    case $img in */*) n=$img ;; *) n=docker.io/library/$img ;; esac
+    [ "$(kubectl get nodes -o json | grep -c "\"$n\"")" -ge "$nodes" ] || want+=("$img")
+  done
+  [ ${#want[@]} -gt 0 ] || { log "every node has ${ARGS[*]}"; return 0; }
+  IMAGES=("${want[@]}")
+  save_images
+  SAVED=("${SAVED[@]:1}")
+  for n in "$STATE"/nodes/n*; do
+    i=${n##*/n}
+    log "importing ${IMAGES[*]} into n$i"
+    import_images "$i" "$n" & pids+=($!)
+  done
+  for i in "${pids[@]}"; do wait "$i" || fail "image import" "$LOGS/import-n1.log"; done
+  for img in "${IMAGES[@]}"; do
+    case $img in */*) ;; *) img=docker.io/library/$img ;; esac
+    wait_for 120 0.5 bash -c '[ "$("$0" --kubeconfig "$1" get nodes -o json | grep -c "\"$2\"")" -ge "$3" ]' \
+      "$BIN/kubectl" "$ADMIN_KUBECONFIG" "$img" "${#pids[@]}" || die "the nodes did not report $img within 60 s"
+  done
+  log "loaded ${IMAGES[*]} onto ${#pids[@]} node(s)"
+}
+
 case $CMD in
   up) cmd_up ;;
+  load) cmd_load ;;
   down) cmd_down ;;
   status) cmd_status ;;
   env) cmd_env ;;
   kubectl) kubectl "${ARGS[@]}" ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

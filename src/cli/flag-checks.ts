@@ -6,6 +6,7 @@ import { DOCKER_HUB, parseImageReference } from "../engine/image-reference.js";
 import { stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, resolve } from "node:path";
+import type { BoxEngine } from "../engine/box-engine.js";
 import type { Engine } from "../engine/engine.js";
 import { parseLlmMode } from "../gateway/llm-mode.js";
 import { loadOfflineScript } from "../gateway/offline-script.js";
@@ -145,10 +146,16 @@ export async function portFlag(host: string, port: number): Promise<void> {
  * `--image`: an image the engine has, or one on a registry host (`registry.example.com/team/box:1`),
  * which is pulled when used, as `--pull` says.
  */
-export async function imageFlag(engine: Engine, image: string | undefined): Promise<void> {
+export async function imageFlag(engine: BoxEngine, image: string | undefined): Promise<void> {
   if (image === undefined || (await engine.hasImage(image))) return;
   const parsed = parseImageReference(image);
   if (parsed && parsed.registry !== DOCKER_HUB) return;
+  if (engine.name.startsWith("kubernetes:")) {
+    throw new FlagError(
+      "--image",
+      `${image} is not on every Ready node of ${engine.name}; push it to the registry the nodes pull from and name it there, or import it into each node's runtime (the test cluster: scripts/kube/cluster.sh load ${image})`,
+    );
+  }
   throw new FlagError(
     "--image",
     `${image} is not in the engine; ${imageFix(image)}; or name one \`docker images\` lists, or leave --image out for drydock's own sandbox image`,

@@ -3,7 +3,7 @@
  * checked against the engine's runtimes before anything starts; a refusal names the flag (or the
  * variable) and how to register runsc, exit 2.
  */
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import {
   checkRuntimeNetwork,
   parseRuntimeChoice,
@@ -17,7 +17,7 @@ export const RUNTIME_HELP =
 
 /** The runtime boxes get: the flag, else DRYDOCK_RUNTIME, else runc; checked against the engine and --network. */
 export async function runtimeFlag(
-  engine: Engine,
+  engine: BoxEngine,
   flag: string | undefined,
   network?: string,
 ): Promise<BoxRuntime> {

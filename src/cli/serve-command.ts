@@ -1,3 +1,4 @@
+import { ENGINE_HELP } from "../engine/connect-engine.js";
 import { Option, type Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
@@ -30,6 +31,7 @@ export function registerServeCommand(program: Command): void {
   program
     .command("serve")
     .description("serve the MCP tools over stdio (default) or Streamable HTTP")
+    .option("--engine <url>", ENGINE_HELP)
     .option("--repo <path>", "git repository that default sessions copy in", process.cwd())
     .option(
       "--allow-repo <path>",
@@ -126,6 +128,7 @@ export function registerServeCommand(program: Command): void {
         }),
       );
       const server = await DrydockServer.start({
+        engine: flags.engine,
         repo: opts.repo,
         allowedRepos: opts.allowRepo,
         maxSessions: flags.maxSessions,

@@ -2,7 +2,8 @@
  * `drydock serve`'s flags, every one checked before anything starts (no prune, no pool, no
  * listening socket): a flag that cannot work stops the command with its name and the fix, exit 2.
  */
-import { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { closeEngine, connectEngine, dockerEngine } from "../engine/connect-engine.js";
 import { imageFlag, llmFlag, networkFlag, offlineScriptFlag, portFlag, repoFlag } from "./flag-checks.js";
 import { cpus, memoryMB, port, seconds, wholeNumber, decimal } from "./flag-values.js";
 import { FlagError } from "../util/errors.js";
@@ -18,6 +19,7 @@ const MAX_OUTPUT_BYTES_LIMIT = 256 * 1024 * 1024;
 
 /** The flags as commander hands them over (strings, as typed). */
 export interface ServeFlags {
+  engine?: string;
   repo: string;
   allowRepo: string[];
   image?: string;
@@ -47,6 +49,8 @@ export interface ServeFlags {
 }
 
 export interface CheckedServeFlags {
+  /** The backend boxes run on, connected (the server keeps it; close it if the server does not start). */
+  engine: BoxEngine;
   port: number;
   runtime: BoxRuntime;
   memoryMB?: number;
@@ -99,16 +103,43 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
   await llmFlag(flags.llm);
   if (flags.http) await portFlag(flags.host, checked.port);
   // Last what the engine must have.
-  const engine = await Engine.connect();
+  const engine = await connectEngine(flags.engine);
+  try {
+    return await engineFlags(engine, flags, { ...checked, keysFile, offlineScript });
+  } catch (error) {
+    await closeEngine(engine);
+    throw error;
+  }
+}
+
+async function engineFlags(
+  engine: BoxEngine,
+  flags: ServeFlags,
+  checked: Omit<CheckedServeFlags, "engine" | "runtime" | "pool" | "memoryMB" | "cpus" | "memoryReserveMB">,
+): Promise<CheckedServeFlags> {
+  const docker = dockerEngine(engine);
+  if (!docker && flags.keepSessions) {
+    throw new FlagError(
+      "--keep-sessions",
+      `boxes on ${engine.name} are owned by this server's Lease and go with it; kept sessions need a Docker engine. Drop --keep-sessions`,
+    );
+  }
   const capacity = await engine.capacity();
   await imageFlag(engine, flags.image);
-  await networkFlag(engine, flags.network);
+  if (docker) await networkFlag(docker, flags.network);
+  else if (flags.network !== undefined && flags.network !== "none") {
+    throw new FlagError(
+      "--network",
+      `a box on ${engine.name} has no network to join (a deny-all NetworkPolicy holds it); use --egress HOSTS for HTTPS to named hosts`,
+    );
+  }
   const runtime = await runtimeFlag(engine, flags.runtime, flags.network);
   const boxMB = memoryMB(flags.memoryMb, "--memory-mb", capacity.memoryMB);
   const fit = Math.floor(capacity.memoryMB / (boxMB ?? DEFAULT_LIMITS.memoryMB));
   const fromEnvironment = process.env.DRYDOCK_POOL !== undefined && process.env.DRYDOCK_POOL === flags.pool;
   return {
     ...checked,
+    engine,
     runtime,
     memoryMB: boxMB,
     cpus: cpus(flags.cpus, "--cpus", capacity.cpus),
@@ -125,8 +156,6 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
       maxReason: `${fit} boxes at their memory limit fill the engine's host`,
       ...(fromEnvironment ? { hint: "set it to a number such as 1, or pass --pool N" } : {}),
     })!,
-    keysFile,
-    offlineScript,
   };
 }
 

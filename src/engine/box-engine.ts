@@ -21,17 +21,34 @@ export interface BoxSummary {
   createdAt: Date;
 }
 
+/** How a box stands: running, or how it ended. */
+export interface BoxState {
+  running: boolean;
+  /** The box's exit status once it stopped, when the backend knows it. */
+  exitCode?: number;
+  /** Whether it stopped because it ran out of memory. */
+  oomKilled?: boolean;
+}
+
 /** An OCI runtime the backend knows, with the arguments it passes it. */
 export interface EngineRuntime {
   name: string;
   path: string;
   args: string[];
+  /**
+   * Whether `args` are the flags the runtime really gets. A cluster's RuntimeClass names a handler
+   * whose flags live in each node's runtime configuration, out of the API's sight: false there, and
+   * `drydock doctor --engine` probes a box instead.
+   */
+  argsKnown?: boolean;
 }
 
-/** A box id as logs and messages show it. */
-export const short = (id: string): string => id.slice(0, 12);
+/** A box id as logs and messages show it: a Docker id cut to 12 hex digits, any other (a Pod's name) whole. */
+export const short = (id: string): string => (/^[0-9a-f]{64}$/.test(id) ? id.slice(0, 12) : id);
 
 export interface BoxEngine {
+  /** How messages name the backend: a Docker engine's URL, or `kubernetes:NAMESPACE`. */
+  readonly name: string;
   /** Makes a box (not started) and returns its id; ImageMissingError when the image is absent. */
   createBox(spec: ContainerSpec): Promise<string>;
   /** Starts a box; one already running is not an error. */
@@ -40,6 +57,14 @@ export interface BoxEngine {
   remove(id: string): Promise<void>;
   /** Whether the box exists and runs; a box that is gone is not running. */
   isRunning(id: string): Promise<boolean>;
+  /** How the box stands; undefined when it is gone. */
+  boxState(id: string): Promise<BoxState | undefined>;
+  /**
+   * Addresses on drydock's host that boxes' networks route to (Docker's bridge gateways): the
+   * egress proxy refuses them as the host's own. A backend whose boxes reach no such address
+   * leaves it out.
+   */
+  networkGateways?(): Promise<string[]>;
   /** Boxes carrying a label (any value), or a label with the given value. */
   listBoxes(label: string, value?: string): Promise<BoxSummary[]>;
   /** Runs a program in a box (no shell) and collects its output; BoxGoneError when the box is gone. */

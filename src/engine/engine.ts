@@ -7,6 +7,7 @@ import type { Duplex, Readable } from "node:stream";
 import { BoxGoneError, DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import {
+  type BoxState,
   short,
   type BoxEngine,
   type BoxSummary,
@@ -23,7 +24,7 @@ import { PullProgress, type PullEvent } from "./pull-progress.js";
 import { registryAuth } from "./registry-auth.js";
 import { terminalArgv } from "./runtime-terminal.js";
 
-export { short, type BoxSummary, type EngineRuntime } from "./box-engine.js";
+export { short, type BoxState, type BoxSummary, type EngineRuntime } from "./box-engine.js";
 
 const log = logger("engine");
 
@@ -423,6 +424,18 @@ export class Engine implements BoxEngine, ImageEngine {
       return info.State.Running === true;
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return false;
+      throw this.wrap(error, `inspect ${short(id)}`);
+    }
+  }
+
+  async boxState(id: string): Promise<BoxState | undefined> {
+    try {
+      const { State } = await this.docker.getContainer(id).inspect();
+      return State.Running
+        ? { running: true }
+        : { running: false, exitCode: State.ExitCode, oomKilled: State.OOMKilled };
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) return undefined;
       throw this.wrap(error, `inspect ${short(id)}`);
     }
   }

@@ -100,10 +100,11 @@ export type AttemptOutcome = { result: AttemptResult; texts: AttemptTexts } | "c
 /** Why the box is gone, or undefined while it runs. */
 async function boxTrouble(session: Session): Promise<string | undefined> {
   try {
-    const info = await session.box.engine.inspect(session.box.id);
-    if (info.State.Running) return undefined;
-    const oom = info.State.OOMKilled ? "; it ran out of memory (raise --memory-mb)" : "";
-    return `the box stopped (exit code ${info.State.ExitCode}${oom})`;
+    const state = await session.box.engine.boxState(session.box.id);
+    if (!state) return "the box is gone";
+    if (state.running) return undefined;
+    const oom = state.oomKilled ? "; it ran out of memory (raise --memory-mb)" : "";
+    return `the box stopped (exit code ${state.exitCode ?? "unknown"}${oom})`;
   } catch (error) {
     return `the box is gone: ${describeError(error)}`;
   }

@@ -5,9 +5,10 @@
  * (or being made), so a program that closes its sandboxes can exit without closing it.
  */
 import { resolve } from "node:path";
-import { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { closeEngine, connectEngine, dockerEngine } from "../engine/connect-engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
-import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { clusterSandboxImage, defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -42,6 +43,11 @@ export interface CreateOptions {
 }
 
 export interface LocalOptions {
+  /**
+   * Where boxes run, as `--engine` says: a Docker engine URL (default DOCKER_HOST) or a Kubernetes
+   * namespace, `kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH` (docs/kubernetes.md).
+   */
+  engine?: string;
   /** The sandbox image (default: DRYDOCK_IMAGE, else the one `drydock image build` made). */
   image?: string;
   /**
@@ -205,11 +211,15 @@ class LocalFlavour implements Flavour {
   async release(): Promise<void> {
     const manager = this.manager;
     this.manager = undefined;
-    await (await manager?.catch(() => undefined))?.closeAll();
+    const started = await manager?.catch(() => undefined);
+    await started?.closeAll();
+    if (started) await closeEngine(started.engine);
   }
 
   private start(): Promise<SessionManager> {
-    this.manager ??= Engine.connect().then((engine) => SessionManager.start(engine));
+    this.manager ??= connectEngine(this.options.engine, { field: "engine" }).then((engine) =>
+      SessionManager.start(engine),
+    );
     const manager = this.manager;
     // An engine that did not answer is asked again by the next create.
     manager.catch(() => {
@@ -218,10 +228,13 @@ class LocalFlavour implements Flavour {
     return manager;
   }
 
-  private async image(engine: Engine, repo: string, ref: string | undefined): Promise<string> {
-    const base = this.options.image ?? (await defaultSandboxImage(engine));
+  private async image(engine: BoxEngine, repo: string, ref: string | undefined): Promise<string> {
+    const docker = dockerEngine(engine);
+    // A cluster's nodes get images by push or import: no environment is built for them.
+    if (!docker) return this.options.image ?? (await clusterSandboxImage());
+    const base = this.options.image ?? (await defaultSandboxImage(docker));
     if (this.options.environment === false) return base;
-    const status = await new EnvironmentImages(engine, {
+    const status = await new EnvironmentImages(docker, {
       baseImage: base,
       allowBaseImages: this.options.allowBaseImages,
       pull: this.options.pull,

@@ -3,7 +3,7 @@
  * system calls to the host's kernel) or runsc (gVisor: a user-space kernel answers them). Chosen by
  * `--runtime` or DRYDOCK_RUNTIME, checked against what the engine has before a box is made.
  */
-import type { Engine, EngineRuntime } from "../engine/engine.js";
+import type { BoxEngine, EngineRuntime } from "../engine/box-engine.js";
 import { InvalidArgumentError } from "../util/errors.js";
 
 export const RUNTIMES = ["runc", "runsc"] as const;
@@ -47,6 +47,7 @@ export function runtimeFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeCho
 /** Why a registered runsc cannot serve boxes as drydock makes them (empty: it can). */
 export function runscProblems(runtime: EngineRuntime): string[] {
   const problems: string[] = [];
+  if (runtime.argsKnown === false) return problems;
   if (!runtime.args.includes("--network=none")) {
     problems.push(
       "its runtimeArgs lack --network=none (without it runsc refuses to start a box that has no network)",
@@ -94,7 +95,7 @@ export function pickRuntime(
 
 /** The runtime a choice means on this engine; asks the engine which runtimes it has. */
 export async function resolveRuntime(
-  engine: Engine,
+  engine: BoxEngine,
   choice: RuntimeChoice,
   field = "runtime",
 ): Promise<BoxRuntime> {

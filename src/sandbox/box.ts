@@ -2,7 +2,7 @@
  * A running box: one hardened container, created from a profile, with helpers to run programs
  * in it as the box user. Removing it removes everything in it.
  */
-import { Engine, short } from "../engine/engine.js";
+import { short, type BoxEngine } from "../engine/box-engine.js";
 import type { ExecOptions, ExecResult } from "../engine/exec.js";
 import {
   LABEL_CREATED,
@@ -31,7 +31,7 @@ export class Box {
   private removed = false;
 
   private constructor(
-    readonly engine: Engine,
+    readonly engine: BoxEngine,
     readonly id: string,
     readonly sessionId: string,
     readonly image: string,
@@ -42,7 +42,7 @@ export class Box {
    * Creates and starts a box for a session; labels name the session, the owner and the time. The
    * runtime is options.runtime, else DRYDOCK_RUNTIME, else runc, checked against the engine's.
    */
-  static async create(engine: Engine, sessionId: string, options: BoxOptions): Promise<Box> {
+  static async create(engine: BoxEngine, sessionId: string, options: BoxOptions): Promise<Box> {
     const runtime: BoxRuntime = await resolveRuntime(
       engine,
       options.runtime ?? runtimeFromEnv(),
@@ -70,7 +70,7 @@ export class Box {
   }
 
   /** Adopts an existing container (a pooled box handed to a session). */
-  static adopt(engine: Engine, id: string, sessionId: string, image: string, limits: BoxLimits): Box {
+  static adopt(engine: BoxEngine, id: string, sessionId: string, image: string, limits: BoxLimits): Box {
     return new Box(engine, id, sessionId, image, limits);
   }
 

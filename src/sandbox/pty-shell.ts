@@ -12,8 +12,7 @@
  * before the command. A command that ends the shell itself (exit, exec, kill $$) gets the same.
  */
 import { randomBytes } from "node:crypto";
-import type { Engine } from "../engine/engine.js";
-import { openTerminalExec } from "../engine/exec-terminal.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import type { StopReport, StopRequest } from "./command-stop.js";
@@ -32,7 +31,7 @@ export const PTY_SHELL_ARGV: readonly string[] = ["bash", "--noprofile", "--norc
 
 export interface ShellOptions {
   /** The engine the shell's exec is attached through. */
-  engine: Engine;
+  engine: BoxEngine;
   containerId: string;
   user: string;
   workdir: string;
@@ -332,7 +331,7 @@ export class PtyShell {
   private async spawn(saveState = true): Promise<void> {
     const o = this.options;
     // A script argument (/dev/stdin) keeps bash non-interactive: no prompt, no job-control chatter.
-    const exec = await openTerminalExec(o.engine, o.containerId, [...PTY_SHELL_ARGV], {
+    const exec = await o.engine.openTerminal(o.containerId, [...PTY_SHELL_ARGV], {
       user: o.user,
       workdir: o.workdir,
       env: { TERM: "dumb", PS1: "", PS2: "", ...o.env },

@@ -4,10 +4,12 @@
  * its own sessions.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { closeEngine, dockerEngine } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
 import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
-import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { clusterImageMissing, clusterSandboxImage, defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import type { SessionOptions } from "../session/session.js";
 import { poolProfile } from "../session/pool-fit.js";
 import { SessionManager } from "../session/session-manager.js";
@@ -28,6 +30,8 @@ import { sandboxImagePresent, type PullMode } from "../environment/image-pulls.j
 const log = logger("server");
 
 export interface DrydockServerConfig {
+  /** The backend boxes run on, connected; default the Docker engine DOCKER_HOST names. The server closes it. */
+  engine?: BoxEngine;
   repo: string;
   image?: string;
   sessionOptions?: Partial<SessionOptions>;
@@ -122,13 +126,20 @@ export class DrydockServer {
     );
     const reapEveryMs = config.reapIntervalMs ?? reapIntervalFromEnv();
     const repo = await openHostRepo(config.repo, "--repo");
-    const engine = await Engine.connect();
-    const image = config.image ?? (await defaultSandboxImage(engine));
-    await sandboxImagePresent(engine, image, config.pull, (line) => log.info(line));
+    const engine = config.engine ?? (await Engine.connect());
+    const docker = dockerEngine(engine);
+    const image = config.image ?? (docker ? await defaultSandboxImage(docker) : await clusterSandboxImage());
+    if (docker) await sandboxImagePresent(docker, image, config.pull, (line) => log.info(line));
+    else if (!(await engine.hasImage(image))) throw clusterImageMissing(engine.name, image);
+    if (!docker && config.environment !== false) {
+      log.warn(
+        `${engine.name}: repositories' environment definitions are not built for a cluster; sessions use ${image} (pass --image to choose another, --no-env to silence this)`,
+      );
+    }
     const environments =
-      config.environment === false
+      config.environment === false || !docker
         ? undefined
-        : new EnvironmentImages(engine, {
+        : new EnvironmentImages(docker, {
             baseImage: image,
             caCert: config.caCert,
             allowBaseImages: config.allowBaseImages,
@@ -187,7 +198,8 @@ export class DrydockServer {
       options: config.sessionOptions ?? {},
       allowedRepos,
       maxSessions: config.maxSessions,
-      admission: new MemoryAdmission(engine, { hostMiB, reserveMiB }),
+      // On a cluster the scheduler admits a box by its requests (equal to its limits).
+      admission: docker ? new MemoryAdmission(docker, { hostMiB, reserveMiB }) : undefined,
     });
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);
@@ -256,6 +268,7 @@ export class DrydockServer {
       } else {
         await this.manager.closeAll();
       }
+      await closeEngine(this.manager.engine);
     })();
     return this.closing;
   }

@@ -4,8 +4,7 @@
  */
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { Engine } from "../engine/engine.js";
-import { openTerminalExec } from "../engine/exec-terminal.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import { Box } from "../sandbox/box.js";
 import type { BoxOptions } from "../sandbox/box-profile.js";
 import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
@@ -27,7 +26,7 @@ export function gatewayDirFor(sessionId: string): string {
 
 /** Creates the gateway directory and a started box for a session; leaves nothing behind on failure. */
 export async function createSessionBox(
-  engine: Engine,
+  engine: BoxEngine,
   sessionId: string,
   options: BoxOptions,
 ): Promise<{ box: Box; gatewayDir: string }> {
@@ -60,7 +59,7 @@ export function startSessionShell(
     stateFile: SHELL_STATE_FILE,
     openStderrTerminal: () =>
       StderrTerminal.open(() =>
-        openTerminalExec(box.engine, box.id, STDERR_HOLDER, { user: BOX_USER, workdir: WORKSPACE }),
+        box.engine.openTerminal(box.id, STDERR_HOLDER, { user: BOX_USER, workdir: WORKSPACE }),
       ),
     stopCommand: (request) => stopCommand(box, request),
   });

@@ -36,7 +36,7 @@ export async function startSessionEgress(options: SessionEgressOptions): Promise
   await copyFile(options.caFile ?? resolveCaBundle(), bundle);
   await chmod(bundle, 0o644);
   const socketPath = join(options.gatewayDir, EGRESS_SOCKET_NAME);
-  const bridgeGateways = await options.box.engine.networkGateways();
+  const bridgeGateways = (await options.box.engine.networkGateways?.()) ?? [];
   const proxy = await EgressProxy.start({
     socketPath,
     allowlist: options.allowlist,

@@ -8,7 +8,7 @@
  * dies, the reaper leaves the box running until its time passes, and a later manager with the same
  * state directory adopts it when a client names its session (`adopt`).
  */
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import {
   LABEL_KEPT_UNTIL,
   LABEL_OWNER,
@@ -57,7 +57,7 @@ export class SessionManager {
   private readonly adopting = new Map<string, Promise<Session | undefined>>();
 
   private constructor(
-    readonly engine: Engine,
+    readonly engine: BoxEngine,
     private warmPool: WarmPool | undefined,
     /** How long boxes are kept after this process dies; undefined: not kept. */
     readonly keepTtlMs: number | undefined,
@@ -83,7 +83,7 @@ export class SessionManager {
    * the process alive).
    */
   static async start(
-    engine: Engine,
+    engine: BoxEngine,
     options: { pool?: WarmPoolOptions; reapEveryMs?: number; keepTtlMs?: number } = {},
   ): Promise<SessionManager> {
     await reapOnce(engine);
@@ -312,7 +312,7 @@ async function keepFinalDiff(session: Session): Promise<Record<string, unknown>>
 }
 
 /** One prune; a failure (the engine not answering for a moment) is logged, never thrown. */
-function reapOnce(engine: Engine): Promise<void> {
+function reapOnce(engine: BoxEngine): Promise<void> {
   return pruneOrphans(engine).then(
     () => undefined,
     (error: unknown) => log.warn(`could not prune orphans: ${describeError(error)}`),

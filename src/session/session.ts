@@ -3,7 +3,7 @@
  * shares a path with the box; files move as tar streams and changes come out as a diff.
  */
 import { mkdir, rm } from "node:fs/promises";
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import type { AddressRange } from "../gateway/egress-address-policy.js";
 import type { EgressProxy } from "../gateway/egress-proxy.js";
 import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
@@ -191,7 +191,7 @@ export class Session {
   }
 
   /** Starts a box, copies the repository in and starts the shell; removes the box on failure. */
-  static async create(engine: Engine, options: SessionOptions, id = newSessionId()): Promise<Session> {
+  static async create(engine: BoxEngine, options: SessionOptions, id = newSessionId()): Promise<Session> {
     const started = Date.now();
     const { box, gatewayDir } = await createSessionBox(engine, id, options);
     try {
@@ -246,7 +246,7 @@ export class Session {
    * it is on failure (it stays kept).
    */
   static async adopt(
-    engine: Engine,
+    engine: BoxEngine,
     id: string,
     containerId: string,
     record: SessionRecord,

@@ -11,7 +11,7 @@
  * synchronous: a box leaves the idle list before any await, so no two sessions can get one box.
  */
 import { rm } from "node:fs/promises";
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import { LABEL_KEPT_UNTIL, LABEL_POOL, keptUntilLabel } from "../engine/labels.js";
 import type { Box } from "../sandbox/box.js";
 import { openBoxChannel } from "../sandbox/box-channel.js";
@@ -87,7 +87,7 @@ export class WarmPool {
   private prefillRepo: string | undefined;
 
   private constructor(
-    private readonly engine: Engine,
+    private readonly engine: BoxEngine,
     readonly size: number,
     readonly profile: PoolProfile,
     ttlMs: number | undefined,
@@ -96,7 +96,7 @@ export class WarmPool {
   }
 
   /** Makes a pool and starts filling it in the background. */
-  static start(engine: Engine, options: WarmPoolOptions): WarmPool {
+  static start(engine: BoxEngine, options: WarmPoolOptions): WarmPool {
     const pool = new WarmPool(engine, Math.max(0, Math.floor(options.size)), options.profile, options.ttlMs);
     pool.keepTtlMs = options.keepTtlMs;
     pool.prefillRepo = options.prefillRepo;

@@ -15,10 +15,13 @@ export class DrydockError extends Error {
 
 export class EngineUnavailableError extends DrydockError {
   override name = "EngineUnavailableError";
-  constructor(detail: string, options?: { cause?: unknown }) {
+  /** `fix`: what to do instead of starting Docker (a Kubernetes backend says how to reach its API). */
+  constructor(detail: string, options?: { cause?: unknown; fix?: string }) {
     super(
       "engine_unavailable",
-      `no Docker Engine answers (${detail}). Start Docker (or run scripts/setup.sh as root), or point DOCKER_HOST at a running engine; check with \`drydock doctor\``,
+      options?.fix
+        ? `the engine does not answer (${detail}). ${options.fix}`
+        : `no Docker Engine answers (${detail}). Start Docker (or run scripts/setup.sh as root), or point DOCKER_HOST at a running engine; check with \`drydock doctor\``,
       options,
     );
   }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { boxMemory } from "../../src/engine/box-memory.js";
+import { Engine } from "../../src/engine/engine.js";
 import { tempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
 
@@ -13,9 +14,11 @@ describe("boxMemory", () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path, { memoryMB: 512 });
     const id = session.box.id;
+    const engine = session.box.engine as Engine;
+    expect(engine).toBeInstanceOf(Engine);
     const measure = async () => ({
-      cgroup: (await boxMemory(session.box.engine, [id])).get(id)!,
-      engine: (await boxMemory(session.box.engine, [id], { cgroupRoot: "/nonexistent" })).get(id)!,
+      cgroup: (await boxMemory(engine, [id])).get(id)!,
+      engine: (await boxMemory(engine, [id], { cgroupRoot: "/nonexistent" })).get(id)!,
     });
     await session.bash("head -c 80000000 /dev/zero > /workspace/fill");
     const full = await measure();
@@ -28,6 +31,6 @@ describe("boxMemory", () => {
     const emptied = await measure();
     for (const m of [emptied.cgroup, emptied.engine])
       expect(m.usedMiB).toBeLessThan(full.cgroup.usedMiB - 70);
-    expect(await boxMemory(session.box.engine, ["0".repeat(64)])).toEqual(new Map());
+    expect(await boxMemory(engine, ["0".repeat(64)])).toEqual(new Map());
   });
 });

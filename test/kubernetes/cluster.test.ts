@@ -1,10 +1,9 @@
 /**
  * A box's Pod, made by podFor from the same spec Docker gets, on a real cluster: one under runc and
  * one under gVisor (RuntimeClass "gvisor") on each node, each reached with `id` over the pods/exec
- * WebSocket. Needs a cluster: `scripts/kube/cluster.sh up` (KUBECONFIG from `cluster.sh env`), and
- * runs only by its own config: `npx vitest run --config test/kubernetes/vitest.config.ts`.
+ * WebSocket. The kubernetes test project brings the cluster up (test/helpers/kube-setup.ts):
+ * `npx vitest run --project kubernetes`.
  */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { CoreV1Api, Exec, KubeConfig, type V1Pod, type V1Status } from "@kubernetes/client-node";
@@ -12,15 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOX_CONTAINER, podFor } from "../../src/engine/kubernetes/pod-manifest.js";
 import { LABEL_SESSION } from "../../src/engine/labels.js";
 import { boxSpec } from "../../src/sandbox/box-profile.js";
+import { kubeconfigPath } from "../helpers/kube.js";
+import { sandboxImage } from "../helpers/sessions.js";
 
 const NAMESPACE = `drydock-cluster-test-${process.pid}`;
-const IMAGE = process.env.DRYDOCK_IMAGE ?? "drydock-sandbox:latest";
-
-function kubeconfigPath(): string {
-  if (process.env.KUBECONFIG) return process.env.KUBECONFIG;
-  const out = execFileSync("bash", ["scripts/kube/cluster.sh", "env"], { encoding: "utf8" });
-  return /^KUBECONFIG=(.*)$/m.exec(out)?.[1] ?? "";
-}
 
 function hostHasAppArmor(): boolean {
   const p = "/sys/module/apparmor/parameters/enabled";
@@ -115,7 +109,7 @@ describe("a box's Pod on a real cluster", () => {
           .slice(0, 12);
         const spec = boxSpec(
           {
-            image: IMAGE,
+            image: sandboxImage(),
             // runc is the nodes' default handler: no RuntimeClass (podFor maps only named ones)
             runtime: runtime === "runsc" ? "runsc" : undefined,
             memoryMB: 256,

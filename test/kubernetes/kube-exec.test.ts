@@ -2,7 +2,7 @@
  * kubeExec and kubeTerminal against box Pods on a real cluster, one under runc and one under gVisor
  * (RuntimeClass "gvisor"): the Docker exec's contract (test/integration's exec tests) over the
  * pods/exec WebSocket. Needs a cluster: `scripts/kube/cluster.sh up`; run with
- * `npx vitest run --config test/kubernetes/vitest.config.ts test/kubernetes/kube-exec.test.ts`.
+ * `npx vitest run --project kubernetes test/kubernetes/kube-exec.test.ts`.
  */
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
@@ -41,7 +41,7 @@ function generated(total: number, chunkBytes = 64 * 1024): { stream: Readable; s
  */
 async function rssGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growthBytes: number }> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error("run with node --expose-gc (test/kubernetes/vitest.config.ts passes it)");
+  if (!gc) throw new Error("run with node --expose-gc (the kubernetes project in vitest.config.ts passes it)");
   const live = (): number => {
     gc();
     return process.memoryUsage().rss;

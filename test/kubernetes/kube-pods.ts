@@ -1,24 +1,11 @@
 /** Box Pods for the tests against a real cluster: made by podFor, running before they are used. */
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import type { CoreV1Api, V1Pod } from "@kubernetes/client-node";
 import { BOX_CONTAINER, podFor } from "../../src/engine/kubernetes/pod-manifest.js";
 import { boxSpec } from "../../src/sandbox/box-profile.js";
+import { sandboxImage } from "../helpers/sessions.js";
 
-export const IMAGE = process.env.DRYDOCK_IMAGE ?? "drydock-sandbox:latest";
-
-/** KUBECONFIG, or the test cluster's; fails with the fix when there is none. */
-export function kubeconfigPath(): string {
-  let path = process.env.KUBECONFIG;
-  if (!path) {
-    const out = execFileSync("bash", ["scripts/kube/cluster.sh", "env"], { encoding: "utf8" });
-    path = /^KUBECONFIG=(.*)$/m.exec(out)?.[1] ?? "";
-  }
-  if (!path || !existsSync(path)) {
-    throw new Error("no cluster: run `scripts/kube/cluster.sh up` first (or set KUBECONFIG)");
-  }
-  return path;
-}
+export { kubeconfigPath } from "../helpers/kube.js";
 
 function hostHasAppArmor(): boolean {
   const p = "/sys/module/apparmor/parameters/enabled";
@@ -35,7 +22,7 @@ export async function newBoxPod(
   const name = `drydock-${tag}${process.pid.toString(16)}`;
   const spec = boxSpec(
     // runc is the nodes' default handler: no RuntimeClass (podFor maps only named ones)
-    { image: IMAGE, runtime: runtime === "runsc" ? "runsc" : undefined, memoryMB: 256, cpus: 0.5 },
+    { image: sandboxImage(), runtime: runtime === "runsc" ? "runsc" : undefined, memoryMB: 256, cpus: 0.5 },
     name,
   );
   const body = podFor(spec, { namespace, imagePullPolicy: "Never", appArmor: hostHasAppArmor() }) as V1Pod;

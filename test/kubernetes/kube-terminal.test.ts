@@ -1,7 +1,7 @@
 /**
  * kubeTerminal against box Pods on a real cluster, under runc and under gVisor (where the program
  * goes through `script`, as runtime-terminal.ts has it on Docker). Run with
- * `npx vitest run --config test/kubernetes/vitest.config.ts test/kubernetes/kube-terminal.test.ts`.
+ * `npx vitest run --project kubernetes test/kubernetes/kube-terminal.test.ts`.
  */
 import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -20,3 +20,45 @@ export function mebibytes(sizeMB: number, field: string): string {
   }
   return `${sizeMB}Mi`;
 }
+
+const SUFFIXES: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** A quantity as the API reports it ("1500m", "24Gi", "25165824Ki", "1e3") as a number; NaN if unreadable. */
+export function quantityValue(quantity: string): number {
+  const match = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/.exec(
+    quantity.trim(),
+  );
+  if (!match) return Number.NaN;
+  const base = Number(match[1]);
+  if (match[2] !== undefined) return base * 10 ** Number(match[2]);
+  return base * SUFFIXES[match[3] ?? ""]!;
+}
+
+/** CPUs in a quantity; 0 when unreadable. */
+export function cpusOf(quantity: string): number {
+  const value = quantityValue(quantity);
+  return Number.isFinite(value) ? value : 0;
+}
+
+/** Whole mebibytes in a quantity; 0 when unreadable. */
+export function mebibytesOf(quantity: string): number {
+  const value = quantityValue(quantity);
+  return Number.isFinite(value) ? Math.floor(value / 2 ** 20) : 0;
+}

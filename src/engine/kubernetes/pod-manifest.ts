@@ -12,7 +12,10 @@
  *   orphaned children. The box has no sidecar, so sharing shows it nothing but pause.
  * - tmpfs mounts: memory-backed emptyDir volumes with a sizeLimit (counted against the memory
  *   limit, as Docker's tmpfs is); their roots are mode 0777 and can be neither noexec nor given
- *   an owner, so a box's single user can write each and a noexec mount is lost.
+ *   an owner, so a box's single user can write each and a noexec mount is lost. git refuses a
+ *   repository whose top directory another user owns ("dubious ownership"), so each such root is
+ *   named safe for git in the container's environment (GIT_CONFIG_COUNT/KEY/VALUE: command-line
+ *   scope, which git honours for safe.directory); the box has one user, so this trusts no one new.
  * - binds: a hostPath volume (where the node is drydock's host), or an inline CSI volume of the
  *   per-node gateway's driver.
  * - network "none": no Pod field; a deny-all NetworkPolicy (network-policy.ts). Any other network
@@ -134,6 +137,18 @@ function runtimeClassFor(spec: ContainerSpec, classes: Record<string, string>): 
   return name;
 }
 
+/** git's safe.directory for each tmpfs root (root-owned on Kubernetes), unless the spec sets git config itself. */
+function gitSafeDirectories(spec: ContainerSpec): Array<{ name: string; value: string }> {
+  if (spec.tmpfs.length === 0 || "GIT_CONFIG_COUNT" in spec.env) return [];
+  return [
+    { name: "GIT_CONFIG_COUNT", value: String(spec.tmpfs.length) },
+    ...spec.tmpfs.flatMap((t, i) => [
+      { name: `GIT_CONFIG_KEY_${i}`, value: "safe.directory" },
+      { name: `GIT_CONFIG_VALUE_${i}`, value: t.path },
+    ]),
+  ];
+}
+
 /** The Pod that runs a box made from spec; throws InvalidArgumentError for what Kubernetes cannot give. */
 export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
   if (spec.network !== "none") {
@@ -225,7 +240,10 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
           // Docker's Cmd: the image's entrypoint stays.
           args: spec.command,
           workingDir: spec.workdir,
-          env: Object.entries(spec.env).map(([name, value]) => ({ name, value })),
+          env: [
+            ...Object.entries(spec.env).map(([name, value]) => ({ name, value })),
+            ...gitSafeDirectories(spec),
+          ],
           stdin: false,
           tty: false,
           resources: { limits: quantities, requests: { ...quantities } },

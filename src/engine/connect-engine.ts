@@ -1,0 +1,33 @@
+/**
+ * The backend an `--engine` value names: a Docker engine (`unix://…`, `tcp://…`, or DOCKER_HOST
+ * when none is given) or a Kubernetes namespace (`kubernetes:…`, kubernetes-target.ts).
+ */
+import type { BoxEngine } from "./box-engine.js";
+import { Engine } from "./engine.js";
+import { KubernetesEngine } from "./kubernetes/kubernetes-engine.js";
+import { isKubernetesTarget, parseKubernetesTarget } from "./kubernetes/kubernetes-target.js";
+
+export const ENGINE_HELP =
+  "where boxes run: a Docker engine (unix:///var/run/docker.sock, tcp://HOST:PORT; default DOCKER_HOST) or a Kubernetes namespace (kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off; see docs/kubernetes.md)";
+
+/** Connects to the backend `url` names; a Docker engine by default. */
+export async function connectEngine(
+  url?: string,
+  options: { tlsDir?: string; field?: string } = {},
+): Promise<BoxEngine> {
+  if (url && isKubernetesTarget(url)) {
+    const target = parseKubernetesTarget(url, options.field);
+    return KubernetesEngine.connect(target, { appArmor: target.appArmor });
+  }
+  return Engine.connect({ url, tlsDir: options.tlsDir });
+}
+
+/** The Docker engine behind a backend, or undefined for one that is not Docker. */
+export function dockerEngine(engine: BoxEngine): Engine | undefined {
+  return engine instanceof Engine ? engine : undefined;
+}
+
+/** Releases what a backend holds (a Kubernetes backend's Lease, which deletes its boxes left). */
+export async function closeEngine(engine: BoxEngine): Promise<void> {
+  if (engine instanceof KubernetesEngine) await engine.close();
+}

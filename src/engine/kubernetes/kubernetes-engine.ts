@@ -1,0 +1,430 @@
+/**
+ * The Kubernetes backend: a box is a Pod (pod-manifest.ts) plus its NetworkPolicy
+ * (network-policy.ts), owned by this process's Lease (owner-lease.ts); programs run through the
+ * Pod's exec subresource over WebSocket (kube-exec.ts, kube-terminal.ts), so files still move as
+ * tar streams on an exec's stdin and stdout. Listing is by label, capacity comes from the nodes,
+ * runtimes from RuntimeClasses. docs/kubernetes.md maps each BoxEngine method to the API.
+ *
+ * What Kubernetes has no field for is done here: the open-files limit is lowered in every exec
+ * (`ulimit -n`, which a process may lower and not raise again), and under gVisor a terminal goes
+ * through `script` as on Docker (runtime-terminal.ts).
+ */
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  NetworkingV1Api,
+  NodeV1Api,
+  type V1Pod,
+} from "@kubernetes/client-node";
+import {
+  DrydockError,
+  EngineUnavailableError,
+  ImageMissingError,
+  InvalidArgumentError,
+} from "../../util/errors.js";
+import { logger } from "../../util/log.js";
+import type { BoxEngine, BoxState, BoxSummary, EngineRuntime } from "../box-engine.js";
+import type { ContainerSpec } from "../container-spec.js";
+import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
+import type { ExecOptions, ExecResult } from "../exec.js";
+import { currentOwner, formatOwner } from "../labels.js";
+import { terminalArgv } from "../runtime-terminal.js";
+import { kubeExec, type PodTarget } from "./kube-exec.js";
+import { kubeTerminal } from "./kube-terminal.js";
+import { boxLabelsOf, labelSelectorValue } from "./kubernetes-metadata.js";
+import { cpusOf, mebibytesOf } from "./kubernetes-quantity.js";
+import type { KubernetesTarget } from "./kubernetes-target.js";
+import { namespaceDenyAll, networkPolicyFor } from "./network-policy.js";
+import { OwnerLease, reapExpiredLeases } from "./owner-lease.js";
+import { ANNOTATION_NOFILE, BOX_CONTAINER, podFor } from "./pod-manifest.js";
+
+const log = logger("kubernetes");
+
+/** How long start() waits for a Pod's box container to run (scheduling, image, sandbox). */
+const START_TIMEOUT_MS = 180_000;
+/** Waiting reasons that mean the node cannot get the image. */
+const IMAGE_REASONS = new Set(["ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
+
+export interface KubernetesEngineOptions {
+  /** Ask for the runtime's default AppArmor profile (nodes without AppArmor refuse such Pods); default true. */
+  appArmor?: boolean;
+  /** Seconds after which Kubernetes ends a box whatever happens to drydock; default none. */
+  activeDeadlineSeconds?: number;
+}
+
+const statusOf = (error: unknown): number | undefined => (error as { code?: number }).code;
+
+/** The image name as a node reports it: `docker.io/library/` added to a short name, `:latest` to no tag. */
+export function normalImageName(ref: string): string {
+  if (ref.includes("@")) return ref;
+  const slash = ref.indexOf("/");
+  const first = slash < 0 ? "" : ref.slice(0, slash);
+  const domain = first.includes(".") || first.includes(":") || first === "localhost";
+  let name = domain ? ref : `docker.io/${slash < 0 ? "library/" : ""}${ref}`;
+  if (!/:[^/]+$/.test(name)) name += ":latest";
+  return name;
+}
+
+export class KubernetesEngine implements BoxEngine {
+  readonly kind = "kubernetes";
+  /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
+  private readonly boxes = new Map<string, { nofile: number; runtime?: string }>();
+  private runtimeClasses: Promise<Record<string, string>> | undefined;
+
+  private constructor(
+    readonly name: string,
+    readonly namespace: string,
+    private readonly kc: KubeConfig,
+    private readonly core: CoreV1Api,
+    private readonly networking: NetworkingV1Api,
+    private readonly coordination: CoordinationV1Api,
+    private readonly nodeApi: NodeV1Api,
+    private readonly lease: OwnerLease,
+    private readonly options: KubernetesEngineOptions,
+  ) {}
+
+  /**
+   * Loads the kubeconfig, checks the namespace answers, makes its deny-all NetworkPolicy if it
+   * lacks one, deletes Leases of dead drydocks, and takes this process's Lease.
+   */
+  static async connect(
+    target: KubernetesTarget,
+    options: KubernetesEngineOptions = {},
+  ): Promise<KubernetesEngine> {
+    const kc = new KubeConfig();
+    try {
+      if (target.kubeconfig) kc.loadFromFile(target.kubeconfig);
+      else kc.loadFromDefault();
+      if (target.context) kc.setCurrentContext(target.context);
+    } catch (error) {
+      throw new InvalidArgumentError(
+        "--engine",
+        `${target.name}: cannot load the kubeconfig (${(error as Error).message}); give kubeconfig=PATH or set KUBECONFIG`,
+      );
+    }
+    if (target.context && !kc.getContexts().some((c) => c.name === target.context)) {
+      throw new InvalidArgumentError(
+        "--engine",
+        `${target.name}: the kubeconfig has no context ${JSON.stringify(target.context)} (it has: ${kc
+          .getContexts()
+          .map((c) => c.name)
+          .join(", ")})`,
+      );
+    }
+    const core = kc.makeApiClient(CoreV1Api);
+    const networking = kc.makeApiClient(NetworkingV1Api);
+    const coordination = kc.makeApiClient(CoordinationV1Api);
+    const nodeApi = kc.makeApiClient(NodeV1Api);
+    const ns = target.namespace;
+    try {
+      await core.readNamespace({ name: ns });
+    } catch (error) {
+      if (statusOf(error) === 404) {
+        throw new InvalidArgumentError(
+          "--engine",
+          `${target.name}: the namespace ${ns} does not exist; create it (kubectl create namespace ${ns}) and see docs/kubernetes.md for the RBAC drydock needs there`,
+        );
+      }
+      throw unavailable(target.name, error);
+    }
+    try {
+      await networking.readNamespacedNetworkPolicy({
+        name: namespaceDenyAll(ns).metadata.name,
+        namespace: ns,
+      });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw unavailable(target.name, error);
+      await networking.createNamespacedNetworkPolicy({ namespace: ns, body: namespaceDenyAll(ns) as never });
+      log.info(`${target.name}: made the namespace's deny-all NetworkPolicy`);
+    }
+    await reapExpiredLeases(coordination, ns).catch((error: unknown) =>
+      log.warn(`${target.name}: could not look for expired leases: ${(error as Error).message}`),
+    );
+    const lease = await OwnerLease.take(coordination, ns, formatOwner(currentOwner()));
+    if (options.appArmor === false)
+      log.info(`${target.name}: boxes ask for no AppArmor profile (apparmor=off)`);
+    return new KubernetesEngine(target.name, ns, kc, core, networking, coordination, nodeApi, lease, options);
+  }
+
+  /** Stops renewing this process's Lease and deletes it: the cluster deletes any box still owned by it. */
+  close(): Promise<void> {
+    return this.lease.close();
+  }
+
+  private target(id: string): PodTarget {
+    return { kc: this.kc, namespace: this.namespace, pod: id, container: BOX_CONTAINER };
+  }
+
+  /** RuntimeClass names by handler: drydock names runtimes by their handler (runsc), a Pod by its class. */
+  private classes(): Promise<Record<string, string>> {
+    this.runtimeClasses ??= this.nodeApi.listRuntimeClass().then(
+      (list) => Object.fromEntries(list.items.map((c) => [c.handler, c.metadata?.name ?? c.handler])),
+      (error: unknown) => {
+        this.runtimeClasses = undefined;
+        throw this.wrap(error, "list RuntimeClasses");
+      },
+    );
+    return this.runtimeClasses;
+  }
+
+  async createBox(spec: ContainerSpec): Promise<string> {
+    // runc is the nodes' default handler: a Pod asks for it by naming no RuntimeClass.
+    const runtime = spec.runtime === "runc" ? undefined : spec.runtime;
+    const pod = podFor(
+      { ...spec, runtime },
+      {
+        namespace: this.namespace,
+        runtimeClasses: await this.classes(),
+        appArmor: this.options.appArmor,
+        ownerLease: { name: this.lease.name, uid: this.lease.uid },
+        activeDeadlineSeconds: this.options.activeDeadlineSeconds,
+      },
+    );
+    let made: V1Pod;
+    try {
+      made = await this.core.createNamespacedPod({ namespace: this.namespace, body: pod as never });
+    } catch (error) {
+      throw this.wrap(error, `create a Pod from ${spec.image}`);
+    }
+    const name = made.metadata?.name ?? pod.metadata.name;
+    this.boxes.set(name, { nofile: spec.nofile, runtime });
+    try {
+      const policy = networkPolicyFor(spec, {
+        namespace: this.namespace,
+        pod: { name, uid: made.metadata?.uid ?? "" },
+      });
+      await this.networking.createNamespacedNetworkPolicy({
+        namespace: this.namespace,
+        body: policy as never,
+      });
+    } catch (error) {
+      await this.remove(name).catch(() => undefined);
+      throw this.wrap(error, `make the NetworkPolicy of ${name}`);
+    }
+    log.debug(`created pod ${name} from ${spec.image}${runtime ? ` (${runtime})` : ""}`);
+    return name;
+  }
+
+  /** Waits until the Pod's box container runs; says why when it cannot (image, scheduling, exit). */
+  async start(id: string): Promise<void> {
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (let wait = 50; ; wait = Math.min(wait * 1.5, 500)) {
+      const pod = await this.readPod(id);
+      if (!pod) throw new DrydockError("engine_error", `start ${id}: the Pod is gone`);
+      const box = pod.status?.containerStatuses?.find((c) => c.name === BOX_CONTAINER);
+      if (box?.state?.running) return;
+      const reason = box?.state?.waiting?.reason;
+      if (reason && IMAGE_REASONS.has(reason)) {
+        await this.remove(id).catch(() => undefined);
+        throw new ImageMissingError(pod.spec?.containers[0]?.image ?? "?");
+      }
+      const unschedulable = pod.status?.conditions?.find(
+        (c) => c.type === "PodScheduled" && c.reason === "Unschedulable",
+      );
+      if (unschedulable && Date.now() > deadline - START_TIMEOUT_MS + 10_000) {
+        await this.remove(id).catch(() => undefined);
+        throw new DrydockError(
+          "engine_error",
+          `no node can run ${id}: ${unschedulable.message ?? "unschedulable"}; lower --memory-mb or --cpus, or add nodes`,
+        );
+      }
+      const phase = pod.status?.phase;
+      if (phase === "Failed" || phase === "Succeeded" || box?.state?.terminated) {
+        throw new DrydockError(
+          "engine_error",
+          `${id} ended before it ran: ${box?.state?.terminated?.reason ?? pod.status?.reason ?? phase} ${box?.state?.terminated?.message ?? pod.status?.message ?? ""}`.trim(),
+        );
+      }
+      if (Date.now() > deadline) {
+        throw new DrydockError(
+          "engine_error",
+          `${id} did not start in ${START_TIMEOUT_MS / 1000} s (${reason ?? phase ?? "pending"}: ${box?.state?.waiting?.message ?? ""})`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  async remove(id: string): Promise<void> {
+    this.boxes.delete(id);
+    try {
+      await this.core.deleteNamespacedPod({ name: id, namespace: this.namespace, gracePeriodSeconds: 0 });
+      log.debug(`removed pod ${id}`);
+    } catch (error) {
+      if (statusOf(error) !== 404) throw this.wrap(error, `remove ${id}`);
+    }
+  }
+
+  private async readPod(id: string): Promise<V1Pod | undefined> {
+    try {
+      return await this.core.readNamespacedPod({ name: id, namespace: this.namespace });
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw this.wrap(error, `read ${id}`);
+    }
+  }
+
+  async isRunning(id: string): Promise<boolean> {
+    const pod = await this.readPod(id);
+    if (!pod || pod.metadata?.deletionTimestamp) return false;
+    return pod.status?.containerStatuses?.find((c) => c.name === BOX_CONTAINER)?.state?.running !== undefined;
+  }
+
+  async boxState(id: string): Promise<BoxState | undefined> {
+    const pod = await this.readPod(id);
+    if (!pod) return undefined;
+    const box = pod.status?.containerStatuses?.find((c) => c.name === BOX_CONTAINER);
+    if (box?.state?.running && !pod.metadata?.deletionTimestamp) return { running: true };
+    const ended = box?.state?.terminated ?? box?.lastState?.terminated;
+    return { running: false, exitCode: ended?.exitCode, oomKilled: ended?.reason === "OOMKilled" };
+  }
+
+  async listBoxes(label: string, value?: string): Promise<BoxSummary[]> {
+    const labelSelector = value === undefined ? label : `${label}=${labelSelectorValue(value)}`;
+    let items: V1Pod[];
+    try {
+      items = (await this.core.listNamespacedPod({ namespace: this.namespace, labelSelector })).items;
+    } catch (error) {
+      throw this.wrap(error, `list boxes labelled ${labelSelector}`);
+    }
+    return items
+      .map((pod) => {
+        const labels = boxLabelsOf(pod.metadata ?? {});
+        return {
+          id: pod.metadata?.name ?? "",
+          name: pod.metadata?.name ?? "",
+          labels,
+          state: stateOf(pod),
+          createdAt: new Date(pod.metadata?.creationTimestamp ?? 0),
+        };
+      })
+      .filter((b) => value === undefined || b.labels[label] === value);
+  }
+
+  /** The box's open-files limit and runtime, from this process's record or its Pod. */
+  private async boxInfo(id: string): Promise<{ nofile: number; runtime?: string } | undefined> {
+    const known = this.boxes.get(id);
+    if (known) return known;
+    const pod = await this.readPod(id);
+    if (!pod) return undefined;
+    const byClass = Object.entries(await this.classes()).find(
+      ([, c]) => c === pod.spec?.runtimeClassName,
+    )?.[0];
+    const info = { nofile: Number(pod.metadata?.annotations?.[ANNOTATION_NOFILE] ?? 0), runtime: byClass };
+    this.boxes.set(id, info);
+    return info;
+  }
+
+  /** argv behind a lowered open-files limit: `ulimit -n` then exec, so the program holds the limit. */
+  private limited(argv: string[], nofile: number | undefined): string[] {
+    if (!nofile) return argv;
+    return ["/bin/sh", "-c", 'ulimit -n "$0" && exec "$@"', String(nofile), ...argv];
+  }
+
+  async exec(id: string, argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const info = await this.boxInfo(id);
+    return kubeExec(this.target(id), this.limited(argv, info?.nofile), options);
+  }
+
+  async openTerminal(id: string, argv: string[], options: TerminalExecOptions = {}): Promise<TerminalExec> {
+    const info = await this.boxInfo(id);
+    const size = { cols: options.cols ?? 120, rows: options.rows ?? 50 };
+    return kubeTerminal(
+      this.target(id),
+      this.limited(terminalArgv(argv, info?.runtime, size), info?.nofile),
+      options,
+    );
+  }
+
+  /** Whether every Ready node reports the image (the kubelet lists a node's images in its status). */
+  async hasImage(ref: string): Promise<boolean> {
+    const want = normalImageName(ref);
+    const nodes = await this.readyNodes();
+    if (nodes.length === 0) return false;
+    return nodes.every((node) =>
+      (node.status?.images ?? []).some((image) =>
+        (image.names ?? []).some((n) => normalImageName(n) === want),
+      ),
+    );
+  }
+
+  private async readyNodes() {
+    try {
+      const list = await this.core.listNode();
+      return list.items.filter(
+        (n) =>
+          !n.spec?.unschedulable &&
+          n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+      );
+    } catch (error) {
+      throw this.wrap(error, "list nodes");
+    }
+  }
+
+  /** The largest allocatable CPU and memory of a Ready node: a box must fit in one node. */
+  async capacity(): Promise<{ cpus: number; memoryMB: number }> {
+    let cpus = 0;
+    let memoryMB = 0;
+    for (const node of await this.readyNodes()) {
+      const allocatable = node.status?.allocatable ?? {};
+      cpus = Math.max(cpus, cpusOf(allocatable.cpu ?? "0"));
+      memoryMB = Math.max(memoryMB, mebibytesOf(allocatable.memory ?? "0"));
+    }
+    return { cpus, memoryMB };
+  }
+
+  /** runc (the nodes' default handler) and each RuntimeClass's handler. */
+  async runtimes(): Promise<EngineRuntime[]> {
+    const handlers = Object.keys(await this.classes());
+    return ["runc", ...handlers.filter((h) => h !== "runc")].map((name) => ({
+      name,
+      path: "",
+      args: [],
+      argsKnown: false,
+    }));
+  }
+
+  private wrap(error: unknown, what: string): Error {
+    if (error instanceof DrydockError) return error;
+    const code = (error as { code?: string | number }).code;
+    if (
+      typeof code === "string" &&
+      /^(ECONNREFUSED|ENOTFOUND|ECONNRESET|ETIMEDOUT|EHOSTUNREACH)$/.test(code)
+    ) {
+      return unavailable(this.name, error);
+    }
+    const body = (error as { body?: unknown }).body;
+    const message =
+      (typeof body === "string"
+        ? safeJson(body)?.message
+        : (body as { message?: string } | undefined)?.message) ?? (error as Error).message;
+    return new DrydockError("engine_error", `${what} on ${this.name} failed: ${message}`, { cause: error });
+  }
+}
+
+function safeJson(text: string): { message?: string } | undefined {
+  try {
+    return JSON.parse(text) as { message?: string };
+  } catch {
+    return undefined;
+  }
+}
+
+function unavailable(name: string, error: unknown): EngineUnavailableError {
+  const message = (error as Error).message.split("\n")[0] ?? "";
+  return new EngineUnavailableError(`${name}: ${message}`, {
+    cause: error,
+    fix: "Check the cluster's API server answers (kubectl get nodes with the same kubeconfig and context); check with `drydock doctor --engine`",
+  });
+}
+
+/** A Pod's state in Docker's words, as listings show it: running, created (pending) or exited. */
+function stateOf(pod: V1Pod): string {
+  if (pod.metadata?.deletionTimestamp) return "removing";
+  const box = pod.status?.containerStatuses?.find((c) => c.name === BOX_CONTAINER);
+  if (box?.state?.running) return "running";
+  if (box?.state?.terminated || pod.status?.phase === "Failed" || pod.status?.phase === "Succeeded")
+    return "exited";
+  return "created";
+}
