@@ -15,6 +15,8 @@
 # Images are imported from the local Docker engine with `docker save` (default: drydock-sandbox:latest);
 # the saved tar is kept in the cache, keyed by image id. Pods use them with imagePullPolicy: Never.
 set -euo pipefail
+# Nothing fails in silence: a command that stops the script names itself.
+trap 'rc=$?; [ "$rc" = 0 ] || echo "cluster: stopped with exit $rc at: $BASH_COMMAND" >&2' EXIT
 
 K8S_VERSION=v1.37.2
 CACHE_ROOT=${DRYDOCK_KUBE_CACHE:-/var/cache/drydock}
@@ -300,8 +302,10 @@ imageGCLowThresholdPercent: 99
 serializeImagePulls: false
 podLogsDir: $n/pod-logs
 makeIPTablesUtilChains: false
-# A Pod has no process limit of its own: the kubelet's caps every Pod on the node. drydock's box default.
-podPidsLimit: 256
+# A Pod has no process limit of its own: the kubelet's caps every Pod on the node. 1024 is what
+# drydock gives a gVisor box's host threads (runscHostPids(256)): a runc box gets it too, and a
+# gVisor box's own processes are held to 256 inside its sandbox (RLIMIT_NPROC).
+podPidsLimit: 1024
 YAML
 }
 
@@ -490,7 +494,7 @@ cmd_down() {
   # 2. kubelets, then the containerd instances (and their shims), then the control plane, apiserver before etcd
   local f name
   for f in "$PIDS"/kubelet-*; do [ -f "$f" ] && stop_pidfile "$(basename "$f")"; done
-  local shims; shims=$(find "$STATE/nodes" -name shim.pid 2>/dev/null | while read -r f; do cat "$f"; echo; done)
+  local shims; shims=$({ find "$STATE/nodes" -name shim.pid 2>/dev/null || true; } | while read -r f; do cat "$f"; echo; done)
   for f in "$PIDS"/containerd-*; do [ -f "$f" ] && stop_pidfile "$(basename "$f")"; done
   for p in $shims; do kill "$p" 2>/dev/null || true; done
   for name in kube-scheduler kube-controller-manager kube-apiserver etcd; do stop_pidfile "$name"; done

@@ -1,3 +1,5 @@
+import { isKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
+import { kubernetesChecks } from "./doctor-kubernetes.js";
 import { execFileSync } from "node:child_process";
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
@@ -89,6 +91,10 @@ async function engineChecks(urls: string[], tlsDir: string | undefined, image?: 
   const checks: Check[] = [];
   let first: { engine: Engine; image: string } | undefined;
   for (const url of urls) {
+    if (isKubernetesTarget(url)) {
+      checks.push(...(await kubernetesChecks(url, image)));
+      continue;
+    }
     try {
       const engine = await Engine.connect({ url, tlsDir, timeoutMs: 5_000 });
       const [v, capacity] = await Promise.all([engine.version(), engine.capacity()]);
@@ -193,7 +199,7 @@ export function registerDoctorCommand(program: Command): void {
     .option("--image <image>", "check that an image can serve as a box (in a throwaway box, no network)")
     .option(
       "--engine <url>",
-      "check these engines instead (repeatable, as drydock eval --engine takes them): each answers, its memory, its image",
+      "check these engines instead (repeatable, as drydock eval --engine takes them): each answers, its memory, its image; a kubernetes:NAMESPACE also its permissions, RuntimeClasses, nodes' process limits and network isolation",
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .option("--engine-tls-dir <dir>", "ca.pem, cert.pem and key.pem for tcp:// engines")

@@ -142,7 +142,7 @@ export function registerEvalCommand(program: Command): void {
     .option("--max-llm-cost-usd <n>", "per-box limit on model cost in USD")
     .option(
       "--engine <url>",
-      "run on this Docker engine (repeatable; unix:///path or tcp://host:port; default DOCKER_HOST or the socket): attempts go where memory is free",
+      "run on this Docker engine or Kubernetes namespace (repeatable; unix:///path, tcp://host:port, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&load=COMMAND; default DOCKER_HOST or the socket): attempts go where memory is free, and on a cluster where its scheduler puts them",
       collect,
     )
     .option(

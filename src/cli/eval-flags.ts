@@ -4,7 +4,9 @@
  */
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
+import { closeEngine, connectEngine, dockerEngine } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
+import { isKubernetesTarget, parseKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
 import { parseEngineAddress } from "../engine/engine-address.js";
 import { AGENTS, type AgentName } from "../eval/eval-run.js";
 import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-options.js";
@@ -218,9 +220,14 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
     );
   }
   for (const url of flags.engine ?? []) {
-    await asFlagError(() => parseEngineAddress(url, flags.engineTlsDir));
+    await asFlagError(() =>
+      isKubernetesTarget(url) ? parseKubernetesTarget(url) : parseEngineAddress(url, flags.engineTlsDir),
+    );
   }
-  if (agent === "aider" && flags.engine?.some((url) => !url.startsWith("unix://"))) {
+  if (
+    agent === "aider" &&
+    flags.engine?.some((url) => !url.startsWith("unix://") && !isKubernetesTarget(url))
+  ) {
     throw new FlagError(
       "--engine",
       "the aider agent reaches its model through a socket on this machine, which boxes on a tcp:// engine cannot see; run the patch or command agent there, or give unix:// engines of this machine",
@@ -229,11 +236,22 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
   if (new Set(flags.engine ?? []).size !== (flags.engine ?? []).length) {
     throw new FlagError("--engine", "an engine is given twice; give each engine once");
   }
-  // Images and limits are checked on the first engine: images are found there and sent to the others.
-  const engine = await Engine.connect({ url: flags.engine?.[0], tlsDir: flags.engineTlsDir });
-  const capacity = await engine.capacity();
-  await imageFlag(engine, flags.image);
-  const runtime = await runtimeFlag(engine, flags.runtime);
+  // Limits and the runtime are checked on the first engine; images on the Docker engine they are
+  // found on and sent (or loaded) to the others from: the first Docker engine given, else this machine's.
+  const engine = await connectEngine(flags.engine?.[0], { tlsDir: flags.engineTlsDir });
+  let capacity: { cpus: number; memoryMB: number };
+  let runtime: BoxRuntime;
+  try {
+    capacity = await engine.capacity();
+    runtime = await runtimeFlag(engine, flags.runtime);
+  } finally {
+    await closeEngine(engine);
+  }
+  const firstDocker = flags.engine?.find((url) => !isKubernetesTarget(url));
+  await imageFlag(
+    dockerEngine(engine) ?? (await Engine.connect({ url: firstDocker, tlsDir: flags.engineTlsDir })),
+    flags.image,
+  );
   return {
     ...checked,
     runtime,

@@ -65,6 +65,15 @@ export interface BoxEngine {
    * leaves it out.
    */
   networkGateways?(): Promise<string[]>;
+  /** Whether the backend answers within timeoutMs (default 5 s). */
+  answers(timeoutMs?: number): Promise<boolean>;
+  /** The machine a box runs on, for a backend of several (a cluster's node); undefined otherwise. */
+  boxNode?(id: string): Promise<string | undefined>;
+  /**
+   * What all the backend's machines hold together, where a scheduler places boxes across them (a
+   * cluster's nodes); leave out where it is capacity().
+   */
+  totalCapacity?(): Promise<{ cpus: number; memoryMB: number }>;
   /** Boxes carrying a label (any value), or a label with the given value. */
   listBoxes(label: string, value?: string): Promise<BoxSummary[]>;
   /** Runs a program in a box (no shell) and collects its output; BoxGoneError when the box is gone. */

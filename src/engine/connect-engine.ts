@@ -17,7 +17,7 @@ export async function connectEngine(
 ): Promise<BoxEngine> {
   if (url && isKubernetesTarget(url)) {
     const target = parseKubernetesTarget(url, options.field);
-    return KubernetesEngine.connect(target, { appArmor: target.appArmor });
+    return KubernetesEngine.connect(target, { appArmor: target.appArmor, loadImage: target.loadImage });
   }
   return Engine.connect({ url, tlsDir: options.tlsDir });
 }

@@ -42,6 +42,12 @@ export interface ContainerSpec {
   binds: BindMount[];
   /** Open files per process. */
   nofile: number;
+  /**
+   * The box's own process limit where the runtime counts the box's processes itself (gVisor,
+   * inside its sandbox), besides `pidsLimit` on the host's threads; a backend that can set it (the
+   * Kubernetes one, as RLIMIT_NPROC in each exec) does. Absent: pidsLimit is the box's limit.
+   */
+  processLimit?: number;
   /** The engine's OCI runtime by its registered name ("runc", "runsc"); absent: the engine's default. */
   runtime?: string;
 }

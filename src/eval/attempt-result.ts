@@ -74,6 +74,8 @@ export interface AttemptResult {
   image_digest?: string;
   /** The engine that ran it (its --engine URL), when the run used several. */
   engine?: string;
+  /** The cluster node the scheduler put the agent's box on, when the engine is a Kubernetes namespace. */
+  node?: string;
   /** Why it ran again on another engine: "engine URL died" once per engine lost under it. */
   retried_after?: string;
   started_at: string;

@@ -4,16 +4,21 @@
  * for (--memory-mb) against the engine's own total. When no engine has room the attempt waits. An
  * engine that dies is marked so and gets no more attempts.
  *
- * Images reach an engine by being sent from the first engine (`docker save | docker load` through
- * the API) once per engine per image, before the first attempt there. Sending, not building: the
- * image is the same one (same id, so every engine runs the same bytes), and building would need
- * the Debian base and the network for packages on every engine.
+ * Images reach a Docker engine by being sent from the engine that builds them (`docker save |
+ * docker load` through the API) once per engine per image, before the first attempt there.
+ * Sending, not building: the image is the same one (same id, so every engine runs the same bytes),
+ * and building would need the Debian base and the network for packages on every engine. A
+ * Kubernetes namespace is one slot: its scheduler places each box on a node, its capacity is all
+ * its nodes', and an image reaches its nodes by its loader (KubernetesEngine.ensureImage).
  */
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { closeEngine } from "../engine/connect-engine.js";
+import { Engine } from "../engine/engine.js";
+import { KubernetesEngine } from "../engine/kubernetes/kubernetes-engine.js";
 import { SessionManager } from "../session/session-manager.js";
 
 export interface EngineSlot {
-  readonly engine: Engine;
+  readonly engine: BoxEngine;
   readonly manager: SessionManager;
   /** The engine's host memory, MiB. */
   readonly capacityMB: number;
@@ -47,27 +52,26 @@ export function pickSlot<T extends Load>(slots: readonly T[], memoryMB: number):
 export class EnginePool {
   private waiters: Array<() => void> = [];
 
-  private constructor(readonly slots: EngineSlot[]) {}
+  private constructor(
+    readonly slots: EngineSlot[],
+    /** The Docker engine images are found and built on, and sent from. */
+    readonly images: Engine,
+  ) {}
 
   /** Starts a SessionManager on each engine (which prunes that engine's orphans) and reads its capacity. */
-  static async start(engines: Engine[]): Promise<EnginePool> {
+  static async start(engines: BoxEngine[], images: Engine): Promise<EnginePool> {
     const slots = await Promise.all(
       engines.map(async (engine) => ({
         engine,
         manager: await SessionManager.start(engine),
-        capacityMB: (await engine.capacity()).memoryMB,
+        capacityMB: (await (engine.totalCapacity?.() ?? engine.capacity())).memoryMB,
         usedMB: 0,
         running: 0,
         placed: 0,
         images: new Map<string, Promise<void>>(),
       })),
     );
-    return new EnginePool(slots);
-  }
-
-  /** The first engine: where images are looked up and built, and sent from. */
-  get home(): EngineSlot {
-    return this.slots[0]!;
+    return new EnginePool(slots, images);
   }
 
   live(): EngineSlot[] {
@@ -119,16 +123,19 @@ export class EnginePool {
     for (const wake of waiters) wake();
   }
 
-  /** Makes the image present on the slot's engine, sending it from the first engine once. */
+  /** Makes the image present on the slot's engine, sending (or loading) it there once. */
   ensureImage(slot: EngineSlot, ref: string): Promise<void> {
-    if (slot === this.home) return Promise.resolve();
+    const target = slot.engine;
+    if (target === this.images) return Promise.resolve();
     let sending = slot.images.get(ref);
     if (!sending) {
       sending = (async () => {
-        const [there, here] = await Promise.all([slot.engine.imageId(ref), this.home.engine.imageId(ref)]);
+        if (target instanceof KubernetesEngine) return target.ensureImage(ref);
+        if (!(target instanceof Engine)) throw new Error(`${target.name} cannot be sent images`);
+        const [there, here] = await Promise.all([target.imageId(ref), this.images.imageId(ref)]);
         if (there !== undefined && (here === undefined || there === here)) return;
-        if (here === undefined) throw new Error(`${this.home.engine.name} has no image ${ref} to send`);
-        await this.home.engine.sendImage(ref, slot.engine);
+        if (here === undefined) throw new Error(`${this.images.name} has no image ${ref} to send`);
+        await this.images.sendImage(ref, target);
       })();
       // A failed send is tried again by the next attempt there, not remembered.
       sending.catch(() => slot.images.delete(ref));
@@ -137,14 +144,15 @@ export class EnginePool {
     return sending;
   }
 
-  /** Removes every box on every live engine (a dead one's are left to its next prune). */
+  /** Removes every box on every live engine (a dead one's are left to its next prune), and releases each. */
   async closeAll(): Promise<void> {
     await Promise.allSettled(
-      this.slots.map((s) =>
-        s.dead
+      this.slots.map(async (s) => {
+        await (s.dead
           ? Promise.race([s.manager.closeAll(), new Promise((r) => setTimeout(r, 5_000).unref())])
-          : s.manager.closeAll(),
-      ),
+          : s.manager.closeAll());
+        await closeEngine(s.engine);
+      }),
     );
   }
 }

@@ -4,7 +4,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { connectEngine, dockerEngine } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
+import { isKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
 import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { defaultSandboxImage, sandboxAiderVersion } from "../sandbox/sandbox-image.js";
@@ -181,18 +184,25 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       `${out} holds a run of the ${previous.agent} agent; pass --force to start over there, or choose another --out`,
     );
   }
-  const engines = options.engines?.length
-    ? await Promise.all(options.engines.map((url) => Engine.connect({ url, tlsDir: options.engineTlsDir })))
+  const engines: BoxEngine[] = options.engines?.length
+    ? await Promise.all(options.engines.map((url) => connectEngine(url, { tlsDir: options.engineTlsDir })))
     : [await Engine.connect()];
-  const engine = engines[0]!;
-  if (options.agent === "aider" && options.engines?.some((url) => !url.startsWith("unix://"))) {
+  // Images are found, built and pulled on a Docker engine: the first given, else this machine's
+  // (a cluster gets them from there: pushed, or put on its nodes by its loader).
+  const engine = engines.map(dockerEngine).find((e) => e !== undefined) ?? (await Engine.connect());
+  if (
+    options.agent === "aider" &&
+    options.engines?.some((url) => !url.startsWith("unix://") && !isKubernetesTarget(url))
+  ) {
     throw new InvalidArgumentError(
       "--engine",
       "the aider agent reaches its model through a socket on this machine, which boxes on a tcp:// engine cannot see; run the patch or command agent there, or give unix:// engines of this machine",
     );
   }
   const image = options.image ?? (await defaultSandboxImage(engine));
-  await sandboxImagePresent(engine, image, options.pull, (line) => process.stderr.write(`${line}\n`));
+  if (engines[0] === engine) {
+    await sandboxImagePresent(engine, image, options.pull, (line) => process.stderr.write(`${line}\n`));
+  }
   const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile })));
   addLogRedactor(redact);
 
@@ -224,8 +234,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   const memoryMB = options.memoryMB ?? DEFAULT_LIMITS.memoryMB;
   const concurrency =
     options.concurrency ??
-    (engines.length > 1
-      ? (await Promise.all(engines.map((e) => e.capacity())))
+    (engines.length > 1 || engines[0] !== engine
+      ? (await Promise.all(engines.map((e) => e.totalCapacity?.() ?? e.capacity())))
           .map((c) => defaultConcurrency(memoryMB, c.cpus, c.memoryMB))
           .reduce((a, b) => a + b, 0)
       : defaultConcurrency(memoryMB));
@@ -301,6 +311,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   try {
     outcome = await runEval({
       engines,
+      images: engine,
       tasks,
       agent,
       aider,
@@ -333,7 +344,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   }
   run.finished_at = new Date().toISOString();
   if (outcome.cancelled > 0) run.interrupted = true;
-  if (engines.length > 1) run.engines = outcome.engines;
+  if (engines.length > 1 || engines[0] !== engine) run.engines = outcome.engines;
   const ours = new Set(run.tasks.map((t) => t.id));
   const finished = (await readAttempts(out)).filter((a) => ours.has(a.task_id) && a.attempt <= run.attempts);
   run.environment_images = environmentImagesOf(finished);

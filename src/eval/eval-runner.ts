@@ -6,6 +6,7 @@
  */
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import type { BoxEngine } from "../engine/box-engine.js";
 import type { Engine } from "../engine/engine.js";
 import { describeError } from "../util/errors.js";
 import { terminalLine } from "../util/terminal-text.js";
@@ -23,8 +24,10 @@ import type { GradingMode } from "./grade.js";
 import type { IntegrityMode } from "./test-integrity.js";
 
 export interface EvalRunOptions {
-  /** The engines to run on; the first is where images are found and built (see engine-pool.ts). */
-  engines: Engine[];
+  /** The engines to run on (Docker engines, or a Kubernetes namespace). */
+  engines: BoxEngine[];
+  /** The Docker engine where images are found and built, sent to the others from (see engine-pool.ts). */
+  images: Engine;
   tasks: EvalTask[];
   agent: EvalAgent;
   aider?: MeteredAiderService;
@@ -217,8 +220,9 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
   options.onProgress?.({ ...counts });
   if (queue.length === 0) return { ran: 0, skipped, cancelled: 0, engines: [] };
 
-  const pool = await EnginePool.start(options.engines);
-  const several = pool.slots.length > 1;
+  const pool = await EnginePool.start(options.engines, options.images);
+  // Each attempt names its engine, and images are put there, unless the one engine builds them too.
+  const several = pool.slots.length > 1 || pool.slots[0]!.engine !== options.images;
   const memoryMB = options.memoryMB ?? DEFAULT_LIMITS.memoryMB;
   const env: Omit<AttemptEnv, "manager"> = {
     repos: new RepoSources(join(out, ".repos")),

@@ -134,6 +134,7 @@ export async function runAttempt(
   let image: string | undefined;
   let environmentBuildMs = 0;
   let session: Session | undefined;
+  let node: string | undefined;
   /** The fresh box the tests run in (none with gradeInAgentBox). */
   let grading: Session | undefined;
   let outcome: AgentOutcome | undefined;
@@ -224,6 +225,7 @@ export async function runAttempt(
     };
     try {
       session = await env.manager.create(boxOptions);
+      node = await session.box.engine.boxNode?.(session.box.id).catch(() => undefined);
     } catch (e) {
       if (env.signal.aborted) return "cancelled";
       // No box ran it: the result names no image (the error says which one failed).
@@ -415,6 +417,7 @@ export async function runAttempt(
       ...(tests ? { graded_in: env.gradeInAgentBox ? ("agent box" as const) : ("fresh box" as const) } : {}),
       ...(imageDigest ? { image_digest: imageDigest } : {}),
       ...(env.engine ? { engine: env.engine } : {}),
+      ...(node ? { node } : {}),
       ...(image !== undefined ? { environment_image: image, environment_build_ms: environmentBuildMs } : {}),
       started_at: startedAt.toISOString(),
       finished_at: finishedAt.toISOString(),

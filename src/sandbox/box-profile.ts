@@ -94,6 +94,16 @@ export function runscHostPids(pidsLimit: number): number {
   return pidsLimit * 2 + 512;
 }
 
+/**
+ * The processes a runsc box may hold where the backend counts them inside gVisor's sandbox
+ * (RLIMIT_NPROC; the Kubernetes backend). gVisor spends about four host threads per process of the
+ * box, so within runscHostPids(limit) host threads half the limit fits and the box goes on when a
+ * fork bomb is refused; at the whole limit the host's count ends the sandbox first.
+ */
+export function runscProcesses(pidsLimit: number): number {
+  return Math.max(16, Math.floor(pidsLimit / 2));
+}
+
 export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
   const limits = boxLimits(options);
   const egress = (options.egress?.length ?? 0) > 0;
@@ -109,6 +119,7 @@ export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
     memoryMB: limits.memoryMB,
     cpus: limits.cpus,
     pidsLimit: options.runtime === "runsc" ? runscHostPids(limits.pidsLimit) : limits.pidsLimit,
+    ...(options.runtime === "runsc" ? { processLimit: runscProcesses(limits.pidsLimit) } : {}),
     readOnlyRootfs: !options.writableRootfs,
     capDrop: ["ALL"],
     capAdd: options.capAdd ?? [],

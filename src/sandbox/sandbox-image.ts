@@ -10,6 +10,7 @@ import { join, relative } from "node:path";
 import tar from "tar-stream";
 import { Readable } from "node:stream";
 import { Engine } from "../engine/engine.js";
+export { clusterImageMissing } from "../engine/kubernetes/cluster-image.js";
 import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { projectRoot } from "../util/project-root.js";
@@ -79,14 +80,6 @@ export async function clusterSandboxImage(): Promise<string> {
   if (process.env.DRYDOCK_IMAGE) return process.env.DRYDOCK_IMAGE;
   const local = await Engine.connect({ timeoutMs: 3_000 }).catch(() => undefined);
   return local ? defaultSandboxImage(local) : `${SANDBOX_REPO}:latest`;
-}
-
-/** A cluster whose nodes lack an image: how to get it there. */
-export function clusterImageMissing(backend: string, image: string): DrydockError {
-  return new DrydockError(
-    "image_missing",
-    `image ${image} is not on every Ready node of ${backend}; push it to the registry the nodes pull from and pass that name with --image, or import it into each node's runtime (the test cluster: scripts/kube/cluster.sh load ${image})`,
-  );
 }
 
 export interface BuildOptions {

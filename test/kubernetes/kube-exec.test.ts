@@ -41,7 +41,8 @@ function generated(total: number, chunkBytes = 64 * 1024): { stream: Readable; s
  */
 async function rssGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growthBytes: number }> {
   const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error("run with node --expose-gc (the kubernetes project in vitest.config.ts passes it)");
+  if (!gc)
+    throw new Error("run with node --expose-gc (the kubernetes project in vitest.config.ts passes it)");
   const live = (): number => {
     gc();
     return process.memoryUsage().rss;

@@ -7,8 +7,14 @@
  *
  * What Kubernetes has no field for is done here: the open-files limit is lowered in every exec
  * (`ulimit -n`, which a process may lower and not raise again), and under gVisor a terminal goes
- * through `script` as on Docker (runtime-terminal.ts).
+ * through `script` as on Docker (runtime-terminal.ts). The process limit: the node's podPidsLimit
+ * caps a runc box's cgroup, but a gVisor box's processes live inside its sandbox, where that
+ * cgroup counts only gVisor's own threads (a fork bomb ends the sandbox as a whole). There every
+ * exec also sets `ulimit -u` to the box's limit (ContainerSpec.processLimit), which gVisor counts
+ * per user in the sandbox (the box's one user): a fork bomb is refused and the box goes on. Under
+ * runc the same limit would count every uid-1000 process of the node, so it is not set there.
  */
+import { execFile } from "node:child_process";
 import {
   CoordinationV1Api,
   CoreV1Api,
@@ -24,6 +30,7 @@ import {
   InvalidArgumentError,
 } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
+import { clusterImageMissing } from "./cluster-image.js";
 import type { BoxEngine, BoxState, BoxSummary, EngineRuntime } from "../box-engine.js";
 import type { ContainerSpec } from "../container-spec.js";
 import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
@@ -37,7 +44,7 @@ import { cpusOf, mebibytesOf } from "./kubernetes-quantity.js";
 import type { KubernetesTarget } from "./kubernetes-target.js";
 import { namespaceDenyAll, networkPolicyFor } from "./network-policy.js";
 import { OwnerLease, reapExpiredLeases } from "./owner-lease.js";
-import { ANNOTATION_NOFILE, BOX_CONTAINER, podFor } from "./pod-manifest.js";
+import { ANNOTATION_NOFILE, ANNOTATION_PROCESSES, BOX_CONTAINER, podFor } from "./pod-manifest.js";
 
 const log = logger("kubernetes");
 
@@ -47,10 +54,25 @@ const START_TIMEOUT_MS = 180_000;
 const IMAGE_REASONS = new Set(["ErrImageNeverPull", "ErrImagePull", "ImagePullBackOff", "InvalidImageName"]);
 
 export interface KubernetesEngineOptions {
+  /**
+   * A command that puts a local Docker image on every node (`kind load docker-image`,
+   * `k3d image import`, the test cluster's `scripts/kube/cluster.sh load`): run with the image as
+   * its last argument, no shell, when a node lacks an image drydock needs. Default none: images
+   * must be on the nodes (pushed to their registry) before drydock starts.
+   */
+  loadImage?: string[];
   /** Ask for the runtime's default AppArmor profile (nodes without AppArmor refuse such Pods); default true. */
   appArmor?: boolean;
   /** Seconds after which Kubernetes ends a box whatever happens to drydock; default none. */
   activeDeadlineSeconds?: number;
+}
+
+/** What every exec in a box needs to know of it. */
+interface BoxInfo {
+  nofile: number;
+  /** RLIMIT_NPROC for every exec, where the runtime counts the box's processes itself; 0: none. */
+  processes: number;
+  runtime?: string;
 }
 
 const statusOf = (error: unknown): number | undefined => (error as { code?: number }).code;
@@ -69,7 +91,7 @@ export function normalImageName(ref: string): string {
 export class KubernetesEngine implements BoxEngine {
   readonly kind = "kubernetes";
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
-  private readonly boxes = new Map<string, { nofile: number; runtime?: string }>();
+  private readonly boxes = new Map<string, BoxInfo>();
   private runtimeClasses: Promise<Record<string, string>> | undefined;
 
   private constructor(
@@ -188,7 +210,7 @@ export class KubernetesEngine implements BoxEngine {
       throw this.wrap(error, `create a Pod from ${spec.image}`);
     }
     const name = made.metadata?.name ?? pod.metadata.name;
-    this.boxes.set(name, { nofile: spec.nofile, runtime });
+    this.boxes.set(name, { nofile: spec.nofile, processes: spec.processLimit ?? 0, runtime });
     try {
       const policy = networkPolicyFor(spec, {
         namespace: this.namespace,
@@ -219,16 +241,10 @@ export class KubernetesEngine implements BoxEngine {
         await this.remove(id).catch(() => undefined);
         throw new ImageMissingError(pod.spec?.containers[0]?.image ?? "?");
       }
+      // Unschedulable waits: boxes ending free room (a box no node can hold was refused by the flags).
       const unschedulable = pod.status?.conditions?.find(
         (c) => c.type === "PodScheduled" && c.reason === "Unschedulable",
       );
-      if (unschedulable && Date.now() > deadline - START_TIMEOUT_MS + 10_000) {
-        await this.remove(id).catch(() => undefined);
-        throw new DrydockError(
-          "engine_error",
-          `no node can run ${id}: ${unschedulable.message ?? "unschedulable"}; lower --memory-mb or --cpus, or add nodes`,
-        );
-      }
       const phase = pod.status?.phase;
       if (phase === "Failed" || phase === "Succeeded" || box?.state?.terminated) {
         throw new DrydockError(
@@ -237,9 +253,12 @@ export class KubernetesEngine implements BoxEngine {
         );
       }
       if (Date.now() > deadline) {
+        await this.remove(id).catch(() => undefined);
         throw new DrydockError(
           "engine_error",
-          `${id} did not start in ${START_TIMEOUT_MS / 1000} s (${reason ?? phase ?? "pending"}: ${box?.state?.waiting?.message ?? ""})`,
+          unschedulable
+            ? `no node had room for ${id} within ${START_TIMEOUT_MS / 1000} s: ${unschedulable.message ?? "unschedulable"}; lower --memory-mb, --cpus or --concurrency, or add nodes`
+            : `${id} did not start in ${START_TIMEOUT_MS / 1000} s (${reason ?? phase ?? "pending"}: ${box?.state?.waiting?.message ?? ""})`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, wait));
@@ -303,7 +322,7 @@ export class KubernetesEngine implements BoxEngine {
   }
 
   /** The box's open-files limit and runtime, from this process's record or its Pod. */
-  private async boxInfo(id: string): Promise<{ nofile: number; runtime?: string } | undefined> {
+  private async boxInfo(id: string): Promise<BoxInfo | undefined> {
     const known = this.boxes.get(id);
     if (known) return known;
     const pod = await this.readPod(id);
@@ -311,20 +330,38 @@ export class KubernetesEngine implements BoxEngine {
     const byClass = Object.entries(await this.classes()).find(
       ([, c]) => c === pod.spec?.runtimeClassName,
     )?.[0];
-    const info = { nofile: Number(pod.metadata?.annotations?.[ANNOTATION_NOFILE] ?? 0), runtime: byClass };
+    const annotations = pod.metadata?.annotations ?? {};
+    const info = {
+      nofile: Number(annotations[ANNOTATION_NOFILE] ?? 0),
+      processes: Number(annotations[ANNOTATION_PROCESSES] ?? 0),
+      runtime: byClass,
+    };
     this.boxes.set(id, info);
     return info;
   }
 
-  /** argv behind a lowered open-files limit: `ulimit -n` then exec, so the program holds the limit. */
-  private limited(argv: string[], nofile: number | undefined): string[] {
-    if (!nofile) return argv;
-    return ["/bin/sh", "-c", 'ulimit -n "$0" && exec "$@"', String(nofile), ...argv];
+  /**
+   * argv behind the box's limits: `ulimit -n` (and under gVisor `ulimit -u`, bash's) then exec, so
+   * the program holds them. A limit not known is not set.
+   */
+  private limited(argv: string[], info: BoxInfo | undefined): string[] {
+    if (!info?.nofile) return argv;
+    if (info.processes > 0) {
+      return [
+        "/bin/bash",
+        "-c",
+        'ulimit -n "$0" && ulimit -u "$1" && shift && exec "$@"',
+        String(info.nofile),
+        String(info.processes),
+        ...argv,
+      ];
+    }
+    return ["/bin/sh", "-c", 'ulimit -n "$0" && exec "$@"', String(info.nofile), ...argv];
   }
 
   async exec(id: string, argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     const info = await this.boxInfo(id);
-    return kubeExec(this.target(id), this.limited(argv, info?.nofile), options);
+    return kubeExec(this.target(id), this.limited(argv, info), options);
   }
 
   async openTerminal(id: string, argv: string[], options: TerminalExecOptions = {}): Promise<TerminalExec> {
@@ -332,9 +369,73 @@ export class KubernetesEngine implements BoxEngine {
     const size = { cols: options.cols ?? 120, rows: options.rows ?? 50 };
     return kubeTerminal(
       this.target(id),
-      this.limited(terminalArgv(argv, info?.runtime, size), info?.nofile),
+      this.limited(terminalArgv(argv, info?.runtime, size), info),
       options,
     );
+  }
+
+  async answers(timeoutMs = 5_000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    try {
+      return await Promise.race([
+        this.core.readNamespace({ name: this.namespace }).then(
+          () => true,
+          () => false,
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The box's address on the cluster network (a probe of isolation needs it); none under gVisor's none. */
+  async podIp(id: string): Promise<string | undefined> {
+    return (await this.readPod(id))?.status?.podIP;
+  }
+
+  async boxNode(id: string): Promise<string | undefined> {
+    return (await this.readPod(id))?.spec?.nodeName;
+  }
+
+  /**
+   * Makes the image present on every Ready node: there already, or put there by the configured
+   * loader (then waited for until the nodes report it); else an error saying how to get it there.
+   */
+  async ensureImage(ref: string): Promise<void> {
+    if (await this.hasImage(ref)) return;
+    const loader = this.options.loadImage;
+    if (!loader?.length) throw clusterImageMissing(this.name, ref);
+    // The image goes last, as one argument: one that looks like an option is not passed on.
+    if (ref.startsWith("-")) throw clusterImageMissing(this.name, ref);
+    log.info(`${this.name}: loading ${ref} onto the nodes (${loader.join(" ")})`);
+    await new Promise<void>((resolve, reject) => {
+      execFile(
+        loader[0]!,
+        [...loader.slice(1), ref],
+        { timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+        (error, _out, err) =>
+          error
+            ? reject(
+                new DrydockError(
+                  "image_missing",
+                  `${loader.join(" ")} ${ref} failed: ${String(err).trim().split("\n").slice(-3).join(" ") || error.message}`,
+                ),
+              )
+            : resolve(),
+      );
+    });
+    const deadline = Date.now() + 60_000;
+    while (!(await this.hasImage(ref))) {
+      if (Date.now() > deadline) {
+        throw new DrydockError(
+          "image_missing",
+          `${loader.join(" ")} ${ref} ran, but the nodes did not report ${ref} within 60 s`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
   }
 
   /** Whether every Ready node reports the image (the kubelet lists a node's images in its status). */
@@ -370,6 +471,17 @@ export class KubernetesEngine implements BoxEngine {
       const allocatable = node.status?.allocatable ?? {};
       cpus = Math.max(cpus, cpusOf(allocatable.cpu ?? "0"));
       memoryMB = Math.max(memoryMB, mebibytesOf(allocatable.memory ?? "0"));
+    }
+    return { cpus, memoryMB };
+  }
+
+  /** Every Ready node's allocatable CPU and memory together: what the scheduler spreads boxes over. */
+  async totalCapacity(): Promise<{ cpus: number; memoryMB: number }> {
+    let cpus = 0;
+    let memoryMB = 0;
+    for (const node of await this.readyNodes()) {
+      cpus += cpusOf(node.status?.allocatable?.cpu ?? "0");
+      memoryMB += mebibytesOf(node.status?.allocatable?.memory ?? "0");
     }
     return { cpus, memoryMB };
   }

@@ -3,7 +3,8 @@
  * (default drydock-boxes) and optional query words `context=NAME` and `kubeconfig=PATH`
  * (default: KUBECONFIG, else ~/.kube/config, and that file's current context), and `apparmor=off`
  * for nodes without AppArmor (they refuse a Pod that asks for its profile, where Docker on such a
- * host applies none). Pure.
+ * host applies none), and `load=COMMAND` for what puts a local image on every node (`kind load
+ * docker-image`, the test cluster's `scripts/kube/cluster.sh load`). Pure.
  *
  *   kubernetes:                              the current context, namespace drydock-boxes
  *   kubernetes:agents                        namespace agents
@@ -22,10 +23,12 @@ export interface KubernetesTarget {
   kubeconfig?: string;
   /** false: boxes ask for no AppArmor profile (`apparmor=off`). */
   appArmor?: boolean;
+  /** `load=COMMAND`: what puts a local image on every node, run with the image last (no shell). */
+  loadImage?: string[];
 }
 
 const FORMS =
-  "write kubernetes:, kubernetes:NAMESPACE, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off";
+  "write kubernetes:, kubernetes:NAMESPACE, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off&load=COMMAND";
 
 /** Whether an `--engine` value names a Kubernetes backend rather than a Docker engine. */
 export function isKubernetesTarget(url: string): boolean {
@@ -60,6 +63,7 @@ export function parseKubernetesTarget(url: string, field = "--engine"): Kubernet
     if (key === "context") target.context = value;
     else if (key === "kubeconfig") target.kubeconfig = value;
     else if (key === "apparmor" && (value === "off" || value === "on")) target.appArmor = value === "on";
+    else if (key === "load") target.loadImage = value.split(/\s+/).filter(Boolean);
     else if (key === "apparmor") throw new InvalidArgumentError(field, `${url}: apparmor takes on or off`);
     else throw new InvalidArgumentError(field, `${url}: unknown word ${JSON.stringify(key)}; ${FORMS}`);
   }

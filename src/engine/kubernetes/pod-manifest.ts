@@ -30,6 +30,7 @@ import { cpuQuantity, mebibytes } from "./kubernetes-quantity.js";
 /** The annotations that record limits Kubernetes has no field for. */
 export const ANNOTATION_PIDS_LIMIT = "drydock.limits.pids";
 export const ANNOTATION_NOFILE = "drydock.limits.nofile";
+export const ANNOTATION_PROCESSES = "drydock.limits.processes";
 /** The box's container in its Pod. */
 export const BOX_CONTAINER = "box";
 
@@ -175,6 +176,7 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
     ...metadata.annotations,
     [ANNOTATION_PIDS_LIMIT]: String(spec.pidsLimit),
     [ANNOTATION_NOFILE]: String(spec.nofile),
+    ...(spec.processLimit !== undefined ? { [ANNOTATION_PROCESSES]: String(spec.processLimit) } : {}),
   };
   const runtimeClassName = runtimeClassFor(spec, options.runtimeClasses ?? { runsc: "gvisor" });
   const binds = options.binds ?? { kind: "hostPath" };

@@ -1,0 +1,9 @@
+/** A cluster whose nodes lack an image: how to get it there. */
+import { DrydockError } from "../../util/errors.js";
+
+export function clusterImageMissing(backend: string, image: string): DrydockError {
+  return new DrydockError(
+    "image_missing",
+    `image ${image} is not on every Ready node of ${backend}; push it to the registry the nodes pull from and pass that name with --image, import it into each node's runtime (the test cluster: scripts/kube/cluster.sh load ${image}), or name a loader in the engine: kubernetes:NAMESPACE?load=COMMAND (docs/kubernetes.md)`,
+  );
+}
