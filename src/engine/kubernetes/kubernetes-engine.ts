@@ -231,7 +231,10 @@ export class KubernetesEngine implements BoxEngine {
   /** Waits until the Pod's box container runs; says why when it cannot (image, scheduling, exit). */
   async start(id: string): Promise<void> {
     const deadline = Date.now() + START_TIMEOUT_MS;
-    for (let wait = 50; ; wait = Math.min(wait * 1.5, 500)) {
+    const started = Date.now();
+    // A box usually runs within a second or two: looked at every 50 ms until then (a GET each),
+    // so a session is not kept waiting by the look after; then less often.
+    for (let wait = 50; ; wait = Date.now() - started < 3_000 ? 50 : Math.min(wait * 1.5, 500)) {
       const pod = await this.readPod(id);
       if (!pod) throw new DrydockError("engine_error", `start ${id}: the Pod is gone`);
       const box = pod.status?.containerStatuses?.find((c) => c.name === BOX_CONTAINER);
