@@ -5,7 +5,7 @@
  * server. Each listener a probe must not reach is first shown reachable from where it runs.
  */
 import { connect as netConnect, createServer, type Server } from "node:net";
-import { networkInterfaces } from "node:os";
+import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { KubernetesEngine } from "../../src/engine/kubernetes/kubernetes-engine.js";
 import { Box } from "../../src/sandbox/box.js";
@@ -102,10 +102,11 @@ describe.each<BoxRuntime>(["runc", "runsc"])("a box on the cluster under %s", (r
     const pod = (await ns.pods()).find((p) => p.metadata?.name === box.id)!;
     const other = (await ns.pods()).find((p) => p.metadata?.name === neighbour.id)!;
     const bridge = pod.status?.podIP ? pod.status.podIP.replace(/\.\d+$/, ".1") : undefined;
-    const hostAddresses = Object.values(networkInterfaces())
-      .flat()
-      .filter((a) => a && !a.internal && a.family === "IPv4" && !a.address.startsWith("10.244."))
-      .map((a) => a!.address);
+    // The machine's own address: the source of its default route (asked of the kernel, nothing sent).
+    const primary = /\bsrc (\S+)/.exec(
+      execFileSync("ip", ["route", "get", "1.1.1.1"], { encoding: "utf8" }),
+    )?.[1];
+    const hostAddresses = primary ? [primary] : [];
     // Each target answers from the host, so a refusal in the box is the box's wall.
     for (const host of [...(bridge ? [bridge] : []), ...hostAddresses]) {
       await new Promise<void>((resolve, reject) => {
