@@ -57,7 +57,7 @@ describe.each(["runc", "runsc"])("aider on the cluster under %s", (runtime) => {
         { name: "bash", arguments: { command: "python3 -m pytest -q 2>&1 | tail -1" } },
         undefined,
         { timeout: 240_000 },
-      )) as { structuredContent: { output: string } };
+      )) as unknown as { structuredContent: { output: string } };
       expect(tests.structuredContent.output).toMatch(/passed/);
       const pods = await ns.pods();
       expect(pods).toHaveLength(1);
