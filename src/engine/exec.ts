@@ -31,7 +31,8 @@ export interface ExecResult {
   truncated: boolean;
 }
 
-class CappedBuffer {
+/** One stream's output up to a cap; what is past it is counted as truncated and dropped. */
+export class CappedBuffer {
   private chunks: Buffer[] = [];
   private size = 0;
   truncated = false;
@@ -44,7 +45,8 @@ class CappedBuffer {
     }
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     if (part.length < chunk.length) this.truncated = true;
-    this.chunks.push(part);
+    // A copy: the stream's (or the socket's) larger buffer is not kept alive by a small slice of it.
+    this.chunks.push(Buffer.from(part));
     this.size += part.length;
   }
   value(): Buffer {

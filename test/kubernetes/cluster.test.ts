@@ -12,6 +12,7 @@ import { BOX_CONTAINER, podFor } from "../../src/engine/kubernetes/pod-manifest.
 import { LABEL_SESSION } from "../../src/engine/labels.js";
 import { boxSpec } from "../../src/sandbox/box-profile.js";
 import { kubeconfigPath } from "../helpers/kube.js";
+import { waitRunning } from "./kube-pods.js";
 import { sandboxImage } from "../helpers/sessions.js";
 
 const NAMESPACE = `drydock-cluster-test-${process.pid}`;
@@ -56,23 +57,6 @@ async function execIn(kc: KubeConfig, pod: string, argv: string[]): Promise<Exec
         protocol = ws.protocol;
       }, reject);
   });
-}
-
-async function waitRunning(core: CoreV1Api, name: string): Promise<V1Pod> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const pod = await core.readNamespacedPod({ name, namespace: NAMESPACE });
-    const box = pod.status?.containerStatuses?.find((c) => c.name === BOX_CONTAINER);
-    if (box?.state?.running) return pod;
-    const waiting = box?.state?.waiting;
-    if (waiting?.reason && /Err|BackOff|Invalid/.test(waiting.reason)) {
-      throw new Error(`pod ${name}: ${waiting.reason}: ${waiting.message ?? ""}`);
-    }
-    if (pod.status?.phase === "Failed" || Date.now() > deadline) {
-      throw new Error(`pod ${name} did not start: ${JSON.stringify(pod.status)}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 describe("a box's Pod on a real cluster", () => {
@@ -129,7 +113,7 @@ describe("a box's Pod on a real cluster", () => {
         names.push(`drydock-${session}`);
       }
       for (const [i, name] of names.entries()) {
-        const pod = await waitRunning(core, name);
+        const pod = await waitRunning(core, NAMESPACE, name);
         expect(pod.spec?.nodeName).toBe(nodes[i]);
         expect(pod.spec?.runtimeClassName).toBe(runtime === "runsc" ? "gvisor" : undefined);
         const id = await execIn(kc, name, ["id"]);

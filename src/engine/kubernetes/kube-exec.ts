@@ -15,7 +15,7 @@
 import { Readable } from "node:stream";
 import type WebSocket from "ws";
 import { BoxGoneError, CommandTimeoutError, DrydockError } from "../../util/errors.js";
-import type { ExecOptions, ExecResult } from "../exec.js";
+import { CappedBuffer, type ExecOptions, type ExecResult } from "../exec.js";
 import { CHANNEL, closeStdinFrame, frame, withWorkdirAndEnv, type ExecStatus } from "./kube-channel.js";
 import { openExecSocket, podGone, socketError, type PodTarget } from "./kube-socket.js";
 
@@ -29,28 +29,6 @@ const MAX_FRAME_BYTES = 64 * 1024;
 const CHANNEL_OPEN = 1;
 /** Docker's exit status for a program its runtime could not start. */
 export const NOT_STARTED_EXIT_CODE = 126;
-
-class CappedBuffer {
-  private chunks: Buffer[] = [];
-  private size = 0;
-  truncated = false;
-  constructor(private readonly cap: number) {}
-  push(chunk: Buffer): void {
-    const room = this.cap - this.size;
-    if (room <= 0) {
-      this.truncated = true;
-      return;
-    }
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length < chunk.length) this.truncated = true;
-    // A copy: the socket's message buffer is not kept alive by a small slice of it.
-    this.chunks.push(Buffer.from(part));
-    this.size += part.length;
-  }
-  value(): Buffer {
-    return Buffer.concat(this.chunks);
-  }
-}
 
 /** Runs argv in the target's container and collects its output; see ExecOptions for the limits. */
 export async function kubeExec(
