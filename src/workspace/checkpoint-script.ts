@@ -13,7 +13,7 @@
  * them, and a fork can send them. Only what differs from the base is new in git's store: the cost
  * follows the change, not the repository.
  */
-import { BASE_REF, DIFF_INDEX } from "./snapshot-receiver.js";
+import { BASE_REF, DIFF_INDEX, PREFILLED_MARK } from "./snapshot-receiver.js";
 
 export const CHECKPOINT_REFS = "refs/drydock/checkpoints";
 export const KEEP_REFS = "refs/drydock/keep";
@@ -27,7 +27,11 @@ export GIT_AUTHOR_NAME=drydock GIT_AUTHOR_EMAIL=drydock@localhost GIT_COMMITTER_
 export GIT_TERMINAL_PROMPT=0 LC_ALL=C
 op=$1 slot=$2
 case "$slot" in (*[!0-9a-f]*|'') echo "bad slot" >&2; exit 2 ;; esac
-base=$(git rev-parse --verify -q "${BASE_REF}^{commit}") || { echo "the session's base is gone" >&2; exit 5; }
+# A fork's new box has no base until its import brings one.
+case "$op" in
+  import|tips) base= ;;
+  *) base=$(git rev-parse --verify -q "${BASE_REF}^{commit}") || { echo "the session's base is gone" >&2; exit 5; } ;;
+esac
 
 # The working tree as a tree object, with the diff's index (stat data fresh: only changed files are
 # read) or, to include ignored files, a copy of it.
@@ -144,7 +148,8 @@ drop() {
 }
 
 # For a fork: the base commit's own bytes (base64, one line), then a pack of every object the
-# checkpoint needs that the base (and the commits named on stdin, which the new box has) lack.
+# checkpoint needs (the base's included) but those the new box has: the objects named on stdin
+# (commits or trees it holds whole) and all they reach.
 export_pack() {
   open_checkpoint "$3"
   git cat-file commit "$base" | base64 -w0
@@ -153,23 +158,22 @@ export_pack() {
     echo "$k"
     git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/"
     echo --not
-    echo "$base"
     while read -r have; do
       case "$have" in (*[!0-9a-f]*|'') continue ;; esac
-      if git cat-file -e "$have^{commit}" 2>/dev/null; then echo "$have"; fi
+      if git cat-file -e "$have" 2>/dev/null; then echo "$have"; fi
     done
   } | git pack-objects --revs --stdout -q
 }
 
-# In a fork's new box: the source's base commit (its tree must be this box's base tree), the pack
-# (git checks every object), the checkpoint's refs; then a restore as above.
+# In a fork's new box, whatever its workspace holds (nothing, or a prefilled commit of the same
+# repository): the pack (git checks every object), the source's base commit, the checkpoint's
+# refs; then a restore as above, which writes only the paths that differ from what is there.
 import_pack() {
   k=$3 source_base=$4 all=$5 raw=$6
+  git index-pack --stdin --strict >/dev/null
   made=$(printf '%s' "$raw" | base64 -d | git hash-object -t commit -w --stdin)
   [ "$made" = "$source_base" ] || { echo "the source's base commit did not arrive whole" >&2; exit 4; }
-  [ "$(git rev-parse "$source_base^{tree}")" = "$(git rev-parse "$base^{tree}")" ] ||
-    { echo "the new box's files are not the source's base" >&2; exit 4; }
-  git index-pack --stdin --strict >/dev/null
+  git cat-file -e "$source_base^{tree}" || { echo "the source's base tree did not arrive" >&2; exit 4; }
   git update-ref ${BASE_REF} "$source_base"
   base=$source_base
   git cat-file -e "$k^{commit}" || { echo "the checkpoint did not arrive" >&2; exit 4; }
@@ -181,10 +185,20 @@ import_pack() {
       n=$((n + 1)); printf 'update ${KEEP_REFS}/%s/%s %s\\n' "$slot" "$n" "$sha"
     done
   } | git update-ref --stdin
+  # A box with no files yet starts from an empty index, not the base's: nothing to look at.
+  [ -f ${DIFF_INDEX} ] || GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty
+  rm -f ${PREFILLED_MARK}
   restore "$op" "$slot" "$k" "$all"
 }
 
-tips() { git for-each-ref --format='%(objectname)' | sort -u; }
+# The commits every ref names, and the tree of the commit given (when the box has it): what a new
+# box holds whole, so a fork need not send it.
+tips() {
+  {
+    git for-each-ref --format='%(objectname)'
+    case "$3" in (*[!0-9a-f]*|'') ;; (*) git rev-parse -q --verify "$3^{tree}" 2>/dev/null || true ;; esac
+  } | sort -u
+}
 
 case "$op" in
   save) save "$@" ;;
@@ -192,7 +206,7 @@ case "$op" in
   drop) drop ;;
   export) export_pack "$@" ;;
   import) import_pack "$@" ;;
-  tips) tips ;;
+  tips) tips "$@" ;;
   *) echo "unknown operation" >&2; exit 2 ;;
 esac
 `;
