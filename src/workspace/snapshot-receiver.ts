@@ -109,6 +109,9 @@ tar -x -f - -C /workspace
 if [ -f ${ENV_EXCLUDE} ] && [ "$mode" != delta ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
 if [ "$mode" = prefill ]; then
   # The commit's tree with this box's stat data: a session's copy-in then hashes only what differs.
+  # Written a second after the files, so git does not take them for racily clean (a file changed
+  # in the second the index was written looks unchanged by its stat data) and hash them all again.
+  sleep 1
   GIT_INDEX_FILE=${DIFF_INDEX} git read-tree "$detach"
   GIT_INDEX_FILE=${DIFF_INDEX} git update-index -q --refresh >/dev/null 2>&1 || true
   : > ${PREFILLED_MARK}
