@@ -17,6 +17,7 @@ import {
   refTips,
   type CheckpointExport,
 } from "../workspace/box-checkpoint.js";
+import type { HostRepo } from "../workspace/host-repo.js";
 import { newCheckpointSlot } from "./checkpoint-book.js";
 import type { Session, SessionOptions } from "./session.js";
 import { restoreShellState, type ShellState } from "./shell-state.js";
@@ -40,6 +41,8 @@ export interface ForkSeed {
   dirty: boolean;
   /** The checkpoint's objects, for a box that holds `have` (commits and trees) whole. */
   exportFor(have: string[]): Promise<CheckpointExport>;
+  /** The source's repository, opened already (absent: the fork opens it again). */
+  repo?: HostRepo;
   /** Absent: the fork's shell starts fresh in /workspace. */
   shell?: ShellState;
   /** The checkpoint's name, when the fork was made from one: the fork holds it under that name. */
@@ -138,6 +141,7 @@ export async function forkSeedOf(
   const exports = new Map<string, Promise<CheckpointExport>>();
   const seed: ForkSeed = {
     parent: source.id,
+    repo: source.repo,
     baseCommit: source.baseCommit,
     hostBaseCommit: source.hostBaseCommit,
     dirty: source.dirty,
@@ -174,14 +178,28 @@ export async function forkSeedOf(
  * Brings a fork's state into its new session, whose box holds `.git` or a prefilled commit of the
  * repository (session.ts, copyInOrFork): what the box lacks, then files, git's state, the shell.
  */
-export async function takeFork(session: Session, seed: ForkSeed): Promise<void> {
-  const have = await refTips(session.box, seed.hostBaseCommit);
+export async function takeFork(session: Session, seed: ForkSeed, holds?: string[]): Promise<void> {
+  const steps: string[] = [];
+  let at = Date.now();
+  const step = (what: string) => {
+    const now = Date.now();
+    steps.push(`${what} ${now - at} ms`);
+    at = now;
+  };
+  const have = holds ?? (await refTips(session.box, seed.hostBaseCommit));
+  if (holds === undefined) step("tips");
   const exported = await seed.exportFor(have);
+  step(`export (${exported.pack.length} bytes)`);
   const slot = newCheckpointSlot();
   const name = seed.name ?? "fork";
   await session.oneDiffAtATime(() => importCheckpoint(session.box, slot, exported, { name }));
+  step("import");
   const shell = seed.shell;
-  if (shell) await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }), shell);
+  if (shell) {
+    await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }), shell);
+    step("shell");
+  }
+  log.debug(`session ${session.id}: fork of ${seed.parent}: ${steps.join(", ")}`);
   if (seed.name !== undefined) {
     session.checkpoints.set({
       name: seed.name,

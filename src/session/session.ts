@@ -336,7 +336,7 @@ export class Session {
       { ...options, fork: undefined },
     );
     session.outputLimitBytes = outputLimit(options, session.maxOutputBytes);
-    if (fork) await takeFork(session, fork);
+    if (fork) await takeFork(session, fork, copied.holds);
     if (options.egress?.length) {
       const proxy = await startSessionEgress({
         sessionId: id,
@@ -578,8 +578,10 @@ async function copyInOrFork(
 ): Promise<CopyInResult> {
   const fork = options.fork;
   if (fork === undefined) return copyIn(box, options.repo, { ref: options.ref, receiver, prefilled });
-  const ready = await readyForkBox(box, options.repo, receiver, prefilled);
-  return { repo: ready.repo, baseCommit: fork.baseCommit, dirty: fork.dirty, stats: ready.stats };
+  const ready = await readyForkBox(box, fork.repo ?? options.repo, receiver, prefilled);
+  // What the box holds is known: the source's box makes the pack while this one's shell starts.
+  if (ready.holds !== undefined) void fork.exportFor(ready.holds).catch(() => undefined);
+  return { ...ready, baseCommit: fork.baseCommit, dirty: fork.dirty };
 }
 
 /** The server's limit on one command's output, never below the session's own default. */

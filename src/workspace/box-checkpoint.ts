@@ -164,15 +164,14 @@ export async function exportCheckpoint(
 
 /**
  * Brings an exported checkpoint into a new box as its `slot` and restores it there, whatever the
- * box's workspace holds (nothing yet, or a prefilled commit: only what differs is written);
- * returns paths written or removed.
+ * box's workspace holds (nothing yet, or a prefilled commit: only what differs is written).
  */
 export async function importCheckpoint(
   box: Box,
   slot: CheckpointSlot,
   checkpoint: CheckpointExport,
   options: { name: string; signal?: AbortSignal },
-): Promise<{ files: number }> {
+): Promise<void> {
   const result = await run(
     box,
     [
@@ -186,5 +185,5 @@ export async function importCheckpoint(
     options.name,
     { stdin: checkpoint.pack, signal: options.signal },
   );
-  return { files: parseRestored(result.stdout, options.name) };
+  parseRestored(result.stdout, options.name);
 }

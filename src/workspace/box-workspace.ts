@@ -31,6 +31,11 @@ export interface CopyInResult {
   stats: SnapshotStats;
   /** Whether the commit's tree came from the snapshot cache (undefined: no commit to start from). */
   cacheHit?: boolean;
+  /**
+   * For a fork's box (`readyForkBox`): the commits it holds with all they reach, so a fork need not
+   * send them; undefined: ask the box.
+   */
+  holds?: string[];
 }
 
 /** A box that holds a commit's tree ahead of any session (see `prefillBox`). */
@@ -217,24 +222,25 @@ async function objectBytes(repo: HostRepo): Promise<number> {
  * the source's checkpoint afterwards (box-checkpoint.ts, importCheckpoint): a box prefilled with
  * that repository is used as it is (the import then writes only what differs from its commit);
  * any other gets the repository's `.git` alone, never its files, so the host reads no working
- * tree and the box hashes nothing. Returns whether the prefilled box was kept.
+ * tree and the box hashes nothing. The base commit and dirtiness it returns are the fork's to set.
  */
 export async function readyForkBox(
   box: Box,
-  repoPath: string,
+  repoOrPath: HostRepo | string,
   receiver: SnapshotReceiver,
   prefilled?: Prefilled,
-): Promise<{ repo: HostRepo; prefilled: boolean; stats: SnapshotStats }> {
+): Promise<CopyInResult> {
   let repo: HostRepo;
   try {
-    repo = await openHostRepo(repoPath);
+    repo = typeof repoOrPath === "string" ? await openHostRepo(repoOrPath) : repoOrPath;
   } catch (error) {
     receiver.close();
     throw error;
   }
+  const none: SnapshotStats = { files: 0, bytes: 0, skipped: [], objects: [] };
   if (prefilled !== undefined && prefilled.repoRoot === repo.root) {
     receiver.close();
-    return { repo, prefilled: true, stats: { files: 0, bytes: 0, skipped: [], objects: [] } };
+    return { repo, baseCommit: prefilled.commit, dirty: false, stats: none, holds: [prefilled.commit] };
   }
   // A small history comes whole from the source's box, in one pack, cheaper than the host's loose
   // objects one file each; a large one from the host, as a session's does (a pack that size would
@@ -257,7 +263,7 @@ export async function readyForkBox(
   log.debug(
     `box ${box.shortId}: .git of ${repo.root} for a fork (${withoutObjects ? "its objects from the source" : "objects too"}), ${stats.files} files from the host`,
   );
-  return { repo, prefilled: false, stats };
+  return { repo, baseCommit: "", dirty: false, stats, holds: withoutObjects ? [] : undefined };
 }
 
 /** Repositories already told about their large untracked trees, once per process: not at every session. */

@@ -106,9 +106,11 @@ open_checkpoint() {
     { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
 
+# restore <slot> <commit> <include ignored> [imported]: "imported" when the checkpoint came from
+# another box (a fork), whose index's stat data are not this box's.
 restore() {
   open_checkpoint "$3"
-  all=$4
+  all=$4 imported=\${5:-0}
   # The working tree as it is now, in a copy of the diff's index; then git moves it to the
   # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).
   rm -f ${WORK_INDEX}
@@ -116,7 +118,8 @@ restore() {
   export GIT_INDEX_FILE=${WORK_INDEX}
   [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
   if [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
-  files=$(git diff-index --cached --name-only "$w" | wc -l)
+  # (A fork's box is new: what it writes is not worth counting.)
+  if [ "$imported" = 1 ]; then files=0; else files=$(git diff-index --cached --name-only "$w" | wc -l); fi
   git read-tree --reset -u "$w"
   if [ "$all" = 1 ]; then rm -f ${WORK_INDEX}; else mv -f ${WORK_INDEX} ${DIFF_INDEX}; fi
   unset GIT_INDEX_FILE
@@ -134,10 +137,31 @@ restore() {
   rm -f "$agent_index"
   if [ -n "$i" ]; then
     git cat-file blob "$i" >"$agent_index"
+    if [ "$imported" = 1 ] && [ "$all" != 1 ] && freshen_index "$agent_index"; then
+      printf 'restored %s\\n' "$files"
+      return
+    fi
     if m=$(git cat-file blob "$k:m" 2>/dev/null) && [ "$m" -gt 0 ] 2>/dev/null; then touch -m -d "@$m" "$agent_index"; fi
   fi
   git update-index -q --refresh >/dev/null 2>&1 || true
   printf 'restored %s\\n' "$files"
+}
+
+# An index from another box, with this box's stat data instead: the diff's index, just made by
+# the restore, moved to the index's own tree (read-tree -m keeps the stat data of every entry
+# whose content is the same), kept only when it lists the very same entries, stages and flags.
+# Else (a conflict, an intent-to-add entry) it fails and git refreshes the index, hashing every file.
+freshen_index() {
+  listing() { GIT_INDEX_FILE=$1 git ls-files -v -s; }
+  if tree=$(GIT_INDEX_FILE=$1 git write-tree 2>/dev/null) &&
+    cp ${DIFF_INDEX} "$1.drydock" &&
+    GIT_INDEX_FILE=$1.drydock git read-tree -m "$tree" &&
+    cmp -s <(listing "$1") <(listing "$1.drydock"); then
+    mv -f "$1.drydock" "$1"
+  else
+    rm -f "$1.drydock"
+    return 1
+  fi
 }
 
 drop() {
@@ -158,10 +182,11 @@ export_pack() {
     echo "$k"
     git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/"
     echo --not
-    while read -r have; do
-      case "$have" in (*[!0-9a-f]*|'') continue ;; esac
-      if git cat-file -e "$have" 2>/dev/null; then echo "$have"; fi
-    done
+    # Those this box has, and their trees (git leaves a tree out only when told it is had).
+    haves=$(while read -r have; do case "$have" in (*[!0-9a-f]*|'') ;; (*) echo "$have" ;; esac; done)
+    if [ -n "$haves" ]; then
+      { printf '%s\n' $haves; printf '%s^{tree}\n' $haves; } | git cat-file --batch-check='%(objectname)' | grep -v ' missing$' || true
+    fi
   } | git pack-objects --revs --stdout -q
 }
 
@@ -188,7 +213,7 @@ import_pack() {
   # A box with no files yet starts from an empty index, not the base's: nothing to look at.
   [ -f ${DIFF_INDEX} ] || GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty
   rm -f ${PREFILLED_MARK}
-  restore "$op" "$slot" "$k" "$all"
+  restore "$op" "$slot" "$k" "$all" 1
 }
 
 # The commits every ref names, and the tree of the commit given (when the box has it): what a new

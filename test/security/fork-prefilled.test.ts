@@ -38,89 +38,97 @@ describe("a fork on a prefilled warm box", () => {
     for (const repo of repos.splice(0)) repo[Symbol.dispose]();
   });
 
-  it("ends where a fork on a cold box ends, though the host moved on since the prefill", async () => {
-    const repo = tempRepo({
-      "README.md": "hello\n",
-      "src/a.py": "a = 1\n",
-      "src/deep/b.py": "b = 2\n",
-      "gone/x.txt": "only in the prefilled commit\n",
-      "run.sh": "#!/bin/sh\necho run\n",
-    });
-    repos.push(repo);
-    chmodSync(join(repo.path, "run.sh"), 0o755);
-    symlinkSync("src/a.py", join(repo.path, "link-to-a"));
-    repo.commit("links and modes");
-    git(repo.path, "branch", "old-branch");
-    const engine = await testEngine();
-    await withPrefilledPool(repo.path, async (manager) => {
-      // After the prefill: a new commit that deletes and adds, and an edit not committed.
-      rmSync(join(repo.path, "gone"), { recursive: true });
-      mkdirSync(join(repo.path, "added"));
-      writeFileSync(join(repo.path, "added", "new.txt"), "new\n");
-      repo.commit("second");
-      repo.write("src/a.py", "a = 10\n");
+  it.each([
+    ["", ""],
+    // The fork's index is then refreshed by git, not rebuilt from the box's fresh one.
+    [", with an intent-to-add entry in the index", "echo later > intent.txt && git add -N intent.txt"],
+  ])(
+    "ends where a fork on a cold box ends, though the host moved on since the prefill%s",
+    async (_, more) => {
+      const repo = tempRepo({
+        "README.md": "hello\n",
+        "src/a.py": "a = 1\n",
+        "src/deep/b.py": "b = 2\n",
+        "gone/x.txt": "only in the prefilled commit\n",
+        "run.sh": "#!/bin/sh\necho run\n",
+      });
+      repos.push(repo);
+      chmodSync(join(repo.path, "run.sh"), 0o755);
+      symlinkSync("src/a.py", join(repo.path, "link-to-a"));
+      repo.commit("links and modes");
+      git(repo.path, "branch", "old-branch");
+      const engine = await testEngine();
+      await withPrefilledPool(repo.path, async (manager) => {
+        // After the prefill: a new commit that deletes and adds, and an edit not committed.
+        rmSync(join(repo.path, "gone"), { recursive: true });
+        mkdirSync(join(repo.path, "added"));
+        writeFileSync(join(repo.path, "added", "new.txt"), "new\n");
+        repo.commit("second");
+        repo.write("src/a.py", "a = 10\n");
 
-      const source = await Session.create(engine, { repo: repo.path, image: manager.pool!.profile.image });
-      const made: Session[] = [];
-      try {
-        // The agent's work: edits, a commit and a branch in the box, a deletion, a staged file,
-        // an untracked file, a new link; the shell moved and a variable exported.
-        const work = await source.bash(
-          [
-            "echo changed >> README.md",
-            "git add -A && git -c user.name=a -c user.email=a@b commit -qm 'in the box'",
-            "git branch from-box",
-            "rm run.sh",
-            "echo staged > staged.txt && git add staged.txt",
-            "echo untracked > untracked.txt",
-            "ln -s ../README.md src/link-to-readme",
-            "chmod +x src/a.py",
-            "cd src/deep",
-            "export FORK_VAR='a value with spaces'",
-          ].join(" && "),
-        );
-        expect(work.exitCode, work.output).toBe(0);
-        // One checkpoint for both forks (a fork of the state now saves a new one each time).
-        await source.checkpoint("work");
-        const expected = await view(source);
-        const sourceDiff = await source.diff();
+        const source = await Session.create(engine, { repo: repo.path, image: manager.pool!.profile.image });
+        const made: Session[] = [];
+        try {
+          // The agent's work: edits, a commit and a branch in the box, a deletion, a staged file,
+          // an untracked file, a new link; the shell moved and a variable exported.
+          const work = await source.bash(
+            [
+              "echo changed >> README.md",
+              "git add -A && git -c user.name=a -c user.email=a@b commit -qm 'in the box'",
+              "git branch from-box",
+              "rm run.sh",
+              "echo staged > staged.txt && git add staged.txt",
+              "echo untracked > untracked.txt",
+              "ln -s ../README.md src/link-to-readme",
+              "chmod +x src/a.py",
+              ...(more ? [more] : []),
+              "cd src/deep",
+              "export FORK_VAR='a value with spaces'",
+            ].join(" && "),
+          );
+          expect(work.exitCode, work.output).toBe(0);
+          // One checkpoint for both forks (a fork of the state now saves a new one each time).
+          await source.checkpoint("work");
+          const expected = await view(source);
+          const sourceDiff = await source.diff();
 
-        const [warm] = await forkSession(
-          source,
-          { n: 1, checkpoint: "work" },
-          (options) => manager.create(options),
-          (s) => manager.destroy(s.id),
-        );
-        const [cold] = await forkSession(
-          source,
-          { n: 1, checkpoint: "work" },
-          (options) => Session.create(engine, options),
-          (s) => s.destroy(),
-        );
-        made.push(cold!);
-        expect(warm!.warm).toBe(true);
-        expect(cold!.warm).toBe(false);
-        const warmView = await view(warm!);
-        expect(warmView).toBe(await view(cold!));
-        expect(warmView).toBe(expected);
-        expect(warmView).not.toContain("gone/");
-        expect(await warm!.diff()).toBe(sourceDiff);
-        expect(await cold!.diff()).toBe(sourceDiff);
-        // The prefill's marks are gone: the box is an ordinary session's now.
-        expect(
-          (
-            await warm!.bash(
-              "ls /tmp/.drydock-prefilled 2>&1 | wc -l; git -C /workspace status --short | wc -l",
-            )
-          ).output,
-        ).toBe("1\n" + (await cold!.bash("git -C /workspace status --short | wc -l")).output);
-        // Both go their own way.
-        await warm!.bash("echo warm-only > /workspace/warm.txt");
-        expect(await cold!.diff()).not.toContain("warm.txt");
-        expect(await source.diff()).toBe(sourceDiff);
-      } finally {
-        await Promise.allSettled([source.destroy(), ...made.map((s) => s.destroy())]);
-      }
-    });
-  });
+          const [warm] = await forkSession(
+            source,
+            { n: 1, checkpoint: "work" },
+            (options) => manager.create(options),
+            (s) => manager.destroy(s.id),
+          );
+          const [cold] = await forkSession(
+            source,
+            { n: 1, checkpoint: "work" },
+            (options) => Session.create(engine, options),
+            (s) => s.destroy(),
+          );
+          made.push(cold!);
+          expect(warm!.warm).toBe(true);
+          expect(cold!.warm).toBe(false);
+          const warmView = await view(warm!);
+          expect(warmView).toBe(await view(cold!));
+          expect(warmView).toBe(expected);
+          expect(warmView).not.toContain("gone/");
+          expect(await warm!.diff()).toBe(sourceDiff);
+          expect(await cold!.diff()).toBe(sourceDiff);
+          // The prefill's marks are gone: the box is an ordinary session's now.
+          expect(
+            (
+              await warm!.bash(
+                "ls /tmp/.drydock-prefilled 2>&1 | wc -l; git -C /workspace status --short | wc -l",
+              )
+            ).output,
+          ).toBe("1\n" + (await cold!.bash("git -C /workspace status --short | wc -l")).output);
+          // Both go their own way.
+          await warm!.bash("echo warm-only > /workspace/warm.txt");
+          expect(await cold!.diff()).not.toContain("warm.txt");
+          expect(await source.diff()).toBe(sourceDiff);
+        } finally {
+          await Promise.allSettled([source.destroy(), ...made.map((s) => s.destroy())]);
+        }
+      });
+    },
+  );
 });
