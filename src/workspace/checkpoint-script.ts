@@ -92,13 +92,16 @@ save() {
   printf 'saved %s %s %s\\n' "$k" "$bytes" "$files"
 }
 
-# The checkpoint's commit, checked against the one the host recorded, and its parts.
+# The checkpoint's commit, checked against the one the host recorded, and its parts; with a
+# second argument 0, not every object (an export's pack is checked whole by the box it goes to,
+# an import's by index-pack --strict, which refuses a pack that names an object not there).
 open_checkpoint() {
   k=$(git rev-parse --verify -q "${CHECKPOINT_REFS}/$slot^{commit}") || { echo "its data in the box is gone" >&2; exit 4; }
   [ "$k" = "$1" ] || { echo "its data in the box was changed" >&2; exit 4; }
   w=$(git rev-parse --verify -q "$k:w") && [ "$(git cat-file -t "$w")" = tree ] && h=$(git cat-file blob "$k:h") && refs=$(git cat-file blob "$k:r") ||
     { echo "its data in the box is incomplete" >&2; exit 4; }
   i=$(git rev-parse --verify -q "$k:i" 2>/dev/null) || i=
+  [ "\${2:-1}" = 1 ] || return 0
   # Every object the checkpoint added must be there before anything is touched.
   # (rev-list reads commits and trees; cat-file looks for every blob.)
   objects=$(git rev-list --objects "$k" $(git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/") --not "$base" 2>/dev/null) &&
@@ -109,15 +112,17 @@ open_checkpoint() {
 # restore <slot> <commit> <include ignored> [imported]: "imported" when the checkpoint came from
 # another box (a fork), whose index's stat data are not this box's.
 restore() {
-  open_checkpoint "$3"
   all=$4 imported=\${5:-0}
+  if [ "$imported" = 1 ]; then open_checkpoint "$3" 0; else open_checkpoint "$3"; fi
   # The working tree as it is now, in a copy of the diff's index; then git moves it to the
   # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).
   rm -f ${WORK_INDEX}
   if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
   export GIT_INDEX_FILE=${WORK_INDEX}
   [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
-  if [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
+  # A fork's new box holds what its index says (a prefilled commit, or nothing): nothing to add.
+  if [ "$imported" = 1 ]; then :
+  elif [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
   # (A fork's box is new: what it writes is not worth counting.)
   if [ "$imported" = 1 ]; then files=0; else files=$(git diff-index --cached --name-only "$w" | wc -l); fi
   git read-tree --reset -u "$w"
@@ -175,7 +180,7 @@ drop() {
 # checkpoint needs (the base's included) but those the new box has: the objects named on stdin
 # (commits or trees it holds whole) and all they reach.
 export_pack() {
-  open_checkpoint "$3"
+  open_checkpoint "$3" 0
   git cat-file commit "$base" | base64 -w0
   echo
   {
@@ -187,7 +192,7 @@ export_pack() {
     if [ -n "$haves" ]; then
       { printf '%s\n' $haves; printf '%s^{tree}\n' $haves; } | git cat-file --batch-check='%(objectname)' | grep -v ' missing$' || true
     fi
-  } | git pack-objects --revs --stdout -q
+  } | git pack-objects --revs --stdout -q 2>/dev/null || { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
 
 # In a fork's new box, whatever its workspace holds (nothing, or a prefilled commit of the same
