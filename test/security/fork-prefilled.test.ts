@@ -38,6 +38,35 @@ describe("a fork on a prefilled warm box", () => {
     for (const repo of repos.splice(0)) repo[Symbol.dispose]();
   });
 
+  it("of another repository finds nothing of the prefilled one", async () => {
+    const served = tempRepo({ "SECRET-OF-A.txt": "only in A\n", "shared.txt": "A\n" });
+    const other = tempRepo({ "shared.txt": "B\n" });
+    repos.push(served, other);
+    const engine = await testEngine();
+    await withPrefilledPool(served.path, async (manager) => {
+      const source = await Session.create(engine, { repo: other.path, image: manager.pool!.profile.image });
+      try {
+        await source.bash("echo changed >> shared.txt");
+        const [fork] = await forkSession(
+          source,
+          { n: 1 },
+          (options) => manager.create(options),
+          (s) => manager.destroy(s.id),
+        );
+        expect(fork!.warm).toBe(true);
+        expect(
+          (await fork!.bash("ls -A1 /workspace; git log --all --format=%s; cat shared.txt")).output,
+        ).toBe(".git\nshared.txt\ndrydock checkpoint\ninitial\nB\nchanged\n");
+        expect((await fork!.bash("grep -rl 'only in A' /workspace /tmp 2>/dev/null | wc -l")).output).toBe(
+          "0\n",
+        );
+        expect(await fork!.diff()).toBe(await source.diff());
+      } finally {
+        await source.destroy();
+      }
+    });
+  });
+
   it.each([
     ["", ""],
     // The fork's index is then refreshed by git, not rebuilt from the box's fresh one.
