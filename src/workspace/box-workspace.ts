@@ -229,6 +229,8 @@ export async function readyForkBox(
   repoOrPath: HostRepo | string,
   receiver: SnapshotReceiver,
   prefilled?: Prefilled,
+  /** Up to this many bytes of history come from the source (default FORK_HISTORY_FROM_SOURCE_BYTES). */
+  historyFromSourceBytes = FORK_HISTORY_FROM_SOURCE_BYTES,
 ): Promise<CopyInResult> {
   let repo: HostRepo;
   try {
@@ -246,7 +248,7 @@ export async function readyForkBox(
   // objects one file each; a large one from the host, as a session's does (a pack that size would
   // pass through the host's memory).
   const withoutObjects = await objectBytes(repo).then(
-    (bytes) => bytes <= FORK_HISTORY_FROM_SOURCE_BYTES,
+    (bytes) => bytes <= historyFromSourceBytes,
     () => false,
   );
   const pack = tar.pack();
