@@ -63,21 +63,31 @@ save() {
   w=$(worktree_tree "$all")
   agent_index=$(git rev-parse --git-path index)
   refs=$(list_refs)
-  r=$(printf '%s' "$refs" | git hash-object -w --stdin)
-  if head=$(git symbolic-ref -q HEAD); then h=$(printf 'ref: %s' "$head" | git hash-object -w --stdin)
-  else h=$(git rev-parse --verify -q HEAD | tr -d '\\n' | git hash-object -w --stdin); fi
-  entries=$(printf '040000 tree %s\\tw\\n100644 blob %s\\th\\n100644 blob %s\\tr\\n' "$w" "$h" "$r")
+  # The refs, HEAD, the agent's index and its time, hashed by one git: r, h, i, m.
+  parts=$(mktemp -d /tmp/.drydock-checkpoint-XXXXXX)
+  printf '%s' "$refs" >"$parts/r"
+  if head=$(git symbolic-ref -q HEAD); then printf 'ref: %s' "$head" >"$parts/h"
+  else git rev-parse --verify -q HEAD | tr -d '\\n' >"$parts/h"; fi
+  hashed=("$parts/r" "$parts/h")
   index_bytes=0
   if [ -f "$agent_index" ]; then
-    i=$(git hash-object -w --stdin <"$agent_index")
-    index_bytes=$(git cat-file -s "$i")
     # The index's own time tells git which of its entries to look at again (racy git): kept too.
-    m=$(stat -c %Y "$agent_index" | git hash-object -w --stdin)
-    entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "$i" "$m")"
+    stat -c %Y "$agent_index" >"$parts/m"
+    index_bytes=$(stat -c %s "$agent_index")
+    hashed+=("$agent_index" "$parts/m")
+  fi
+  ids=($(git hash-object -w --no-filters -- "\${hashed[@]}"))
+  rm -rf "$parts"
+  r=\${ids[0]} h=\${ids[1]}
+  entries=$(printf '040000 tree %s\\tw\\n100644 blob %s\\th\\n100644 blob %s\\tr\\n' "$w" "$h" "$r")
+  if [ "\${#ids[@]}" = 4 ]; then
+    entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "\${ids[2]}" "\${ids[3]}")"
   fi
   # Bytes of the files that differ from the base, as they are now, plus the index and the refs.
-  changed=$(git diff-tree -r --no-renames --diff-filter=AMT "$base" "$w" | awk '{ print $4 }' | git cat-file --batch-check='%(objectsize)' | awk '{ s += $1 } END { print s + 0 }')
-  files=$(git diff-tree -r --no-renames --name-only "$base" "$w" | wc -l)
+  changes=$(git diff-tree -r --no-renames "$base" "$w")
+  files=0
+  [ -z "$changes" ] || files=$(printf '%s\\n' "$changes" | wc -l)
+  changed=$(printf '%s\\n' "$changes" | awk '$5 ~ /^[AMT]/ { print $4 }' | git cat-file --batch-check='%(objectsize)' | awk '{ s += $1 } END { print s + 0 }')
   bytes=$((changed + index_bytes + \${#refs}))
   if [ "$bytes" -gt "$max" ]; then printf 'over %s %s\\n' "$bytes" "$files"; exit 0; fi
   t=$(printf '%s\\n' "$entries" | git mktree)
