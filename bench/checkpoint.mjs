@@ -10,7 +10,7 @@
 // Writes bench/results/checkpoint-<time>.json (git ignores it), or BENCH_RESULTS_DIR.
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, resolve } from "node:path";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
 import { compare, interleaved, timed } from "./lib/stats.mjs";
@@ -36,7 +36,14 @@ const results = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) },
   image,
   runs,
+  // Load averages (1, 5, 15 min) when each part starts and when the run ends: the machine is shared.
+  load: [],
   rows: [],
+};
+const noteLoad = (at) => {
+  const [one, five, fifteen] = loadavg();
+  results.load.push({ at, one, five, fifteen });
+  say(`load average ${one.toFixed(2)} ${five.toFixed(2)} ${fifteen.toFixed(2)} (${at})`);
 };
 const f = (s) => `${s.median.toFixed(1)} (p10-p90 ${s.p10.toFixed(1)}-${s.p90.toFixed(1)})`;
 function row(name, drydock, baselineName, baseline, target) {
@@ -49,20 +56,33 @@ function row(name, drydock, baselineName, baseline, target) {
   );
 }
 
-// The 20 changes: 18 files edited, one added, one removed; the working directory moved.
-const CHANGE =
-  "cd /workspace && for i in $(seq 0 17); do echo change >> pkg$((i % 10))/mod$i.js; done; echo new > added.js; rm pkg9/mod19.js; cd pkg1";
-const MESS =
-  "cd /workspace && for i in $(seq 0 17); do echo mess >> pkg$((i % 10))/mod$i.js; done; rm -f added.js; echo back > pkg9/mod19.js; echo junk > junk.js; cd /tmp";
+// The 20 changed paths: files edited (18 where there are that many), files added to make 19, and
+// the last file removed; the working directory moved. The mess a restore undoes: the same files
+// edited again, the added ones removed, the removed one back, a new one, the shell elsewhere.
+function changes(files) {
+  const dirs = Math.min(100, files);
+  const at = (i) => `pkg${i % dirs}/mod${i}.js`;
+  const edited = Array.from({ length: Math.min(18, files - 1) }, (_, i) => at(i));
+  const added = Array.from({ length: 19 - edited.length }, (_, i) => `added-${i}.js`);
+  const removed = at(files - 1);
+  return {
+    change: `cd /workspace && for f in ${edited.join(" ")}; do echo change >> $f; done && for f in ${added.join(" ")}; do echo new > $f; done && rm ${removed} && cd pkg1`,
+    mess: `cd /workspace && for f in ${edited.join(" ")}; do echo mess >> $f; done && rm -f ${added.join(" ")} && mkdir -p ${removed.split("/")[0]} && echo back > ${removed} && echo junk > junk.js && cd /tmp`,
+  };
+}
 
 for (const files of [10, 10_000]) {
+  const { change: CHANGE, mess: MESS } = changes(files);
   const label = `${files.toLocaleString("en-US")} files`;
   const repo = makeRepo(tmp, files);
-  const manager = await SessionManager.start(engine, { pool: { size: 2, profile: { image } } });
+  // The pool holds boxes prefilled with the repository, as `serve` keeps them for the repository
+  // it serves: a fork lands on the prefilled commit and only what differs is written.
+  const manager = await SessionManager.start(engine, { pool: { size: 2, profile: { image }, prefillRepo: repo } });
   // A box holding the same tree in its own layer, for docker commit.
   const plain = docker("run", "-d", "--network", "none", "--user", "0", image, "sleep", "infinity");
   try {
     const source = await manager.create({ repo, image });
+    await manager.pool.full();
     const changed = await source.bash(CHANGE);
     if (changed.exitCode !== 0) throw new Error(changed.output);
     docker("exec", plain, "mkdir", "-p", "/work");
@@ -70,7 +90,7 @@ for (const files of [10, 10_000]) {
     docker("exec", plain, "bash", "-c", CHANGE.replaceAll("/workspace", "/work"));
 
     const images = [];
-    say(`${label}: checkpoint`);
+    noteLoad(`${label}: checkpoint`);
     const save = await interleaved(runs, {
       drydock: { run: () => source.checkpoint("bench") },
       docker: {
@@ -82,7 +102,7 @@ for (const files of [10, 10_000]) {
 
     const committed = docker("commit", plain);
     images.push(committed);
-    say(`${label}: restore`);
+    noteLoad(`${label}: restore`);
     const back = await interleaved(runs, {
       drydock: {
         before: async () => {
@@ -98,7 +118,7 @@ for (const files of [10, 10_000]) {
     });
     row(`restore (${label}, 20 changed)`, back.drydock, "docker run of the committed image", back.docker, files === 10_000 ? 100 : undefined);
 
-    say(`${label}: fork`);
+    noteLoad(`${label}: fork`);
     const start = (options) => manager.create(options);
     const remove = (s) => manager.destroy(s.id);
     let cold = 0;
@@ -141,6 +161,7 @@ for (const files of [10, 10_000]) {
   }
 }
 
+noteLoad("end");
 const dir = resolve(process.env.BENCH_RESULTS_DIR ?? new URL("./results/", import.meta.url).pathname);
 mkdirSync(dir, { recursive: true });
 const out = join(dir, `checkpoint-${results.date.replace(/[:.]/g, "-")}.json`);

@@ -23,6 +23,7 @@ import { RUNTIME_HELP } from "./runtime-flag.js";
 interface EvalFlags extends CheckedFlags {
   force?: boolean;
   retryErrors?: boolean;
+  setupPerAttempt?: boolean;
   env: boolean;
   caCert?: string;
   allowBaseImage?: string[];
@@ -51,7 +52,15 @@ export function registerEvalCommand(program: Command): void {
       "patch agent: the answers to grade instead of the tasks' own patches: a folder of <task id>.diff files, or a SWE-bench predictions file (.jsonl or .json)",
     )
     .option("--concurrency <n>", "boxes at once (default: from cores and memory)")
-    .option("--attempts <k>", "attempts per task, each in a fresh box", "1")
+    .option(
+      "--attempts <k>",
+      "attempts per task, each in a box of its own; the task's setup runs once and the attempts' boxes are forks of the box it ran in",
+      "1",
+    )
+    .option(
+      "--setup-per-attempt",
+      "with --attempts: run the task's setup in every attempt's box instead (for a setup that leaves what it installs outside /workspace)",
+    )
     .option("--out <dir>", "results directory; rerunning with the same one resumes", "eval-results")
     .option("--force", "start over: forget the results already in --out")
     .option("--retry-errors", "when resuming, run again attempts that ended in box_error or error")
@@ -200,6 +209,7 @@ export function registerEvalCommand(program: Command): void {
             out: flags.out,
             force: flags.force,
             retryErrors: flags.retryErrors,
+            setupPerAttempt: flags.setupPerAttempt,
             image: flags.image,
             environment: flags.env,
             caCert: flags.caCert,

@@ -26,7 +26,8 @@ import { DEFAULT_KEEP_TTL_MS } from "../server/drydock-server.js";
 import { checkForkCount } from "../session/session-fork.js";
 import { SessionManager } from "../session/session-manager.js";
 import { newSessionSecret, sessionSecretHash } from "../session/session-secret.js";
-import type { ForkSeed, SessionOptions } from "../session/session.js";
+import type { ForkSeed } from "../session/session-fork.js";
+import type { SessionOptions } from "../session/session.js";
 import { NotFoundError } from "../util/errors.js";
 import {
   dropCheckpoint,

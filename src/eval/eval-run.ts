@@ -89,6 +89,8 @@ export interface EvalOptions {
   out: string;
   force?: boolean;
   retryErrors?: boolean;
+  /** See EvalRunOptions.setupPerAttempt. */
+  setupPerAttempt?: boolean;
   image?: string;
   /** Build and use the tasks' environments (default true; `--no-env` turns it off). */
   environment?: boolean;
@@ -320,6 +322,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       attempts: options.attempts,
       force: options.force,
       retryErrors: options.retryErrors,
+      setupPerAttempt: options.setupPerAttempt,
       image,
       imageFor:
         options.environment === false

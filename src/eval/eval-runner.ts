@@ -20,6 +20,7 @@ import { readAttempts, writeAttempt, type RunInfo } from "./results-dir.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { EnginePool, engineDied, type EngineSlot } from "./engine-pool.js";
 import { gradingOf, runAttempt, type AttemptEnv } from "./run-attempt.js";
+import { PreparedTasks } from "./prepared-task.js";
 import type { GradingMode } from "./grade.js";
 import type { IntegrityMode } from "./test-integrity.js";
 
@@ -38,6 +39,11 @@ export interface EvalRunOptions {
   force?: boolean;
   /** Run again attempts that ended in box_error or error. */
   retryErrors?: boolean;
+  /**
+   * With several attempts: run the task's setup in every attempt's box (and every box its tests
+   * run in) instead of once, forking the rest from it (`--setup-per-attempt`; see prepared-task.ts).
+   */
+  setupPerAttempt?: boolean;
   image: string;
   /** See AttemptEnv.imageFor. */
   imageFor?: AttemptEnv["imageFor"];
@@ -220,6 +226,11 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
   options.onProgress?.({ ...counts });
   if (queue.length === 0) return { ran: 0, skipped, cancelled: 0, engines: [] };
 
+  // With several attempts, each task's setup runs once and its attempts' boxes are forks of the
+  // box it ran in, unless the run asks for setup in every attempt.
+  const perTask = new Map<string, number>();
+  for (const item of queue) perTask.set(item.task.id, (perTask.get(item.task.id) ?? 0) + 1);
+  const prepared = options.attempts > 1 && !options.setupPerAttempt ? new PreparedTasks(perTask) : undefined;
   const pool = await EnginePool.start(options.engines, options.images);
   // Each attempt names its engine, and images are put there, unless the one engine builds them too.
   const several = pool.slots.length > 1 || pool.slots[0]!.engine !== options.images;
@@ -239,6 +250,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     gradeInAgentBox: options.gradeInAgentBox,
     integrity: options.integrity,
     grading: options.grading,
+    prepared,
     signal,
   };
   const envOn = (slot: EngineSlot): AttemptEnv =>
@@ -270,10 +282,13 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
       const item = queue.shift()!;
       inFlight++;
       let slot: EngineSlot | undefined;
+      // Whether this attempt is over for the task's prepared box (not when it runs again).
+      let ended = true;
       try {
         slot = await pool.acquire(memoryMB, signal);
         if (!slot) {
           queue.unshift(item);
+          ended = false;
           return;
         }
         counts.running++;
@@ -293,6 +308,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
             if (item.retriedAfter.length < ENGINE_RETRIES && pool.live().length > 0) {
               options.onNote?.(`${label}: ${why} (${died}); running it again on another engine`);
               queue.unshift({ ...item, retriedAfter: [...item.retriedAfter, why] });
+              ended = false;
               continue;
             }
             r.error = `${r.error ?? r.status}; ${why}`;
@@ -314,6 +330,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
         options.onNote?.(`${item.task.id}: could not record the result: ${describeError(error)}`);
         throw error;
       } finally {
+        if (ended) await prepared?.done(item.task.id);
         inFlight--;
         if (slot) {
           pool.release(slot, memoryMB);
@@ -330,6 +347,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     const failed = settled.find((s) => s.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
   } finally {
+    await prepared?.close();
     await pool.closeAll();
   }
   if (queue.length > 0 && !signal.aborted && pool.live().length === 0) {

@@ -5,7 +5,7 @@
  * SWE-bench's harness (`--grade-in-agent-box` grades in the agent's box instead). Whatever happens the box is removed. Every way it can end is a status; only
  * a stopped run (Ctrl-C) returns "cancelled", which is not recorded so a resume runs it again.
  */
-import type { Session } from "../session/session.js";
+import type { Session, SessionOptions } from "../session/session.js";
 import type { SessionManager } from "../session/session-manager.js";
 import { describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -34,6 +34,7 @@ import { gradeTests, type GradingMode } from "./grade.js";
 import type { MeteredAiderService } from "./metered-aider-service.js";
 import type { RepoSources } from "./repo-source.js";
 import type { AttemptTexts } from "./results-dir.js";
+import type { PreparedTasks } from "./prepared-task.js";
 
 const log = logger("eval");
 
@@ -88,6 +89,8 @@ export interface AttemptEnv {
   integrity?: IntegrityMode;
   /** `--grading`: every task graded this way; else see gradingOf. */
   grading?: GradingMode;
+  /** With several attempts: each task's setup runs once, its boxes are forks (prepared-task.ts). */
+  prepared?: PreparedTasks;
 }
 
 /** How a task is graded: `--grading` if given, else SWE-bench's way for its rows and strict for drydock tasks. */
@@ -223,22 +226,29 @@ export async function runAttempt(
       maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
       labels: { [LABEL_EVAL_TASK]: task.id },
     };
-    try {
-      session = await env.manager.create(boxOptions);
-      node = await session.box.engine.boxNode?.(session.box.id).catch(() => undefined);
-    } catch (e) {
-      if (env.signal.aborted) return "cancelled";
-      // No box ran it: the result names no image (the error says which one failed).
-      image = undefined;
-      const message = describeError(e);
-      // A repository or ref that cannot be read is the task's fault; anything else is the box's.
-      status = /^(repo|ref): /.test(message) ? "error" : "box_error";
-      error = `could not start the box: ${message}`;
-      throw e;
+    const forked = await forkPrepared(boxOptions);
+    if (forked) {
+      session = forked.session;
+      texts.agentLog += forked.log;
+      enter("setup");
+    } else {
+      try {
+        session = await env.manager.create(boxOptions);
+      } catch (e) {
+        if (env.signal.aborted) return "cancelled";
+        // No box ran it: the result names no image (the error says which one failed).
+        image = undefined;
+        const message = describeError(e);
+        // A repository or ref that cannot be read is the task's fault; anything else is the box's.
+        status = /^(repo|ref): /.test(message) ? "error" : "box_error";
+        error = `could not start the box: ${message}`;
+        throw e;
+      }
+      enter("setup");
+      if (await runSetup(session, "setup", (text) => (texts.agentLog += text))) return "cancelled";
+      if (error) return finish();
     }
-    enter("setup");
-    if (await runSetup(session, "setup", (text) => (texts.agentLog += text))) return "cancelled";
-    if (error) return finish();
+    node = await session.box.engine.boxNode?.(session.box.id).catch(() => undefined);
     const tree = await recordTree(session.box, env.signal);
 
     enter("agent");
@@ -273,21 +283,25 @@ export async function runAttempt(
       // As SWE-bench grades: a fresh box with the task's setup and the agent's diff, nothing else.
       texts.testOutput += "$ (grading in a fresh box: the task's setup, then the agent's diff)\n";
       await env.manager.destroy(session.id).catch(() => undefined);
-      try {
-        grading = await env.manager.create({
-          ...boxOptions,
-          labels: { ...boxOptions.labels, [LABEL_EVAL_PHASE]: "grade" },
-        });
-      } catch (e) {
-        if (env.signal.aborted) return "cancelled";
-        status = "box_error";
-        error = `could not start the box the tests run in: ${describeError(e)}`;
-        return finish();
+      const grade = { [LABEL_EVAL_PHASE]: "grade" };
+      const forkedGrading = await forkPrepared(boxOptions, grade);
+      if (forkedGrading) {
+        grading = forkedGrading.session;
+        texts.testOutput += forkedGrading.log;
+      } else {
+        try {
+          grading = await env.manager.create({ ...boxOptions, labels: { ...boxOptions.labels, ...grade } });
+        } catch (e) {
+          if (env.signal.aborted) return "cancelled";
+          status = "box_error";
+          error = `could not start the box the tests run in: ${describeError(e)}`;
+          return finish();
+        }
+        const inGrading = "setup in the box the tests run in";
+        if (await runSetup(grading, inGrading, (text) => (texts.testOutput += text))) return "cancelled";
+        if (error) return finish();
       }
       testBox = grading;
-      const inGrading = "setup in the box the tests run in";
-      if (await runSetup(grading, inGrading, (text) => (texts.testOutput += text))) return "cancelled";
-      if (error) return finish();
       testTree = await recordTree(grading.box, env.signal);
     }
     const strict = (env.integrity ?? "strict") === "strict";
@@ -373,6 +387,11 @@ export async function runAttempt(
   } finally {
     if (session) await env.manager.destroy(session.id).catch(() => undefined);
     if (grading) await env.manager.destroy(grading.id).catch(() => undefined);
+  }
+
+  /** A box forked from the task's prepared box, or undefined: the caller starts one of its own. */
+  function forkPrepared(options: SessionOptions, labels?: Record<string, string>) {
+    return env.prepared?.forAttempt(task, attempt, options, env.manager, deadline, env.signal, labels);
   }
 
   /**

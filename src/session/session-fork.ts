@@ -1,14 +1,26 @@
 /**
  * Forks: new sessions that start where another is (or was, at one of its checkpoints). Each gets a
- * box of its own (from the warm pool when one fits) with the source's base copied in as any
- * session's is, then only the checkpoint's new objects, moved from box to box as a git pack the
- * host never opens, then the source's git state and shell. Used by the server (session_fork) and
- * open to anything that makes sessions (an evaluation's attempts), through `start`.
+ * box of its own (from the warm pool when one fits). No file of the repository is copied from the
+ * host: a box prefilled with the repository is used as it is, any other gets only `.git`; then
+ * the objects the new box lacks move from the source's box as a git pack the host never opens,
+ * and the checkpoint is restored there (only paths that differ from what the box holds are
+ * written), then the shell. Used by the server (session_fork) and open to anything that makes
+ * sessions (an evaluation's attempts), through `start`.
  */
 import { LABEL_KEPT_UNTIL } from "../engine/labels.js";
 import { InvalidArgumentError, describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
+import {
+  dropCheckpoint,
+  exportCheckpoint,
+  importCheckpoint,
+  refTips,
+  type CheckpointExport,
+} from "../workspace/box-checkpoint.js";
+import type { HostRepo } from "../workspace/host-repo.js";
+import { newCheckpointSlot } from "./checkpoint-book.js";
 import type { Session, SessionOptions } from "./session.js";
+import { restoreShellState, type ShellState } from "./shell-state.js";
 
 const log = logger("fork");
 
@@ -18,6 +30,25 @@ export const MAX_FORKS = 32;
 /** What is not copied to a fork, in words for the caller. */
 export const NOT_COPIED =
   "running processes, background jobs, open ports, shell variables that are not exported, shell functions and aliases, and the task stack are not copied; each fork has its own box, limits, egress policy and audit log";
+
+/** What a fork's new session is given of its source. */
+export interface ForkSeed {
+  /** The source session's id, noted in the fork's audit log. */
+  parent: string;
+  /** The source's base: the fork's diff is taken against the same commit. */
+  baseCommit: string;
+  hostBaseCommit: string;
+  dirty: boolean;
+  /** The checkpoint's objects, for a box that holds `have` (commits and trees) whole. */
+  exportFor(have: string[]): Promise<CheckpointExport>;
+  /** The source's repository, opened already (absent: the fork opens it again). */
+  repo?: HostRepo;
+  /** Absent: the fork's shell starts fresh in /workspace. */
+  shell?: ShellState;
+  /** The checkpoint's name, when the fork was made from one: the fork holds it under that name. */
+  name?: string;
+  message?: string;
+}
 
 /** The options a fork of `source` is made with: the same repository, base, image, limits and egress. */
 export function forkOptions(source: Session): SessionOptions {
@@ -71,7 +102,7 @@ export async function forkSession(
     );
   }
   const started = Date.now();
-  const { seed, done } = await source.forkSeed(options.checkpoint, options.signal);
+  const { seed, done } = await forkSeedOf(source, options.checkpoint, options.signal);
   try {
     const made = await Promise.allSettled(
       Array.from({ length: n }, (_, i) => start({ ...forkOptions(source), fork: seed }, i)),
@@ -91,5 +122,95 @@ export async function forkSession(
     throw error;
   } finally {
     await done();
+  }
+}
+
+/**
+ * What a fork of `source` starts from: checkpoint `name`, or the state now (saved for the fork and
+ * dropped by `done`). `exportFor` takes it out of the box once per set of objects new boxes hold.
+ */
+export async function forkSeedOf(
+  source: Session,
+  name?: string,
+  signal?: AbortSignal,
+): Promise<{ seed: ForkSeed; done: () => Promise<void> }> {
+  const entry =
+    name === undefined
+      ? await source.saveState("fork", { signal })
+      : source.checkpoints.get(name, "checkpoint");
+  const exports = new Map<string, Promise<CheckpointExport>>();
+  const seed: ForkSeed = {
+    parent: source.id,
+    repo: source.repo,
+    baseCommit: source.baseCommit,
+    hostBaseCommit: source.hostBaseCommit,
+    dirty: source.dirty,
+    ...(entry.shell === undefined ? {} : { shell: entry.shell }),
+    ...(name === undefined ? {} : { name, message: entry.message }),
+    exportFor: (have) => {
+      const key = [...have].sort().join(",");
+      let exported = exports.get(key);
+      if (!exported) {
+        exported = source.oneDiffAtATime(() =>
+          exportCheckpoint(source.box, entry.slot, {
+            name: entry.name,
+            commit: entry.commit,
+            baseCommit: source.baseCommit,
+            includeIgnored: entry.includeIgnored,
+            have,
+            maxBytes: source.checkpoints.limits.maxBytes,
+            signal,
+          }),
+        );
+        exports.set(key, exported);
+        exported.catch(() => exports.delete(key));
+      }
+      return exported;
+    },
+  };
+  const done = async () => {
+    if (name === undefined) await dropCheckpoint(source.box, entry.slot).catch(() => undefined);
+  };
+  return { seed, done };
+}
+
+/**
+ * Brings a fork's state into its new session, whose box holds `.git` or a prefilled commit of the
+ * repository (session.ts, copyInOrFork): what the box lacks, then files, git's state, the shell.
+ */
+export async function takeFork(session: Session, seed: ForkSeed, holds?: string[]): Promise<void> {
+  const steps: string[] = [];
+  let at = Date.now();
+  const step = (what: string) => {
+    const now = Date.now();
+    steps.push(`${what} ${now - at} ms`);
+    at = now;
+  };
+  const have = holds ?? (await refTips(session.box, seed.hostBaseCommit));
+  if (holds === undefined) step("tips");
+  const exported = await seed.exportFor(have);
+  step(`export (${exported.pack.length} bytes)`);
+  const slot = newCheckpointSlot();
+  const name = seed.name ?? "fork";
+  await session.oneDiffAtATime(() => importCheckpoint(session.box, slot, exported, { name }));
+  step("import");
+  const shell = seed.shell;
+  if (shell) {
+    await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }), shell);
+    step("shell");
+  }
+  log.debug(`session ${session.id}: fork of ${seed.parent}: ${steps.join(", ")}`);
+  if (seed.name !== undefined) {
+    session.checkpoints.set({
+      name: seed.name,
+      ...(seed.message === undefined ? {} : { message: seed.message }),
+      slot,
+      commit: exported.commit,
+      bytes: exported.pack.length,
+      files: 0,
+      includeIgnored: exported.includeIgnored,
+      createdAt: new Date(),
+      ...(seed.shell === undefined ? {} : { shell: seed.shell }),
+    });
   }
 }

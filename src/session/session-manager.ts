@@ -140,7 +140,10 @@ export class SessionManager {
   }
 
   private async startSession(options: SessionOptions): Promise<Session> {
-    const warm = this.pool?.take(options);
+    // The pool makes the replacement once this session is ready: not on the CPU it starts on.
+    let ready: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const warm = this.pool?.take(options, started);
     if (!warm) return this.startCold(options);
     try {
       const session = await Session.fromWarm(options, warm);
@@ -151,6 +154,8 @@ export class SessionManager {
       if (error instanceof InvalidArgumentError || error instanceof LimitExceededError) throw error;
       log.warn(`warm box for session ${warm.sessionId} failed (${describeError(error)}); starting cold`);
       return this.startCold(options);
+    } finally {
+      ready();
     }
   }
 

@@ -14,7 +14,14 @@ import type { StreamName } from "../sandbox/output-capture.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
 import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
-import { copyIn, diffOut, diffStat, type CopyInResult } from "../workspace/box-workspace.js";
+import {
+  copyIn,
+  diffOut,
+  diffStat,
+  readyForkBox,
+  type CopyInResult,
+  type Prefilled,
+} from "../workspace/box-workspace.js";
 import type { ApplyMode, ApplyResult } from "../workspace/apply-diff.js";
 import { openHostRepo, type HostRepo } from "../workspace/host-repo.js";
 import { snapshotCommit } from "../workspace/snapshot-commit.js";
@@ -37,18 +44,12 @@ import {
   type CheckpointEntry,
   type CheckpointListing,
 } from "./checkpoint-book.js";
-import { captureShellState, restoreShellState, type ShellState } from "./shell-state.js";
-import {
-  dropCheckpoint,
-  exportCheckpoint,
-  importCheckpoint,
-  refTips,
-  restoreCheckpoint,
-  saveCheckpoint,
-  type CheckpointExport,
-} from "../workspace/box-checkpoint.js";
+import { captureShellState, restoreShellState } from "./shell-state.js";
+import { dropCheckpoint, restoreCheckpoint, saveCheckpoint } from "../workspace/box-checkpoint.js";
+import { takeFork, type ForkSeed } from "./session-fork.js";
 
 export { newSessionId } from "./session-id.js";
+export type { ForkSeed } from "./session-fork.js";
 
 const log = logger("session");
 
@@ -95,23 +96,6 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   checkpointMaxBytes?: number;
   /** Set for a fork: the state the new session starts from (session-fork.ts). */
   fork?: ForkSeed;
-}
-
-/** What a fork's new session is given of its source. */
-export interface ForkSeed {
-  /** The source session's id, noted in the fork's audit log. */
-  parent: string;
-  /** The source's base: the fork's diff is taken against the same commit. */
-  baseCommit: string;
-  hostBaseCommit: string;
-  dirty: boolean;
-  /** The checkpoint's objects, for a box that already has the commits `have` names. */
-  exportFor(have: string[]): Promise<CheckpointExport>;
-  /** Absent: the fork's shell starts fresh in /workspace. */
-  shell?: ShellState;
-  /** The checkpoint's name, when the fork was made from one: the fork holds it under that name. */
-  name?: string;
-  message?: string;
 }
 
 /** What a checkpoint restore did. */
@@ -198,7 +182,7 @@ export class Session {
       // The file tools' channel starts beside the copy-in, so a session's first file operation
       // waits for no program to start (it resolves false, never throws, where it cannot run).
       const [copied, shell] = await Promise.all([
-        copyIn(box, options.repo, { ref: options.ref, receiver: SnapshotReceiver.open(box) }),
+        copyInOrFork(box, options, SnapshotReceiver.open(box)),
         startSessionShell(box, options.env, { interruptGraceMs: options.interruptGraceMs }),
         openBoxChannel(box),
       ]);
@@ -217,11 +201,7 @@ export class Session {
   static async fromWarm(options: SessionOptions, warm: WarmBox): Promise<Session> {
     const started = Date.now();
     try {
-      const copied = await copyIn(warm.box, options.repo, {
-        ref: options.ref,
-        receiver: warm.receiver,
-        prefilled: warm.prefilled,
-      });
+      const copied = await copyInOrFork(warm.box, options, warm.receiver, warm.prefilled);
       return await Session.ready(
         warm.sessionId,
         warm.box,
@@ -356,7 +336,7 @@ export class Session {
       { ...options, fork: undefined },
     );
     session.outputLimitBytes = outputLimit(options, session.maxOutputBytes);
-    if (fork) await session.takeFork(fork);
+    if (fork) await takeFork(session, fork, copied.holds);
     if (options.egress?.length) {
       const proxy = await startSessionEgress({
         sessionId: id,
@@ -454,8 +434,11 @@ export class Session {
 
   private diffQueue: Promise<unknown> = Promise.resolve();
 
-  /** Diffs update the box's private index, and git locks it: two at once would fail one. */
-  private oneDiffAtATime<T>(run: () => Promise<T>): Promise<T> {
+  /**
+   * Diffs update the box's private index, and git locks it: two at once would fail one. Every
+   * operation on the box's git (checkpoints, forks: session-fork.ts) goes through here.
+   */
+  oneDiffAtATime<T>(run: () => Promise<T>): Promise<T> {
     const next = this.diffQueue.then(run, run);
     this.diffQueue = next.catch(() => undefined);
     return next;
@@ -487,7 +470,8 @@ export class Session {
     return this.checkpoints.list().find((c) => c.name === name)!;
   }
 
-  private async saveState(
+  /** Saves the workspace and the shell as a checkpoint entry, not yet in the book. */
+  async saveState(
     name: string,
     options: { message?: string; includeIgnored?: boolean; signal?: AbortSignal },
   ): Promise<CheckpointEntry> {
@@ -538,78 +522,6 @@ export class Session {
     return { name, changed_files: files, cwd };
   }
 
-  /**
-   * What a fork of this session starts from: checkpoint `name`, or the state now (saved for the
-   * fork and dropped by `done`). `exportFor` takes it out of the box once per set of commits the
-   * new box has.
-   */
-  async forkSeed(
-    name?: string,
-    signal?: AbortSignal,
-  ): Promise<{ seed: ForkSeed; done: () => Promise<void> }> {
-    const entry =
-      name === undefined
-        ? await this.saveState("fork", { signal })
-        : this.checkpoints.get(name, "checkpoint");
-    const exports = new Map<string, Promise<CheckpointExport>>();
-    const seed: ForkSeed = {
-      parent: this.id,
-      baseCommit: this.baseCommit,
-      hostBaseCommit: this.hostBaseCommit,
-      dirty: this.dirty,
-      ...(entry.shell === undefined ? {} : { shell: entry.shell }),
-      ...(name === undefined ? {} : { name, message: entry.message }),
-      exportFor: (have) => {
-        const key = [...have].sort().join(",");
-        let exported = exports.get(key);
-        if (!exported) {
-          exported = this.oneDiffAtATime(() =>
-            exportCheckpoint(this.box, entry.slot, {
-              name: entry.name,
-              commit: entry.commit,
-              baseCommit: this.baseCommit,
-              includeIgnored: entry.includeIgnored,
-              have,
-              maxBytes: this.checkpoints.limits.maxBytes,
-              signal,
-            }),
-          );
-          exports.set(key, exported);
-          exported.catch(() => exports.delete(key));
-        }
-        return exported;
-      },
-    };
-    const done = async () => {
-      if (name === undefined) await dropCheckpoint(this.box, entry.slot).catch(() => undefined);
-    };
-    return { seed, done };
-  }
-
-  /** Brings a fork's state into this new session: files, git's state, the shell. */
-  private async takeFork(seed: ForkSeed): Promise<void> {
-    const have = await refTips(this.box);
-    const exported = await seed.exportFor(have);
-    const slot = newCheckpointSlot();
-    const name = seed.name ?? "fork";
-    await this.oneDiffAtATime(() => importCheckpoint(this.box, slot, exported, { name }));
-    const shell = seed.shell;
-    if (shell) await restoreShellState((command) => this.bash(command, { timeoutMs: 30_000 }), shell);
-    if (seed.name !== undefined) {
-      this.checkpoints.set({
-        name: seed.name,
-        ...(seed.message === undefined ? {} : { message: seed.message }),
-        slot,
-        commit: exported.commit,
-        bytes: exported.pack.length,
-        files: 0,
-        includeIgnored: exported.includeIgnored,
-        createdAt: new Date(),
-        ...(seed.shell === undefined ? {} : { shell: seed.shell }),
-      });
-    }
-  }
-
   markDone(summary?: string): void {
     this.done = { at: new Date(), summary };
   }
@@ -652,6 +564,24 @@ export class Session {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.destroy();
   }
+}
+
+/**
+ * The repository into a new session's box: a snapshot, or for a fork only what the source's
+ * checkpoint will not bring (session-fork.ts).
+ */
+async function copyInOrFork(
+  box: Box,
+  options: SessionOptions,
+  receiver: SnapshotReceiver,
+  prefilled?: Prefilled,
+): Promise<CopyInResult> {
+  const fork = options.fork;
+  if (fork === undefined) return copyIn(box, options.repo, { ref: options.ref, receiver, prefilled });
+  const ready = await readyForkBox(box, fork.repo ?? options.repo, receiver, prefilled);
+  // What the box holds is known: the source's box makes the pack while this one's shell starts.
+  if (ready.holds !== undefined) void fork.exportFor(ready.holds).catch(() => undefined);
+  return { ...ready, baseCommit: fork.baseCommit, dirty: fork.dirty };
 }
 
 /** The server's limit on one command's output, never below the session's own default. */

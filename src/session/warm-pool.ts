@@ -28,6 +28,8 @@ const log = logger("pool");
 
 export const DEFAULT_POOL_TTL_MS = 15 * 60_000;
 const MAX_BACKOFF_MS = 60_000;
+/** The longest a replacement waits for the session that took a box to be ready. */
+export const REFILL_DEFER_MAX_MS = 10_000;
 
 export interface WarmPoolOptions {
   /** Idle boxes to keep; 0 makes a pool that never has one. */
@@ -114,8 +116,13 @@ export class WarmPool {
     return this.idle.map((i) => i.warm.sessionId);
   }
 
-  /** An idle box for a session with these box options, or undefined: the session then starts cold. */
-  take(request: BoxRequest): WarmBox | undefined {
+  /**
+   * An idle box for a session with these box options, or undefined: the session then starts cold.
+   * With `until` (the session being ready), the replacement is started once it settles (at most
+   * REFILL_DEFER_MAX_MS later), so that making and prefilling it does not take the CPU the
+   * session's own start needs.
+   */
+  take(request: BoxRequest, until?: Promise<unknown>): WarmBox | undefined {
     if (this.closed || this.size === 0) return undefined;
     const misfit = poolMisfit(this.profile, request);
     if (misfit !== undefined) {
@@ -123,7 +130,18 @@ export class WarmPool {
       return undefined;
     }
     const entry = this.idle.shift();
-    this.refill();
+    if (until === undefined || !entry) this.refill();
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      const deferred = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, REFILL_DEFER_MAX_MS);
+        timer.unref();
+      });
+      void Promise.race([until.catch(() => undefined), deferred]).then(() => {
+        clearTimeout(timer);
+        this.refill();
+      });
+    }
     if (!entry) return undefined;
     clearTimeout(entry.timer);
     return entry.warm;

@@ -21,7 +21,7 @@ export interface SavedCheckpoint {
   files: number;
 }
 
-/** A checkpoint taken out of its box for a fork: the base commit's bytes and a pack of new objects. */
+/** A checkpoint taken out of its box for a fork: the base commit's bytes and a pack of what the new box lacks. */
 export interface CheckpointExport {
   commit: string;
   baseCommit: string;
@@ -108,9 +108,13 @@ export async function dropCheckpoint(box: Box, slot: CheckpointSlot): Promise<vo
   await run(box, ["drop", slot], "drop");
 }
 
-/** The commits every ref of the box names: what a new box already has, so a fork need not send. */
-export async function refTips(box: Box, signal?: AbortSignal): Promise<string[]> {
-  const result = await run(box, ["tips", "0"], "tips", { maxOutputBytes: 8 * 1024 * 1024, signal });
+/**
+ * What a new box holds whole, so a fork need not send it: the commits every ref names, and the
+ * tree of `commit` (the fork's base on the host) when the box has that commit.
+ */
+export async function refTips(box: Box, commit?: string, signal?: AbortSignal): Promise<string[]> {
+  const args = ["tips", "0", ...(commit !== undefined && SHA.test(commit) ? [commit] : [])];
+  const result = await run(box, args, "tips", { maxOutputBytes: 8 * 1024 * 1024, signal });
   return result.stdout
     .toString("utf8")
     .split("\n")
@@ -118,8 +122,8 @@ export async function refTips(box: Box, signal?: AbortSignal): Promise<string[]>
 }
 
 /**
- * Takes checkpoint `slot` out of its box for a fork: at most `maxBytes` of pack, objects the box
- * holding `have` lacks.
+ * Takes checkpoint `slot` out of its box for a fork: at most `maxBytes` of pack, the objects (the
+ * base's included) that a box holding `have` (commits and trees, with all they reach) lacks.
  */
 export async function exportCheckpoint(
   box: Box,
@@ -158,13 +162,16 @@ export async function exportCheckpoint(
   };
 }
 
-/** Brings an exported checkpoint into a new box as its `slot` and restores it there; returns paths changed. */
+/**
+ * Brings an exported checkpoint into a new box as its `slot` and restores it there, whatever the
+ * box's workspace holds (nothing yet, or a prefilled commit: only what differs is written).
+ */
 export async function importCheckpoint(
   box: Box,
   slot: CheckpointSlot,
   checkpoint: CheckpointExport,
   options: { name: string; signal?: AbortSignal },
-): Promise<{ files: number }> {
+): Promise<void> {
   const result = await run(
     box,
     [
@@ -178,5 +185,5 @@ export async function importCheckpoint(
     options.name,
     { stdin: checkpoint.pack, signal: options.signal },
   );
-  return { files: parseRestored(result.stdout, options.name) };
+  parseRestored(result.stdout, options.name);
 }

@@ -10,7 +10,7 @@ import { CommandExitError, LimitExceededError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { reportProgress } from "../util/progress-scope.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
-import type { HostRepo } from "./host-repo.js";
+import { hostGit, openHostRepo, type HostRepo } from "./host-repo.js";
 import { SnapshotCache } from "./snapshot-cache.js";
 import { planDelta, planSnapshot } from "./snapshot-plan.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
@@ -31,6 +31,11 @@ export interface CopyInResult {
   stats: SnapshotStats;
   /** Whether the commit's tree came from the snapshot cache (undefined: no commit to start from). */
   cacheHit?: boolean;
+  /**
+   * For a fork's box (`readyForkBox`): the commits it holds with all they reach, so a fork need not
+   * send them; undefined: ask the box.
+   */
+  holds?: string[];
 }
 
 /** A box that holds a commit's tree ahead of any session (see `prefillBox`). */
@@ -198,6 +203,69 @@ export async function prefillBox(
   failedCopy(box, received);
   const stats = await packing;
   return { repoRoot: plan.repo.root, commit, objects: new Set(stats.objects) };
+}
+
+/** Up to this many bytes of git objects, a fork's box takes the repository's history from its source. */
+export const FORK_HISTORY_FROM_SOURCE_BYTES = 64 * 1024 * 1024;
+
+/** Bytes of the host repository's object store, loose and packed (`git count-objects`). */
+async function objectBytes(repo: HostRepo): Promise<number> {
+  const out = (await hostGit(repo.root, ["count-objects", "-v"])).toString("utf8");
+  const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, "m").exec(out)?.[1] ?? NaN);
+  const total = (kib("size") + kib("size-pack")) * 1024;
+  if (!Number.isFinite(total)) throw new Error("git count-objects gave no sizes");
+  return total;
+}
+
+/**
+ * Readies a box for a fork of a session on `repoPath`, whose files and git state all come from
+ * the source's checkpoint afterwards (box-checkpoint.ts, importCheckpoint): a box prefilled with
+ * that repository is used as it is (the import then writes only what differs from its commit);
+ * any other gets the repository's `.git` alone, never its files, so the host reads no working
+ * tree and the box hashes nothing. The base commit and dirtiness it returns are the fork's to set.
+ */
+export async function readyForkBox(
+  box: Box,
+  repoOrPath: HostRepo | string,
+  receiver: SnapshotReceiver,
+  prefilled?: Prefilled,
+  /** Up to this many bytes of history come from the source (default FORK_HISTORY_FROM_SOURCE_BYTES). */
+  historyFromSourceBytes = FORK_HISTORY_FROM_SOURCE_BYTES,
+): Promise<CopyInResult> {
+  let repo: HostRepo;
+  try {
+    repo = typeof repoOrPath === "string" ? await openHostRepo(repoOrPath) : repoOrPath;
+  } catch (error) {
+    receiver.close();
+    throw error;
+  }
+  const none: SnapshotStats = { files: 0, bytes: 0, skipped: [], objects: [] };
+  if (prefilled !== undefined && prefilled.repoRoot === repo.root) {
+    receiver.close();
+    return { repo, baseCommit: prefilled.commit, dirty: false, stats: none, holds: [prefilled.commit] };
+  }
+  // A small history comes whole from the source's box, in one pack, cheaper than the host's loose
+  // objects one file each; a large one from the host, as a session's does (a pack that size would
+  // pass through the host's memory).
+  const withoutObjects = await objectBytes(repo).then(
+    (bytes) => bytes <= historyFromSourceBytes,
+    () => false,
+  );
+  const pack = tar.pack();
+  const packing = packSnapshot(repo, [], pack, { withoutIndex: true, withoutObjects });
+  packing.catch(() => undefined);
+  async function* stream(): AsyncGenerator<Buffer> {
+    for await (const chunk of pack) yield chunk as Buffer;
+  }
+  const received = await receiver.receive(new Date().toISOString(), undefined, coalesce(stream()), {
+    mode: "git",
+  });
+  failedCopy(box, received);
+  const stats = await packing;
+  log.debug(
+    `box ${box.shortId}: .git of ${repo.root} for a fork (${withoutObjects ? "its objects from the source" : "objects too"}), ${stats.files} files from the host`,
+  );
+  return { repo, baseCommit: "", dirty: false, stats, holds: withoutObjects ? [] : undefined };
 }
 
 /** Repositories already told about their large untracked trees, once per process: not at every session. */

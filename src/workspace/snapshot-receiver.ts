@@ -29,9 +29,11 @@ export const PREFILLED_MARK = "/tmp/.drydock-prefilled";
  *   delta    into a prefilled box: first the paths to delete (NUL-separated, their byte count in
  *            the line's fourth word), then only what differs from the prefilled commit;
  *   wipe     into a prefilled box that will not serve this snapshot (another repository, a ref):
- *            /workspace and the private index are emptied, then as full.
+ *            /workspace and the private index are emptied, then as full;
+ *   git      only `.git`, into an empty /workspace (a prefilled one is emptied first): a fork's
+ *            files come from its source's checkpoint, not from the host.
  */
-export type ReceiveMode = "full" | "prefill" | "delta" | "wipe";
+export type ReceiveMode = "full" | "prefill" | "delta" | "wipe" | "git";
 
 // The agent's index came from the host with the host's stat data, so every git command that reads
 // it (git_diff, the agent's own git diff) would hash every file again until something rewrites it.
@@ -74,6 +76,16 @@ case "\${mode:-full}" in
     rm -f ${DIFF_INDEX} ${PREFILLED_MARK}
     links
     mode=full ;;
+  git)
+    if [ -e ${PREFILLED_MARK} ]; then
+      find /workspace -mindepth 1 -delete
+      rm -f ${DIFF_INDEX} ${PREFILLED_MARK}
+      links
+    fi
+    tar -x -f - -C /workspace
+    if [ -f ${ENV_EXCLUDE} ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
+    printf 'git'
+    exit 0 ;;
   delta)
     [ -e ${PREFILLED_MARK} ] || { echo "this box holds no prefilled snapshot" >&2; exit 3; }
     case "$deletes" in (*[!0-9]*|'') echo "bad delete count" >&2; exit 3 ;; esac
@@ -97,6 +109,9 @@ tar -x -f - -C /workspace
 if [ -f ${ENV_EXCLUDE} ] && [ "$mode" != delta ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
 if [ "$mode" = prefill ]; then
   # The commit's tree with this box's stat data: a session's copy-in then hashes only what differs.
+  # Written a second after the files, so git does not take them for racily clean (a file changed
+  # in the second the index was written looks unchanged by its stat data) and hash them all again.
+  sleep 1
   GIT_INDEX_FILE=${DIFF_INDEX} git read-tree "$detach"
   GIT_INDEX_FILE=${DIFF_INDEX} git update-index -q --refresh >/dev/null 2>&1 || true
   : > ${PREFILLED_MARK}

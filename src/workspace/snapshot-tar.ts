@@ -203,6 +203,8 @@ export interface PackOptions {
    * written): they are not sent again.
    */
   knownObjects?: ReadonlySet<string>;
+  /** Send no object and no ref, only what makes `.git` a repository (a fork's objects come from its source). */
+  withoutObjects?: boolean;
 }
 
 /** Writes working-tree `files` and the repository's `.git` into `pack` and finalizes it. */
@@ -220,16 +222,21 @@ export async function packSnapshot(
       stats,
     );
     const git: Job[] = [{ name: ".git" }];
-    const objects: Job[] = [];
-    await treeJobs(".git/objects", join(repo.commonDir, "objects"), objects);
-    for (const job of objects) {
-      const immutable = job.absolute !== undefined && IMMUTABLE_OBJECT_FILE.test(job.name);
-      if (immutable && options.knownObjects?.has(job.name)) continue;
-      git.push(job);
-      if (immutable) stats.objects.push(job.name);
+    if (options.withoutObjects) {
+      // Empty, as git init leaves them: a ref naming an object the box lacks would be a lie.
+      git.push({ name: ".git/objects" }, { name: ".git/refs" });
+    } else {
+      const objects: Job[] = [];
+      await treeJobs(".git/objects", join(repo.commonDir, "objects"), objects);
+      for (const job of objects) {
+        const immutable = job.absolute !== undefined && IMMUTABLE_OBJECT_FILE.test(job.name);
+        if (immutable && options.knownObjects?.has(job.name)) continue;
+        git.push(job);
+        if (immutable) stats.objects.push(job.name);
+      }
+      await treeJobs(".git/refs", join(repo.commonDir, "refs"), git);
+      git.push({ name: ".git/packed-refs", absolute: join(repo.commonDir, "packed-refs") });
     }
-    await treeJobs(".git/refs", join(repo.commonDir, "refs"), git);
-    git.push({ name: ".git/packed-refs", absolute: join(repo.commonDir, "packed-refs") });
     git.push({ name: ".git/shallow", absolute: join(repo.commonDir, "shallow") });
     if (options.head === undefined) git.push({ name: ".git/HEAD", absolute: join(repo.gitDir, "HEAD") });
     if (!options.withoutIndex) git.push({ name: ".git/index", absolute: join(repo.gitDir, "index") });

@@ -509,7 +509,13 @@ await client.callTool({ name: "bash", arguments: { session_id: process.env.DRYDO
 await client.close();
 `,
     );
-    const task = calcTasks()[0]!;
+    // Setup prints a token of its own run and leaves an ignored file and a variable the tests need.
+    const task = {
+      ...calcTasks()[0]!,
+      setup:
+        "echo token-$(od -An -N8 -tx8 /dev/urandom | tr -d ' ') && mkdir -p .venv && echo made > .venv/marker && echo .venv/ >> .git/info/exclude && export SETUP_VAR=set",
+      test_cmd: 'test -f .venv/marker && test "$SETUP_VAR" = set && python3 -m unittest -v',
+    };
     const file = writeTasks(
       "attempts.jsonl",
       ["sometimes", "always", "never"].map((id) => ({ ...task, id })),
@@ -548,6 +554,19 @@ await client.close();
     expect(run.stdout + run.stderr).toMatch(/pass@1 44\.4% · pass@3 66\.7%/);
     const attemptLog = readFileSync(join(out, "tasks", "sometimes", "attempt-2", "agent.log"), "utf8");
     expect(attemptLog).toContain("attempt 2");
+    // Setup ran once per task: every attempt's box, and every box its tests ran in, is a fork of
+    // the box it ran in, and each log shows that one run's token.
+    const tokens = ["sometimes", "always", "never"].map((id) => {
+      const logs = [1, 2, 3].flatMap((n) => {
+        const dir = join(out, "tasks", id, ...(n === 1 ? [] : [`attempt-${n}`]));
+        return ["agent.log", "test_output.txt"].map((f) => readFileSync(join(dir, f), "utf8"));
+      });
+      for (const text of logs) expect(text).toContain("setup ran once for this task's attempts");
+      const seen = new Set(logs.flatMap((text) => text.match(/token-[0-9a-f]{16}/g) ?? []));
+      expect(seen.size, id).toBe(1);
+      return [...seen][0];
+    });
+    expect(new Set(tokens).size).toBe(3);
   });
 
   it("Ctrl-C stops cleanly and keeps what finished; a SIGKILLed run resumes with the same --out", async () => {

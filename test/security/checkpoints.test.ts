@@ -146,6 +146,18 @@ describe("checkpoint data the agent tampers with", () => {
       failure(await client.callTool({ name: "session_fork", arguments: { checkpoint: "x", n: 2 } })),
     ).toMatch(/^checkpoint "x" cannot be restored: its data in the box was changed/);
     expect(server.manager.list()).toHaveLength(1);
+    // An object of the checkpoint removed from the source's store: the pack cannot be made.
+    ok(await client.callTool({ name: "session_checkpoint", arguments: { name: "y" } }));
+    const y = session.checkpoints.get("y").commit;
+    const removed = await sh(
+      session,
+      `b=$(git rev-parse ${y}:w/a.txt) && rm -f .git/objects/\${b:0:2}/\${b:2} && ! git cat-file -e $b 2>/dev/null && echo gone`,
+    );
+    expect(removed).toBe("gone\n");
+    expect(
+      failure(await client.callTool({ name: "session_fork", arguments: { checkpoint: "y", n: 2 } })),
+    ).toMatch(/^checkpoint "y" cannot be restored: its objects in the box are missing or damaged/);
+    expect(server.manager.list()).toHaveLength(1);
   });
 });
 
