@@ -95,8 +95,10 @@ export default defineConfig({
           sequence: { groupOrder: 3 },
           include: ["test/kubernetes/**/*.test.ts"],
           testTimeout: 240_000,
-          hookTimeout: 600_000,
+          // The first file's set-up brings the cluster up: up to 15 min with a first `docker save`.
+          hookTimeout: 900_000,
           globalSetup: ["test/helpers/kube-setup.ts"],
+          setupFiles: ["test/helpers/kube-cluster.ts"],
           env: { DRYDOCK_POOL: "0", DRYDOCK_STATE_DIR },
           fileParallelism: false,
           // The exec tests measure what the host keeps while 50 MB go through: garbage collected first.

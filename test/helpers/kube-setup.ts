@@ -5,35 +5,36 @@ import { buildSandboxImage } from "../../src/sandbox/sandbox-image.js";
 
 const CLUSTER = "scripts/kube/cluster.sh";
 
-function cluster(args: string[]): string {
-  return execFileSync("bash", [CLUSTER, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+function isUp(): boolean {
+  try {
+    execFileSync("bash", [CLUSTER, "status"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
- * The tests against a real cluster: brings the test cluster up (scripts/kube/cluster.sh, binaries
- * built by scripts/kube/build.sh, which the test command runs first), puts the sandbox image on its
- * nodes, and takes the cluster down afterwards if this run brought it up. A cluster that cannot
- * come up fails the project with the script's own message, never a skip.
+ * The kubernetes project's set-up. Vitest runs every project's set-up when the run starts, so the
+ * cluster is not brought up here (it would run beside every other project's tests): the first
+ * test file of this project brings it up (kube-cluster.ts, a setup file), and this takes it down
+ * after the run if the run brought it up (`DRYDOCK_KEEP_CLUSTER=1` keeps it).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const engine = await Engine.connect();
   const image =
     process.env.DRYDOCK_IMAGE ??
     (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
-  let wasUp = false;
-  try {
-    execFileSync("bash", [CLUSTER, "status"], { stdio: "ignore" });
-    wasUp = true;
-  } catch {
-    wasUp = false;
-  }
-  if (!wasUp) cluster(["up", "--nodes", "2", "--image", image]);
-  cluster(["load", image]);
-  const kubeconfig = /^KUBECONFIG=(.*)$/m.exec(cluster(["env"]))?.[1] ?? "";
+  const wasUp = isUp();
+  const kubeconfig = /^KUBECONFIG=(.*)$/m.exec(
+    execFileSync("bash", [CLUSTER, "env"], { encoding: "utf8" }),
+  )?.[1];
   project.provide("sandboxImage", image);
-  project.provide("kubeconfig", kubeconfig);
+  project.provide("kubeconfig", kubeconfig ?? "");
   return async () => {
-    if (!wasUp && !process.env.DRYDOCK_KEEP_CLUSTER) cluster(["down"]);
+    if (!wasUp && !process.env.DRYDOCK_KEEP_CLUSTER && isUp()) {
+      execFileSync("bash", [CLUSTER, "down"], { stdio: ["ignore", "pipe", "inherit"] });
+    }
   };
 }
 
