@@ -14,13 +14,13 @@
  * per user in the sandbox (the box's one user): a fork bomb is refused and the box goes on. Under
  * runc the same limit would count every uid-1000 process of the node, so it is not set there.
  */
-import { execFile } from "node:child_process";
 import {
   CoordinationV1Api,
   CoreV1Api,
   KubeConfig,
   NetworkingV1Api,
   NodeV1Api,
+  type V1Node,
   type V1Pod,
 } from "@kubernetes/client-node";
 import {
@@ -31,6 +31,7 @@ import {
 } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { clusterImageMissing } from "./cluster-image.js";
+import { nodesCapacity, nodesHaveImage, readyNodes, runLoader } from "./cluster-nodes.js";
 import type { BoxEngine, BoxState, BoxSummary, EngineRuntime } from "../box-engine.js";
 import type { ContainerSpec } from "../container-spec.js";
 import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
@@ -40,7 +41,6 @@ import { terminalArgv } from "../runtime-terminal.js";
 import { kubeExec, type PodTarget } from "./kube-exec.js";
 import { kubeTerminal } from "./kube-terminal.js";
 import { boxLabelsOf, labelSelectorValue } from "./kubernetes-metadata.js";
-import { cpusOf, mebibytesOf } from "./kubernetes-quantity.js";
 import type { KubernetesTarget } from "./kubernetes-target.js";
 import { namespaceDenyAll, networkPolicyFor } from "./network-policy.js";
 import { OwnerLease, reapExpiredLeases } from "./owner-lease.js";
@@ -76,17 +76,6 @@ interface BoxInfo {
 }
 
 const statusOf = (error: unknown): number | undefined => (error as { code?: number }).code;
-
-/** The image name as a node reports it: `docker.io/library/` added to a short name, `:latest` to no tag. */
-export function normalImageName(ref: string): string {
-  if (ref.includes("@")) return ref;
-  const slash = ref.indexOf("/");
-  const first = slash < 0 ? "" : ref.slice(0, slash);
-  const domain = first.includes(".") || first.includes(":") || first === "localhost";
-  let name = domain ? ref : `docker.io/${slash < 0 ? "library/" : ""}${ref}`;
-  if (!/:[^/]+$/.test(name)) name += ":latest";
-  return name;
-}
 
 export class KubernetesEngine implements BoxEngine {
   readonly kind = "kubernetes";
@@ -409,58 +398,20 @@ export class KubernetesEngine implements BoxEngine {
   async ensureImage(ref: string): Promise<void> {
     if (await this.hasImage(ref)) return;
     const loader = this.options.loadImage;
-    if (!loader?.length) throw clusterImageMissing(this.name, ref);
     // The image goes last, as one argument: one that looks like an option is not passed on.
-    if (ref.startsWith("-")) throw clusterImageMissing(this.name, ref);
+    if (!loader?.length || ref.startsWith("-")) throw clusterImageMissing(this.name, ref);
     log.info(`${this.name}: loading ${ref} onto the nodes (${loader.join(" ")})`);
-    await new Promise<void>((resolve, reject) => {
-      execFile(
-        loader[0]!,
-        [...loader.slice(1), ref],
-        { timeout: 30 * 60_000, maxBuffer: 16 * 1024 * 1024 },
-        (error, _out, err) =>
-          error
-            ? reject(
-                new DrydockError(
-                  "image_missing",
-                  `${loader.join(" ")} ${ref} failed: ${String(err).trim().split("\n").slice(-3).join(" ") || error.message}`,
-                ),
-              )
-            : resolve(),
-      );
-    });
-    const deadline = Date.now() + 60_000;
-    while (!(await this.hasImage(ref))) {
-      if (Date.now() > deadline) {
-        throw new DrydockError(
-          "image_missing",
-          `${loader.join(" ")} ${ref} ran, but the nodes did not report ${ref} within 60 s`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
+    await runLoader(loader, ref, () => this.hasImage(ref));
   }
 
   /** Whether every Ready node reports the image (the kubelet lists a node's images in its status). */
   async hasImage(ref: string): Promise<boolean> {
-    const want = normalImageName(ref);
-    const nodes = await this.readyNodes();
-    if (nodes.length === 0) return false;
-    return nodes.every((node) =>
-      (node.status?.images ?? []).some((image) =>
-        (image.names ?? []).some((n) => normalImageName(n) === want),
-      ),
-    );
+    return nodesHaveImage(await this.readyNodes(), ref);
   }
 
-  private async readyNodes() {
+  private async readyNodes(): Promise<V1Node[]> {
     try {
-      const list = await this.core.listNode();
-      return list.items.filter(
-        (n) =>
-          !n.spec?.unschedulable &&
-          n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
-      );
+      return await readyNodes(this.core);
     } catch (error) {
       throw this.wrap(error, "list nodes");
     }
@@ -468,25 +419,12 @@ export class KubernetesEngine implements BoxEngine {
 
   /** The largest allocatable CPU and memory of a Ready node: a box must fit in one node. */
   async capacity(): Promise<{ cpus: number; memoryMB: number }> {
-    let cpus = 0;
-    let memoryMB = 0;
-    for (const node of await this.readyNodes()) {
-      const allocatable = node.status?.allocatable ?? {};
-      cpus = Math.max(cpus, cpusOf(allocatable.cpu ?? "0"));
-      memoryMB = Math.max(memoryMB, mebibytesOf(allocatable.memory ?? "0"));
-    }
-    return { cpus, memoryMB };
+    return nodesCapacity(await this.readyNodes(), Math.max);
   }
 
   /** Every Ready node's allocatable CPU and memory together: what the scheduler spreads boxes over. */
   async totalCapacity(): Promise<{ cpus: number; memoryMB: number }> {
-    let cpus = 0;
-    let memoryMB = 0;
-    for (const node of await this.readyNodes()) {
-      cpus += cpusOf(node.status?.allocatable?.cpu ?? "0");
-      memoryMB += mebibytesOf(node.status?.allocatable?.memory ?? "0");
-    }
-    return { cpus, memoryMB };
+    return nodesCapacity(await this.readyNodes(), (a, b) => a + b);
   }
 
   /** runc (the nodes' default handler) and each RuntimeClass's handler. */

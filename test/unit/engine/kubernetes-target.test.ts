@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalImageName } from "../../../src/engine/kubernetes/kubernetes-engine.js";
+import { normalImageName } from "../../../src/engine/kubernetes/cluster-nodes.js";
 import { cpusOf, mebibytesOf, quantityValue } from "../../../src/engine/kubernetes/kubernetes-quantity.js";
 import {
   isKubernetesTarget,
