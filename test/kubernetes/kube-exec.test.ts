@@ -6,14 +6,11 @@
  */
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { kubeExec, type PodTarget } from "../../src/engine/kubernetes/kube-exec.js";
-import { BOX_CONTAINER } from "../../src/engine/kubernetes/pod-manifest.js";
 import { BoxGoneError, CommandTimeoutError } from "../../src/util/errors.js";
-import { kubeconfigPath, newBoxPod } from "./kube-pods.js";
+import { newBoxPod, podNamespace } from "./kube-pods.js";
 
-const NAMESPACE = `drydock-kexec-test-${process.pid}`;
 const MB = 1024 * 1024;
 
 /** A stream of `total` bytes made as they are read, never held whole. */
@@ -60,27 +57,15 @@ async function rssGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth
 }
 
 describe("kubeExec and kubeTerminal on a real cluster", () => {
-  let kc: KubeConfig;
-  let core: CoreV1Api;
-
-  beforeAll(async () => {
-    kc = new KubeConfig();
-    kc.loadFromFile(kubeconfigPath());
-    core = kc.makeApiClient(CoreV1Api);
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  });
-
-  afterAll(async () => {
-    await core?.deleteNamespace({ name: NAMESPACE, gracePeriodSeconds: 0 }).catch(() => undefined);
-  });
+  const ns = podNamespace("kexec");
 
   for (const runtime of ["runc", "runsc"] as const) {
     describe(`under ${runtime}`, () => {
       let box: PodTarget;
 
       beforeAll(async () => {
-        const pod = await newBoxPod(core, NAMESPACE, runtime, `x${runtime === "runsc" ? "g" : "r"}`);
-        box = { kc, namespace: NAMESPACE, pod, container: BOX_CONTAINER };
+        const pod = await newBoxPod(ns.core, ns.name, runtime, `x${runtime === "runsc" ? "g" : "r"}`);
+        box = ns.target(pod);
       });
 
       it("gives the program's exit code, 126 with the runtime's words for one that cannot start", async () => {
@@ -168,14 +153,14 @@ describe("kubeExec and kubeTerminal on a real cluster", () => {
   }
 
   it("tells a pod that does not exist, and one deleted mid-exec, as BoxGoneError", async () => {
-    const nowhere = { kc, namespace: NAMESPACE, pod: "drydock-nonexistent", container: BOX_CONTAINER };
+    const nowhere = ns.target("drydock-nonexistent");
     await expect(kubeExec(nowhere, ["true"])).rejects.toBeInstanceOf(BoxGoneError);
-    const pod = await newBoxPod(core, NAMESPACE, "runc", "xd");
-    const box = { kc, namespace: NAMESPACE, pod, container: BOX_CONTAINER };
+    const pod = await newBoxPod(ns.core, ns.name, "runc", "xd");
+    const box = ns.target(pod);
     await expect(kubeExec({ ...box, container: "nope" }, ["true"])).rejects.toBeInstanceOf(BoxGoneError);
     const running = kubeExec(box, ["sh", "-c", "echo begun; sleep 60"]);
     await new Promise((r) => setTimeout(r, 1500));
-    await core.deleteNamespacedPod({ name: pod, namespace: NAMESPACE, gracePeriodSeconds: 0 });
+    await ns.core.deleteNamespacedPod({ name: pod, namespace: ns.name, gracePeriodSeconds: 0 });
     await expect(running).rejects.toBeInstanceOf(BoxGoneError);
   });
 });

@@ -1,11 +1,13 @@
 /** Box Pods for the tests against a real cluster: made by podFor, running before they are used. */
 import { existsSync, readFileSync } from "node:fs";
-import type { CoreV1Api, V1Pod } from "@kubernetes/client-node";
+import type { CoreV1Api, KubeConfig, V1Pod } from "@kubernetes/client-node";
+import { afterAll, beforeAll } from "vitest";
+import type { PodTarget } from "../../src/engine/kubernetes/kube-exec.js";
 import { BOX_CONTAINER, podFor } from "../../src/engine/kubernetes/pod-manifest.js";
 import { boxSpec } from "../../src/sandbox/box-profile.js";
 import { sandboxImage } from "../helpers/sessions.js";
 
-export { kubeconfigPath } from "../helpers/kube.js";
+import { kubeConfig, testNamespace, type TestNamespace } from "../helpers/kube.js";
 
 function hostHasAppArmor(): boolean {
   const p = "/sys/module/apparmor/parameters/enabled";
@@ -46,4 +48,37 @@ export async function waitRunning(core: CoreV1Api, namespace: string, name: stri
     }
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+export interface PodNamespace {
+  readonly kc: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly name: string;
+  /** The box container of one of its Pods, as kubeExec and kubeTerminal take it. */
+  target(pod: string): PodTarget;
+}
+
+/**
+ * A namespace of the calling file's own for the tests of the describe block it is called in:
+ * made before them (testNamespace), deleted with everything in it after them.
+ */
+export function podNamespace(label: string): PodNamespace {
+  let ns: TestNamespace | undefined;
+  const kc = kubeConfig();
+  beforeAll(async () => {
+    ns = await testNamespace(label);
+  });
+  afterAll(async () => {
+    await ns?.[Symbol.asyncDispose]();
+  });
+  return {
+    kc,
+    get core() {
+      return ns!.core;
+    },
+    get name() {
+      return ns!.name;
+    },
+    target: (pod) => ({ kc, namespace: ns!.name, pod, container: BOX_CONTAINER }),
+  };
 }

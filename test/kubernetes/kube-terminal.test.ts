@@ -3,17 +3,13 @@
  * goes through `script`, as runtime-terminal.ts has it on Docker). Run with
  * `npx vitest run --project kubernetes test/kubernetes/kube-terminal.test.ts`.
  */
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TerminalExec } from "../../src/engine/exec-terminal.js";
 import type { PodTarget } from "../../src/engine/kubernetes/kube-exec.js";
 import { kubeTerminal } from "../../src/engine/kubernetes/kube-terminal.js";
-import { BOX_CONTAINER } from "../../src/engine/kubernetes/pod-manifest.js";
 import { terminalArgv } from "../../src/engine/runtime-terminal.js";
 import { BoxGoneError } from "../../src/util/errors.js";
-import { kubeconfigPath, newBoxPod } from "./kube-pods.js";
-
-const NAMESPACE = `drydock-kterm-test-${process.pid}`;
+import { newBoxPod, podNamespace } from "./kube-pods.js";
 
 /** Everything the terminal shows, as text. */
 function screen(terminal: TerminalExec): () => string {
@@ -31,19 +27,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 15_000): Pr
 }
 
 describe("kubeTerminal on a real cluster", () => {
-  let kc: KubeConfig;
-  let core: CoreV1Api;
-
-  beforeAll(async () => {
-    kc = new KubeConfig();
-    kc.loadFromFile(kubeconfigPath());
-    core = kc.makeApiClient(CoreV1Api);
-    await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  });
-
-  afterAll(async () => {
-    await core?.deleteNamespace({ name: NAMESPACE, gracePeriodSeconds: 0 }).catch(() => undefined);
-  });
+  const ns = podNamespace("kterm");
 
   for (const runtime of ["runc", "runsc"] as const) {
     describe(`under ${runtime}`, () => {
@@ -57,8 +41,8 @@ describe("kubeTerminal on a real cluster", () => {
         );
 
       beforeAll(async () => {
-        const pod = await newBoxPod(core, NAMESPACE, runtime, `t${runtime === "runsc" ? "g" : "r"}`);
-        box = { kc, namespace: NAMESPACE, pod, container: BOX_CONTAINER };
+        const pod = await newBoxPod(ns.core, ns.name, runtime, `t${runtime === "runsc" ? "g" : "r"}`);
+        box = ns.target(pod);
       });
 
       it("gives the program a terminal of the size asked for, 120x50 by default", async () => {
@@ -108,7 +92,7 @@ describe("kubeTerminal on a real cluster", () => {
   }
 
   it("refuses a pod that does not exist with BoxGoneError", async () => {
-    const nowhere = { kc, namespace: NAMESPACE, pod: "drydock-nonexistent", container: BOX_CONTAINER };
+    const nowhere = ns.target("drydock-nonexistent");
     await expect(kubeTerminal(nowhere, ["sh"])).rejects.toBeInstanceOf(BoxGoneError);
   });
 });
