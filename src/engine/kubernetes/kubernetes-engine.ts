@@ -78,7 +78,6 @@ interface BoxInfo {
 const statusOf = (error: unknown): number | undefined => (error as { code?: number }).code;
 
 export class KubernetesEngine implements BoxEngine {
-  readonly kind = "kubernetes";
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
   private readonly boxes = new Map<string, BoxInfo>();
   private runtimeClasses: Promise<Record<string, string>> | undefined;

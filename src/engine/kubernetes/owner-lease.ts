@@ -44,7 +44,6 @@ export class OwnerLease {
     readonly namespace: string,
     readonly name: string,
     readonly uid: string,
-    private readonly seconds: number,
   ) {}
 
   /** Creates this process's Lease (named after `owner` and a random part) and starts renewing it. */
@@ -73,7 +72,7 @@ export class OwnerLease {
         },
       },
     });
-    const held = new OwnerLease(api, namespace, name, lease.metadata?.uid ?? "", seconds);
+    const held = new OwnerLease(api, namespace, name, lease.metadata?.uid ?? "");
     held.renewEvery(Math.max(1, Math.floor(seconds / 3)) * 1000);
     return held;
   }
@@ -105,10 +104,6 @@ export class OwnerLease {
         if (statusOf(error) !== 404)
           log.warn(`could not delete lease ${this.name}: ${(error as Error).message}`);
       });
-  }
-
-  get expiresInSeconds(): number {
-    return this.seconds;
   }
 }
 
