@@ -89,7 +89,7 @@ export class LocalBackend implements SandboxBackend {
   }
 
   async diff(signal?: AbortSignal): Promise<SandboxDiff> {
-    const [diff, stat] = await Promise.all([this.session.diff(signal), this.session.diffStat(signal)]);
+    const { diff, stat } = await this.session.diffWithStat(signal);
     return { diff, stat, baseCommit: this.session.baseCommit };
   }
 

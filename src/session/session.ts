@@ -420,28 +420,63 @@ export class Session {
 
   /** The diff as text, for people and models (bytes that are not UTF-8 show as U+FFFD). */
   async diff(signal?: AbortSignal): Promise<string> {
-    return (await this.oneDiffAtATime(() => diffOut(this.box, { signal }))).toString("utf8");
+    return (await this.diffBytes(signal)).toString("utf8");
   }
 
   /** The diff as bytes, exactly as git wrote it: what apply uses. */
   diffBytes(signal?: AbortSignal): Promise<Buffer> {
-    return this.oneDiffAtATime(() => diffOut(this.box, { signal }));
+    return this.oneDiffAtATime(() => diffOut(this.box, { signal }), signal);
   }
 
   diffStat(signal?: AbortSignal): Promise<string> {
-    return this.oneDiffAtATime(() => diffStat(this.box, { signal }));
+    return this.oneDiffAtATime(() => diffStat(this.box, { signal }), signal);
+  }
+
+  /**
+   * The diff and its stat, for session_diff and the library. When one fails (a diff over its cap)
+   * the other is called off: left queued it would run on alone, over every file again, and hold up
+   * whatever waits its turn (the session's last diff as it ends).
+   */
+  async diffWithStat(signal?: AbortSignal): Promise<{ diff: string; stat: string }> {
+    const both = new AbortController();
+    const stop = () => both.abort(signal?.reason);
+    signal?.addEventListener("abort", stop, { once: true });
+    if (signal?.aborted) stop();
+    const give = <T>(call: Promise<T>) =>
+      call.catch((error: unknown) => {
+        both.abort(error);
+        throw error;
+      });
+    try {
+      const [diff, stat] = await Promise.all([
+        give(this.diff(both.signal)),
+        give(this.diffStat(both.signal)),
+      ]);
+      return { diff, stat };
+    } finally {
+      signal?.removeEventListener("abort", stop);
+    }
   }
 
   private diffQueue: Promise<unknown> = Promise.resolve();
 
   /**
    * Diffs update the box's private index, and git locks it: two at once would fail one. Every
-   * operation on the box's git (checkpoints, forks: session-fork.ts) goes through here.
+   * operation on the box's git (checkpoints, forks: session-fork.ts) goes through here. A call
+   * whose signal is aborted while it waits its turn is dropped without running, and its caller is
+   * answered at once rather than when the calls before it end.
    */
-  oneDiffAtATime<T>(run: () => Promise<T>): Promise<T> {
-    const next = this.diffQueue.then(run, run);
+  oneDiffAtATime<T>(run: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const turn = () => (signal?.aborted ? Promise.reject(cancelled(signal)) : run());
+    const next = this.diffQueue.then(turn, turn);
     this.diffQueue = next.catch(() => undefined);
-    return next;
+    if (signal === undefined) return next;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(cancelled(signal));
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      next.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    });
   }
 
   /**
@@ -582,6 +617,15 @@ async function copyInOrFork(
   // What the box holds is known: the source's box makes the pack while this one's shell starts.
   if (ready.holds !== undefined) void fork.exportFor(ready.holds).catch(() => undefined);
   return { ...ready, baseCommit: fork.baseCommit, dirty: fork.dirty };
+}
+
+/** What a call given up while it waited rejects with: the box's own "cancelled", as exec gives. */
+function cancelled(signal: AbortSignal): Error {
+  return signal.reason instanceof Error &&
+    signal.reason.name !== "AbortError" &&
+    signal.reason.name !== "TimeoutError"
+    ? signal.reason
+    : new Error("cancelled");
 }
 
 /** The server's limit on one command's output, never below the session's own default. */

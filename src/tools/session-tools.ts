@@ -192,7 +192,7 @@ export const sessionDiff = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
-    const [diff, stat] = await Promise.all([session.diff(ctx.signal), session.diffStat(ctx.signal)]);
+    const { diff, stat } = await session.diffWithStat(ctx.signal);
     return { session_id: session.id, base_commit: session.baseCommit, diff, stat };
   },
 });
