@@ -27,10 +27,13 @@ export GIT_AUTHOR_NAME=drydock GIT_AUTHOR_EMAIL=drydock@localhost GIT_COMMITTER_
 export GIT_TERMINAL_PROMPT=0 LC_ALL=C
 op=$1 slot=$2
 case "$slot" in (*[!0-9a-f]*|'') echo "bad slot" >&2; exit 2 ;; esac
-# A fork's new box has no base until its import brings one.
+# A fork's new box has no base until its import brings one. (Every git process costs a few ms in
+# a busy box: the script asks each git for as much as it can, and counts and sorts in bash.)
 case "$op" in
   import|tips) base= ;;
-  *) base=$(git rev-parse --verify -q "${BASE_REF}^{commit}") || { echo "the session's base is gone" >&2; exit 5; } ;;
+  *)
+    { read -r agent_index && read -r base; } < <(git rev-parse --git-path index --verify -q "${BASE_REF}^{commit}" || true)
+    [ -n "$base" ] || { echo "the session's base is gone" >&2; exit 5; } ;;
 esac
 
 # The working tree as a tree object, with the diff's index (stat data fresh: only changed files are
@@ -58,46 +61,54 @@ list_refs() {
   done
 }
 
+# Prints one "update <keep ref> <object>" line per object the refs ($1: "<object> <name>" lines) name.
+keep_updates() {
+  local -A seen=()
+  local sha ref n=0
+  while read -r sha ref; do
+    [ -n "$sha" ] && [ -z "\${seen[$sha]}" ] || continue
+    seen[$sha]=1 n=$((n + 1))
+    printf 'update ${KEEP_REFS}/%s/%s %s\\n' "$slot" "$n" "$sha"
+  done <<<"$1"
+}
+
 save() {
   all=$3 max=$4
   w=$(worktree_tree "$all")
-  agent_index=$(git rev-parse --git-path index)
   refs=$(list_refs)
+  if head=$(git symbolic-ref -q HEAD); then head="ref: $head"
+  else head=$(git rev-parse --verify -q HEAD); fi
   # The refs, HEAD, the agent's index and its time, hashed by one git: r, h, i, m.
-  parts=$(mktemp -d /tmp/.drydock-checkpoint-XXXXXX)
-  printf '%s' "$refs" >"$parts/r"
-  if head=$(git symbolic-ref -q HEAD); then printf 'ref: %s' "$head" >"$parts/h"
-  else git rev-parse --verify -q HEAD | tr -d '\\n' >"$parts/h"; fi
-  hashed=("$parts/r" "$parts/h")
   index_bytes=0
   if [ -f "$agent_index" ]; then
     # The index's own time tells git which of its entries to look at again (racy git): kept too.
-    stat -c %Y "$agent_index" >"$parts/m"
-    index_bytes=$(stat -c %s "$agent_index")
-    hashed+=("$agent_index" "$parts/m")
+    read -r index_time index_bytes < <(stat -c '%Y %s' "$agent_index")
+    ids=($(git hash-object -w --no-filters -- <(printf '%s' "$refs") <(printf '%s' "$head") "$agent_index" <(printf '%s\\n' "$index_time")))
+  else
+    ids=($(git hash-object -w --no-filters -- <(printf '%s' "$refs") <(printf '%s' "$head")))
   fi
-  ids=($(git hash-object -w --no-filters -- "\${hashed[@]}"))
-  rm -rf "$parts"
   r=\${ids[0]} h=\${ids[1]}
   entries=$(printf '040000 tree %s\\tw\\n100644 blob %s\\th\\n100644 blob %s\\tr\\n' "$w" "$h" "$r")
   if [ "\${#ids[@]}" = 4 ]; then
     entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "\${ids[2]}" "\${ids[3]}")"
   fi
   # Bytes of the files that differ from the base, as they are now, plus the index and the refs.
-  changes=$(git diff-tree -r --no-renames "$base" "$w")
-  files=0
-  [ -z "$changes" ] || files=$(printf '%s\\n' "$changes" | wc -l)
-  changed=$(printf '%s\\n' "$changes" | awk '$5 ~ /^[AMT]/ { print $4 }' | git cat-file --batch-check='%(objectsize)' | awk '{ s += $1 } END { print s + 0 }')
+  files=0 blobs=
+  while read -r _ _ _ blob status _; do
+    files=$((files + 1))
+    case "$status" in [AMT]*) blobs+="$blob"$'\\n' ;; esac
+  done < <(git diff-tree -r --no-renames "$base" "$w")
+  changed=0
+  if [ -n "$blobs" ]; then
+    while read -r size; do changed=$((changed + size)); done < <(printf '%s' "$blobs" | git cat-file --batch-check='%(objectsize)')
+  fi
   bytes=$((changed + index_bytes + \${#refs}))
   if [ "$bytes" -gt "$max" ]; then printf 'over %s %s\\n' "$bytes" "$files"; exit 0; fi
   t=$(printf '%s\\n' "$entries" | git mktree)
   k=$(git commit-tree "$t" -p "$base" -m "drydock checkpoint")
   {
     printf 'update ${CHECKPOINT_REFS}/%s %s\\n' "$slot" "$k"
-    n=0
-    printf '%s\\n' "$refs" | awk 'NF { print $1 }' | sort -u | while read -r sha; do
-      n=$((n + 1)); printf 'update ${KEEP_REFS}/%s/%s %s\\n' "$slot" "$n" "$sha"
-    done
+    keep_updates "$refs"
   } | git update-ref --stdin
   printf 'saved %s %s %s\\n' "$k" "$bytes" "$files"
 }
@@ -106,16 +117,32 @@ save() {
 # second argument 0, not every object (an export's pack is checked whole by the box it goes to,
 # an import's by index-pack --strict, which refuses a pack that names an object not there).
 open_checkpoint() {
-  k=$(git rev-parse --verify -q "${CHECKPOINT_REFS}/$slot^{commit}") || { echo "its data in the box is gone" >&2; exit 4; }
+  local found parts=()
+  # One git looks up the ref and every part: "<object> <type>", or "<name> missing".
+  found=$(printf '%s\\n' "${CHECKPOINT_REFS}/$slot^{commit}" "$1:w" "$1:h" "$1:r" "$1:i" "$1:m" |
+    git cat-file --batch-check='%(objectname) %(objecttype)') || { echo "its data in the box is unreadable" >&2; exit 4; }
+  mapfile -t parts <<<"$found"
+  k=\${parts[0]%% *}
+  case "\${parts[0]}" in (*" commit") ;; (*) echo "its data in the box is gone" >&2; exit 4 ;; esac
   [ "$k" = "$1" ] || { echo "its data in the box was changed" >&2; exit 4; }
-  w=$(git rev-parse --verify -q "$k:w") && [ "$(git cat-file -t "$w")" = tree ] && h=$(git cat-file blob "$k:h") && refs=$(git cat-file blob "$k:r") ||
+  case "\${parts[1]}\\n\${parts[2]}\\n\${parts[3]}" in
+    (*" tree\\n"*" blob\\n"*" blob") ;;
+    (*) echo "its data in the box is incomplete" >&2; exit 4 ;;
+  esac
+  w=\${parts[1]%% *}
+  h=$(git cat-file blob "\${parts[2]%% *}") && refs=$(git cat-file blob "\${parts[3]%% *}") ||
     { echo "its data in the box is incomplete" >&2; exit 4; }
-  i=$(git rev-parse --verify -q "$k:i" 2>/dev/null) || i=
+  i= m=
+  case "\${parts[4]}" in (*" blob") i=\${parts[4]%% *} ;; esac
+  case "\${parts[5]}" in (*" blob") m=\${parts[5]%% *} ;; esac
   [ "\${2:-1}" = 1 ] || return 0
-  # Every object the checkpoint added must be there before anything is touched.
-  # (rev-list reads commits and trees; cat-file looks for every blob.)
-  objects=$(git rev-list --objects "$k" $(git for-each-ref --format='%(objectname)' "${KEEP_REFS}/$slot/") --not "$base" 2>/dev/null) &&
-    ! printf '%s\n' "$objects" | cut -d' ' -f1 | git cat-file --batch-check='%(objectname)' | grep -q ' missing$' ||
+  # Every object the checkpoint added must be there before anything is touched: rev-list reads
+  # commits and trees, cat-file looks for every blob. The refs' objects are those r names (the
+  # keep refs hold the same).
+  local tips=() sha ref objects
+  while read -r sha ref; do [ -z "$sha" ] || tips+=("$sha"); done <<<"$refs"
+  objects=$(git rev-list --objects --no-object-names "$k" "\${tips[@]}" --not "$base" 2>/dev/null) &&
+    ! printf '%s\\n' "$objects" | git cat-file --batch-check='%(objectname)' | grep -q ' missing$' ||
     { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
 
@@ -133,32 +160,58 @@ restore() {
   # A fork's new box holds what its index says (a prefilled commit, or nothing): nothing to add.
   if [ "$imported" = 1 ]; then :
   elif [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
-  # (A fork's box is new: what it writes is not worth counting.)
-  if [ "$imported" = 1 ]; then files=0; else files=$(git diff-index --cached --name-only "$w" | wc -l); fi
-  git read-tree --reset -u "$w"
+  files=0
+  if [ "$imported" = 1 ]; then
+    # (A fork's box is new: what it writes is not worth counting.)
+    git read-tree --reset -u "$w"
+  else
+    # The index now holds the working tree with fresh stat data, so one compare with the
+    # checkpoint's tree names every path that differs, without looking at the files again; only
+    # those are removed (in the index, not the checkpoint) or written from the checkpoint (as
+    # read-tree --reset -u would, which looks at every file once more).
+    local status path gone=() wrote=()
+    while IFS= read -r -d '' status && IFS= read -r -d '' path; do
+      files=$((files + 1))
+      case "$status" in A) gone+=("$path") ;; *) wrote+=("$path") ;; esac
+    done < <(git diff-index --cached --no-renames -z --name-status "$w")
+    export GIT_LITERAL_PATHSPECS=1
+    if [ "\${#gone[@]}" -gt 0 ]; then
+      git rm -q -f --ignore-unmatch --pathspec-from-file=<(printf '%s\\0' "\${gone[@]}") --pathspec-file-nul
+    fi
+    if [ "\${#wrote[@]}" -gt 0 ]; then
+      git -c core.hooksPath=/dev/null checkout -q "$w" --pathspec-from-file=<(printf '%s\\0' "\${wrote[@]}") --pathspec-file-nul
+    fi
+    unset GIT_LITERAL_PATHSPECS
+  fi
   if [ "$all" = 1 ]; then rm -f ${WORK_INDEX}; else mv -f ${WORK_INDEX} ${DIFF_INDEX}; fi
   unset GIT_INDEX_FILE
-  # Refs: those the checkpoint did not have go, the others point where they pointed.
-  {
-    comm -23 <(list_refs | awk '{ print $2 }' | sort) <(printf '%s\\n' "$refs" | awk 'NF { print $2 }' | sort) |
-      while read -r ref; do printf 'delete %s\\n' "$ref"; done
-    printf '%s\\n' "$refs" | awk 'NF { printf "update %s %s\\n", $2, $1 }'
-  } | git update-ref --stdin
+  # Refs: those the checkpoint did not have go, the others point where they pointed. (Ref names
+  # hold no spaces or newlines: git refuses them.)
+  local -A kept=()
+  local sha ref updates=
+  while read -r sha ref; do [ -z "$ref" ] || kept[$ref]=$sha; done <<<"$refs"
+  while read -r sha ref; do [ -n "\${kept[$ref]+x}" ] || updates+="delete $ref"$'\\n'; done < <(list_refs)
+  for ref in "\${!kept[@]}"; do updates+="update $ref \${kept[$ref]}"$'\\n'; done
+  printf '%s' "$updates" | git update-ref --stdin
   case "$h" in
     "ref: refs/"*) git symbolic-ref HEAD "\${h#ref: }" ;;
     *) git update-ref --no-deref HEAD "$h" ;;
   esac
-  agent_index=$(git rev-parse --git-path index)
   rm -f "$agent_index"
-  if [ -n "$i" ]; then
-    git cat-file blob "$i" >"$agent_index"
-    if [ "$imported" = 1 ] && [ "$all" != 1 ] && freshen_index "$agent_index"; then
+  [ -n "$i" ] || { printf 'restored %s\\n' "$files"; return; }
+  git cat-file blob "$i" >"$agent_index"
+  if [ "$imported" = 1 ]; then
+    if [ "$all" != 1 ] && freshen_index "$agent_index"; then
       printf 'restored %s\\n' "$files"
       return
     fi
-    if m=$(git cat-file blob "$k:m" 2>/dev/null) && [ "$m" -gt 0 ] 2>/dev/null; then touch -m -d "@$m" "$agent_index"; fi
+    # Stat data from another box: every entry is looked at again, once, here.
+    git update-index -q --refresh >/dev/null 2>&1 || true
+  elif [ -n "$m" ] && index_time=$(git cat-file blob "$m") && [ "$index_time" -gt 0 ] 2>/dev/null; then
+    # The index as it was, with its own time: its entries' stat data are this box's, so git
+    # looks again only at the files the restore wrote (a few, not the whole tree).
+    touch -m -d "@$index_time" "$agent_index"
   fi
-  git update-index -q --refresh >/dev/null 2>&1 || true
   printf 'restored %s\\n' "$files"
 }
 
@@ -220,11 +273,9 @@ import_pack() {
   refs=$(git cat-file blob "$k:r") || { echo "the checkpoint did not arrive whole" >&2; exit 4; }
   {
     printf 'update ${CHECKPOINT_REFS}/%s %s\\n' "$slot" "$k"
-    n=0
-    printf '%s\\n' "$refs" | awk 'NF { print $1 }' | sort -u | while read -r sha; do
-      n=$((n + 1)); printf 'update ${KEEP_REFS}/%s/%s %s\\n' "$slot" "$n" "$sha"
-    done
+    keep_updates "$refs"
   } | git update-ref --stdin
+  agent_index=$(git rev-parse --git-path index)
   # A box with no files yet starts from an empty index, not the base's: nothing to look at.
   [ -f ${DIFF_INDEX} ] || GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty
   rm -f ${PREFILLED_MARK}

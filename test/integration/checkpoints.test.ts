@@ -77,6 +77,8 @@ async function mess(session: Session): Promise<void> {
       "git branch -D -q feature",
       "git tag -d v1 >/dev/null && git tag mess",
       "rm -rf d2 d3/f3.txt new",
+      // A file where the checkpoint has a directory, and a directory where it has a file.
+      "echo not-a-dir > new && rm d6/f6.txt && mkdir d6/f6.txt && echo inner > d6/f6.txt/inner",
       "echo junk > d4/f4.txt && echo other > extra.txt && git add extra.txt",
       "cd /tmp && unset CK_ONE && export CK_TWO=changed CK_THREE=3",
     ].join(" && "),
