@@ -160,29 +160,29 @@ restore() {
   # A fork's new box holds what its index says (a prefilled commit, or nothing): nothing to add.
   if [ "$imported" = 1 ]; then :
   elif [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
+  # The index now holds the working tree (a fork's box: what it was given, stat data fresh), so
+  # one compare with the checkpoint's tree names every path that differs, without looking at the
+  # files again; only those are removed (in the index, not the checkpoint) or written from the
+  # checkpoint, as read-tree --reset -u would, which looks at every file once more.
   files=0
-  if [ "$imported" = 1 ]; then
-    # (A fork's box is new: what it writes is not worth counting.)
+  local status path gone=() wrote=()
+  while IFS= read -r -d '' status && IFS= read -r -d '' path; do
+    files=$((files + 1))
+    case "$status" in A) gone+=("$path") ;; *) wrote+=("$path") ;; esac
+  done < <(git diff-index --cached --no-renames -z --name-status "$w")
+  if [ "$files" -gt 256 ]; then
+    # Many paths: git matches every entry against every path named, so one pass is cheaper.
     git read-tree --reset -u "$w"
-  else
-    # The index now holds the working tree with fresh stat data, so one compare with the
-    # checkpoint's tree names every path that differs, without looking at the files again; only
-    # those are removed (in the index, not the checkpoint) or written from the checkpoint (as
-    # read-tree --reset -u would, which looks at every file once more).
-    local status path gone=() wrote=()
-    while IFS= read -r -d '' status && IFS= read -r -d '' path; do
-      files=$((files + 1))
-      case "$status" in A) gone+=("$path") ;; *) wrote+=("$path") ;; esac
-    done < <(git diff-index --cached --no-renames -z --name-status "$w")
-    export GIT_LITERAL_PATHSPECS=1
-    if [ "\${#gone[@]}" -gt 0 ]; then
-      git rm -q -f --ignore-unmatch --pathspec-from-file=<(printf '%s\\0' "\${gone[@]}") --pathspec-file-nul
-    fi
-    if [ "\${#wrote[@]}" -gt 0 ]; then
-      git -c core.hooksPath=/dev/null checkout -q "$w" --pathspec-from-file=<(printf '%s\\0' "\${wrote[@]}") --pathspec-file-nul
-    fi
-    unset GIT_LITERAL_PATHSPECS
+    gone=() wrote=()
   fi
+  export GIT_LITERAL_PATHSPECS=1
+  if [ "\${#gone[@]}" -gt 0 ]; then
+    git rm -q -f --ignore-unmatch --pathspec-from-file=<(printf '%s\\0' "\${gone[@]}") --pathspec-file-nul
+  fi
+  if [ "\${#wrote[@]}" -gt 0 ]; then
+    git -c core.hooksPath=/dev/null checkout -q "$w" --pathspec-from-file=<(printf '%s\\0' "\${wrote[@]}") --pathspec-file-nul
+  fi
+  unset GIT_LITERAL_PATHSPECS
   if [ "$all" = 1 ]; then rm -f ${WORK_INDEX}; else mv -f ${WORK_INDEX} ${DIFF_INDEX}; fi
   unset GIT_INDEX_FILE
   # Refs: those the checkpoint did not have go, the others point where they pointed. (Ref names
