@@ -119,12 +119,13 @@ save() {
 open_checkpoint() {
   local found parts=()
   # One git looks up the ref and every part: "<object> <type>", or "<name> missing".
-  found=$(printf '%s\\n' "${CHECKPOINT_REFS}/$slot^{commit}" "$1:w" "$1:h" "$1:r" "$1:i" "$1:m" |
+  found=$(printf '%s\\n' "${CHECKPOINT_REFS}/$slot^{commit}" "$1:w" "$1:h" "$1:r" "$1:i" "$1:m" "$base^{tree}" |
     git cat-file --batch-check='%(objectname) %(objecttype)') || { echo "its data in the box is unreadable" >&2; exit 4; }
   mapfile -t parts <<<"$found"
   k=\${parts[0]%% *}
   case "\${parts[0]}" in (*" commit") ;; (*) echo "its data in the box is gone" >&2; exit 4 ;; esac
   [ "$k" = "$1" ] || { echo "its data in the box was changed" >&2; exit 4; }
+  case "\${parts[6]}" in (*" tree") ;; (*) echo "the session's base tree is missing" >&2; exit 4 ;; esac
   case "\${parts[1]}\\n\${parts[2]}\\n\${parts[3]}" in
     (*" tree\\n"*" blob\\n"*" blob") ;;
     (*) echo "its data in the box is incomplete" >&2; exit 4 ;;
@@ -153,7 +154,8 @@ restore() {
   if [ "$imported" = 1 ]; then open_checkpoint "$3" 0; else open_checkpoint "$3"; fi
   # The working tree as it is now, in a copy of the diff's index; then git moves it to the
   # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).
-  rm -f ${WORK_INDEX}
+  # (A fork's box also loses the mark of its prefill.)
+  rm -f ${WORK_INDEX} \${prefilled_mark:-}
   if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
   export GIT_INDEX_FILE=${WORK_INDEX}
   [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
@@ -217,14 +219,17 @@ restore() {
 
 # An index from another box, with this box's stat data instead: the diff's index, just made by
 # the restore, moved to the index's own tree (read-tree -m keeps the stat data of every entry
-# whose content is the same), kept only when it lists the very same entries, stages and flags.
-# Else (a conflict, an intent-to-add entry) it fails and git refreshes the index, hashing every file.
+# whose content is the same). Kept only when that gives the very same entries, stages and flags:
+# every entry of the index is plain (tag H, stage 0: no conflict, no assume-unchanged or
+# skip-worktree flag), and both hold as many entries (bytes 8-11 of an index: an intent-to-add
+# entry is not in the tree).
+# Else git refreshes the index, hashing every file.
 freshen_index() {
-  listing() { GIT_INDEX_FILE=$1 git ls-files -v -s; }
   if tree=$(GIT_INDEX_FILE=$1 git write-tree 2>/dev/null) &&
+    ! GIT_INDEX_FILE=$1 git ls-files -v -s | grep -qv $'^H [0-7]* [0-9a-f]* 0\\t' &&
     cp ${DIFF_INDEX} "$1.drydock" &&
     GIT_INDEX_FILE=$1.drydock git read-tree -m "$tree" &&
-    cmp -s <(listing "$1") <(listing "$1.drydock"); then
+    cmp -s -i 8 -n 4 "$1" "$1.drydock"; then
     mv -f "$1.drydock" "$1"
   else
     rm -f "$1.drydock"
@@ -266,20 +271,17 @@ import_pack() {
   git index-pack --stdin --strict >/dev/null
   made=$(printf '%s' "$raw" | base64 -d | git hash-object -t commit -w --stdin)
   [ "$made" = "$source_base" ] || { echo "the source's base commit did not arrive whole" >&2; exit 4; }
-  git cat-file -e "$source_base^{tree}" || { echo "the source's base tree did not arrive" >&2; exit 4; }
-  git update-ref ${BASE_REF} "$source_base"
   base=$source_base
-  git cat-file -e "$k^{commit}" || { echo "the checkpoint did not arrive" >&2; exit 4; }
-  refs=$(git cat-file blob "$k:r") || { echo "the checkpoint did not arrive whole" >&2; exit 4; }
-  {
-    printf 'update ${CHECKPOINT_REFS}/%s %s\\n' "$slot" "$k"
-    keep_updates "$refs"
-  } | git update-ref --stdin
+  # The base and the checkpoint's ref (git refuses a ref to an object it lacks); the restore's
+  # open_checkpoint then checks every part, and the base's tree.
+  printf 'update %s %s\\n' ${BASE_REF} "$base" ${CHECKPOINT_REFS}/"$slot" "$k" | git update-ref --stdin 2>/dev/null ||
+    { echo "the checkpoint did not arrive" >&2; exit 4; }
   agent_index=$(git rev-parse --git-path index)
   # A box with no files yet starts from an empty index, not the base's: nothing to look at.
   [ -f ${DIFF_INDEX} ] || GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty
-  rm -f ${PREFILLED_MARK}
+  prefilled_mark=${PREFILLED_MARK}
   restore "$op" "$slot" "$k" "$all" 1
+  keep_updates "$refs" | git update-ref --stdin
 }
 
 # The commits every ref names, and the tree of the commit given (when the box has it): what a new
