@@ -433,29 +433,15 @@ export class Session {
   }
 
   /**
-   * The diff and its stat, for session_diff and the library. When one fails (a diff over its cap)
-   * the other is called off: left queued it would run on alone, over every file again, and hold up
-   * whatever waits its turn (the session's last diff as it ends).
+   * The diff and its stat, for session_diff and the library, in one turn: the stat runs only once
+   * the diff is taken. A diff that fails (over its cap) leaves no stat behind to run on alone over
+   * every file and hold up whatever waits its turn (the session's last diff as it ends).
    */
   async diffWithStat(signal?: AbortSignal): Promise<{ diff: string; stat: string }> {
-    const both = new AbortController();
-    const stop = () => both.abort(signal?.reason);
-    signal?.addEventListener("abort", stop, { once: true });
-    if (signal?.aborted) stop();
-    const give = <T>(call: Promise<T>) =>
-      call.catch((error: unknown) => {
-        both.abort(error);
-        throw error;
-      });
-    try {
-      const [diff, stat] = await Promise.all([
-        give(this.diff(both.signal)),
-        give(this.diffStat(both.signal)),
-      ]);
-      return { diff, stat };
-    } finally {
-      signal?.removeEventListener("abort", stop);
-    }
+    return this.oneDiffAtATime(async () => {
+      const diff = (await diffOut(this.box, { signal })).toString("utf8");
+      return { diff, stat: await diffStat(this.box, { signal }) };
+    }, signal);
   }
 
   private diffQueue: Promise<unknown> = Promise.resolve();
