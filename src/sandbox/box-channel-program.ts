@@ -5,12 +5,13 @@
  * output. Requests are served in parallel, one thread each; answers are written whole under a lock.
  *
  * Host to box: `{"id":N,"argv":[…],"stdin":BYTES,"cap":BYTES}\n` then the stdin bytes, or
- * `{"id":N,"kill":true}\n`. Box to host: `{"ready":true}\n` once, then for each request
+ * `{"id":N,"kill":true}\n` (TERM to the request's process group, KILL half a second later).
+ * Box to host: `{"ready":true}\n` once, then for each request
  * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
  * bytes. End of input ends the program and everything it started.
  */
 export const BOX_CHANNEL_PROGRAM = String.raw`
-import json, os, signal, subprocess, sys, threading
+import json, os, signal, subprocess, sys, threading, time
 try:
     # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
     # into the channel. Programs it starts are dumpable again once they exec.
@@ -58,6 +59,19 @@ def kill(proc):
     except OSError:
         pass
 
+def stop(proc):
+    # TERM first: git removes its lock files on it (a git killed outright leaves index.lock
+    # behind, and every later git on that index fails); what is still there half a second on is
+    # killed.
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except OSError:
+        return
+    def later():
+        time.sleep(0.5)
+        kill(proc)
+    threading.Thread(target=later, daemon=True).start()
+
 def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     try:
@@ -70,7 +84,7 @@ def serve(req, data):
     with lock:
         procs[rid] = proc
         if rid in killed:
-            kill(proc)
+            stop(proc)
     errs, outs = [], []
     readers = [threading.Thread(target=drain, args=(proc.stderr, cap, errs)),
                threading.Thread(target=feed, args=(proc, data))]
@@ -100,7 +114,7 @@ while True:
             if proc is None:
                 killed.add(req["id"])
             else:
-                kill(proc)
+                stop(proc)
         continue
     size = req.get("stdin", 0)
     data = inp.read(size) if size else b""

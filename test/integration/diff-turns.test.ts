@@ -40,7 +40,7 @@ describe("turns on a box's git", () => {
     expect(await session.diff()).toBe("");
   });
 
-  it("a diff refused over its cap calls its stat off: the next turn starts at once", async () => {
+  it("a diff given up midway leaves no lock; one refused over its cap runs no stat after it", async () => {
     // 60,000 new files make the stat take a while; one 22 MB file puts the diff over its 20 MB cap.
     const made = await session.box.sh(
       "cd /workspace && mkdir many && cd many && seq 60000 | xargs touch && head -c 16000000 /dev/urandom | base64 > ../big && echo done",
@@ -48,6 +48,10 @@ describe("turns on a box's git", () => {
       { timeoutMs: 120_000 },
     );
     expect(made.stdout.toString()).toBe("done\n");
+    // A diff given up while git adds the new files (a client's cancel) leaves no lock on the
+    // index: the next diff works.
+    await expect(session.diffBytes(AbortSignal.timeout(300))).rejects.toThrow(/cancelled/);
+    expect(await session.diffStat()).toMatch(/60001 files changed/);
     await expect(session.diffWithStat()).rejects.toThrow(/the diff is larger than \d+ bytes/);
     const refused = Date.now();
     const nextTurn = await session.oneDiffAtATime(async () => Date.now());
