@@ -6,27 +6,43 @@
 // beside the saved one (latest.json, as it was before this run) and those that moved beyond their
 // spread are named; `--fail-on-regression` makes a figure that got worse exit 1.
 //
+//
+//   --burn N         under an artificial load: N CPU burners run beside the whole bench (each
+//                    figure is then set beside the saved, quiet one: how much it degrades); not
+//                    with --save or --fail-on-regression
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
 //   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent, env
 //   BENCH_RESULTS_DIR=dir  where results go (default bench/results)
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
+import { cpus, loadavg, tmpdir, totalmem } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { sessionReadyChart } from "./lib/chart.mjs";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
 import { compare } from "./lib/stats.mjs";
 import { compareToSaved, savedFiguresTable } from "./lib/saved-figures.mjs";
+import { burnArgument, startBurners } from "./lib/burn.mjs";
 
 const args = process.argv.slice(2);
-const unknown = args.filter((a) => a !== "--save" && a !== "--fail-on-regression");
+const burn = burnArgument(args);
+const unknown = args.filter((a) => a !== "--save" && a !== "--fail-on-regression" && !burn.used.includes(a));
 if (unknown.length > 0) {
   console.error(
-    `bench: unknown argument ${unknown[0]}; the arguments are --save (also write the tracked bench/results/latest.json) and --fail-on-regression (exit 1 when a figure moved beyond its spread the wrong way against latest.json)`,
+    `bench: unknown argument ${unknown[0]}; the arguments are --save (also write the tracked bench/results/latest.json), --fail-on-regression (exit 1 when a figure moved beyond its spread the wrong way against latest.json) and --burn N (N CPU burners beside the bench)`,
   );
   process.exit(2);
 }
 const save = args.includes("--save");
 const failOnRegression = args.includes("--fail-on-regression");
+if (burn.error) {
+  console.error(`bench: ${burn.error}`);
+  process.exit(2);
+}
+if (burn.n !== undefined && (save || failOnRegression)) {
+  console.error(
+    `bench: --burn measures under an artificial load, so its figures are not saved (--save) or held against the saved ones (--fail-on-regression); run those without --burn`,
+  );
+  process.exit(2);
+}
 
 const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
 // Sessions keep their gateway directories and the snapshot cache here, not in the user's state.
@@ -63,8 +79,16 @@ const results = {
   },
   image,
   runs,
+  // CPU burners the bench ran beside every figure (--burn), and the load average (1, 5, 15 min)
+  // as each section starts and at the end.
+  burners: burn.n ?? 0,
+  load: [],
   rows: [],
   series: {},
+};
+const noteLoad = (at) => {
+  const [one, five, fifteen] = loadavg();
+  results.load.push({ at, one, five, fifteen });
 };
 const repos = new Map();
 const ctx = {
@@ -111,10 +135,13 @@ if (unknownSections.length > 0) {
 // The saved figures, read before this run may replace them (--save).
 const savedPath = join(resultsDir, "latest.json");
 const savedRun = existsSync(savedPath) ? JSON.parse(readFileSync(savedPath, "utf8")) : undefined;
+const burners = burn.n === undefined ? undefined : startBurners(burn.n);
+if (burners) say(`${burn.n} CPU burner(s) running beside the bench (pids ${burners.pids.join(", ")})`);
 try {
   for (const [name, section] of sections) {
     if (only && !only.includes(name)) continue;
-    say(`${name}: ${runs} runs`);
+    noteLoad(name);
+    say(`${name}: ${runs} runs (load average ${loadavg()[0].toFixed(2)})`);
     try {
       await section(ctx);
     } catch (error) {
@@ -124,6 +151,8 @@ try {
     }
   }
 } finally {
+  noteLoad("end");
+  burners?.stop();
   for (const dir of repos.values()) removeDir(dir);
   removeDir(tmp);
 }
@@ -136,7 +165,7 @@ const write = (name, text) => {
   const path = join(resultsDir, name);
   written.push(relative(process.cwd(), path).startsWith("..") ? path : relative(process.cwd(), path));
 };
-write(`run-${stamp}.json`, json);
+write(`run-${burn.n === undefined ? "" : `burn${burn.n}-`}${stamp}.json`, json);
 if (save) {
   write("latest.json", json);
   if (results.series.sessionReady) write("session-ready.svg", sessionReadyChart(results));
@@ -144,7 +173,11 @@ if (save) {
 say(`wrote ${written.join(", ")}${save ? "" : " (pass --save to also write latest.json, the tracked figures)"}`);
 
 const m = results.machine;
-console.log(`machine: ${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}, Node ${m.node}; BENCH_RUNS=${runs}`);
+const loads = results.load.map((l) => l.one.toFixed(1));
+console.log(
+  `machine: ${m.cpus} cores (${m.model}), ${m.memoryGiB} GiB, Docker ${m.engine}, Node ${m.node}; BENCH_RUNS=${runs}; ` +
+    `${burn.n === undefined ? "no artificial load" : `${burn.n} CPU burner(s)`}, load average ${loads[0]} to ${loads.at(-1)}`,
+);
 console.log("| figure | drydock median | p10-p90 | baseline | median | p10-p90 | difference |");
 console.log("|---|---:|---:|---|---:|---:|---|");
 const n = (s) => (s ? s.median.toFixed(1) : "");
@@ -164,7 +197,9 @@ if (savedRun !== undefined) {
   console.log("");
   for (const line of savedFiguresTable(entries, savedRun.date)) console.log(line);
   const worse = entries.filter((e) => e.verdict === "slower" || e.verdict === "higher");
-  if (worse.length > 0) {
+  if (burn.n !== undefined) {
+    say(`under ${burn.n} CPU burner(s): the column beside the saved figures is how much each degrades`);
+  } else if (worse.length > 0) {
     say(`${worse.length} figure(s) moved beyond their spread the wrong way: ${worse.map((e) => e.figure).join("; ")}`);
     if (failOnRegression) process.exitCode = 1;
   }

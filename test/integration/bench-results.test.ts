@@ -38,6 +38,37 @@ describe("npm run bench", () => {
     expect(only.stderr).toContain("BENCH_ONLY names edtior, which is no section; the sections are ready,");
   });
 
+  it("refuses a --burn that is not a count of burners, or with --save or --fail-on-regression", () => {
+    for (const args of [["--burn", "0"], ["--burn=two"], ["--burn"]]) {
+      const run = bench(args, {});
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain("--burn takes how many CPU burners to start, a whole number from 1 to 64");
+    }
+    for (const flag of ["--save", "--fail-on-regression"]) {
+      const run = bench(["--burn", "2", flag], {});
+      expect(run.status).toBe(2);
+      expect(run.stderr).toContain(`so its figures are not saved (--save) or held against the saved ones`);
+    }
+  });
+
+  it("runs under --burn N with N burners beside it, records them and the load, and leaves none running", () => {
+    const run = bench(["--burn", "2"], { BENCH_ONLY: "editor", BENCH_RUNS: "2", BENCH_RESULTS_DIR: tmp });
+    expect(run.status, run.stderr).toBe(0);
+    const pids = /CPU burner\(s\) running beside the bench \(pids (\d+), (\d+)\)/.exec(run.stderr);
+    expect(pids, run.stderr).not.toBeNull();
+    for (const pid of pids!.slice(1).map(Number)) expect(() => process.kill(pid, 0)).toThrow();
+    const file = readdirSync(tmp).find((name) => name.startsWith("run-burn2-"));
+    expect(file).toBeDefined();
+    const saved = JSON.parse(readFileSync(join(tmp, file!), "utf8")) as {
+      burners: number;
+      load: Array<{ at: string; one: number }>;
+    };
+    expect(saved.burners).toBe(2);
+    expect(saved.load.map((l) => l.at)).toEqual(["editor", "end"]);
+    expect(run.stdout).toContain("2 CPU burner(s), load average");
+    rmSync(join(tmp, file!));
+  });
+
   it("writes a run file git ignores and leaves the tracked figures alone", () => {
     const before = tracked.map((name) => digest(join(results, name)));
     const runsBefore = new Set(readdirSync(results));
