@@ -202,6 +202,31 @@ describe("symlinks in a checkpoint", () => {
   });
 });
 
+describe("paths an agent names to fool git", () => {
+  it("are only paths to a restore: wildcards, pathspec magic, option-like and newline names", async () => {
+    using repo = tempRepo({ "a.txt": "one\n", "b/c.txt": "see\n", "-q": "dash\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      ok(await client.callTool({ name, arguments: args }));
+    await call("bash", { command: "echo two > a.txt" });
+    await call("session_checkpoint", { name: "before" });
+    const session = server.manager.list()[0]!;
+    // Made after the checkpoint: a restore removes exactly these. Read as pathspecs, "*" and
+    // ":(glob)**" would name every file, and "--pathspec-from-file=x" would be an option.
+    await sh(
+      session,
+      "touch -- '*' ':(glob)**' ':(top)' '--pathspec-from-file=x' \"$(printf 'new\\nline')\" && echo three > b/c.txt && echo changed > ./-q",
+    );
+    const restored = await call("session_restore", { name: "before" });
+    expect(restored.changed_files).toBe(7);
+    expect(await sh(session, "ls -A | LC_ALL=C sort; cat a.txt b/c.txt ./-q")).toBe(
+      "-q\n.git\na.txt\nb\ntwo\nsee\ndash\n",
+    );
+    expect(await sh(session, "git status --porcelain")).toBe(" M a.txt\n");
+  });
+});
+
 describe("checkpoint limits", () => {
   it("refuses a checkpoint over the byte limit and past the count, saving nothing", async () => {
     using repo = tempRepo({ "a.txt": "one\n" });
