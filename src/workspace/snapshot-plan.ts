@@ -72,15 +72,18 @@ export async function planDelta(
 ): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] } | undefined> {
   const repo = await openHostRepo(repoPath);
   if (repo.head === null) return undefined;
-  try {
-    await hostGit(repo.root, ["cat-file", "-e", `${base}^{commit}`]);
-  } catch {
-    return undefined;
-  }
-  const [changed, untracked] = await Promise.all([
+  // Asked at once: diff-index fails too when `base` is gone, and the check says that is why.
+  const has = hostGit(repo.root, ["cat-file", "-e", `${base}^{commit}`]).then(
+    () => true,
+    () => false,
+  );
+  const listing = Promise.all([
     hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
     hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
   ]);
+  listing.catch(() => undefined);
+  if (!(await has)) return undefined;
+  const [changed, untracked] = await listing;
   const others = split(untracked);
   const paths = [...new Set([...split(changed), ...others])];
   const deletes: string[] = [];
