@@ -155,6 +155,7 @@ async function copyDelta(
   const received = await receiver.receive(new Date().toISOString(), undefined, coalesce(stream()), {
     mode: "delta",
     deletes: delta.deletes,
+    sent: delta.files,
   });
   failedCopy(box, received);
   const stats = await packing;
