@@ -134,6 +134,10 @@ describe("a warm pool prefilled with the served repository", () => {
         const names = (await warm.bash("git status --porcelain=v1 --untracked-files=all")).output;
         expect(names).toBe(" M [ab].txt\n D dir/gone.txt\n M star*.txt\n?? untracked.txt\n");
         expect(await warm.diff()).toBe(await cold.diff());
+        // The host commit of the working state (made beside the copy-in) is a cold start's.
+        const tree = (commit: string) => git(repo.path, "rev-parse", `${commit}^{tree}`).trim();
+        expect(warm.hostBaseCommit).not.toBe(git(repo.path, "rev-parse", "HEAD").trim());
+        expect(tree(warm.hostBaseCommit)).toBe(tree(cold.hostBaseCommit));
       } finally {
         await cold.destroy();
       }
