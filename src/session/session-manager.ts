@@ -113,7 +113,11 @@ export class SessionManager {
 
   /** Starts a session; `secretSha256` (session-secret.ts) goes into its record for a later resume. */
   async create(options: SessionOptions, secretSha256?: string): Promise<Session> {
-    const creating = this.startSession(options);
+    // The pool makes the replacement for a box this session takes once the session is handed
+    // out (recorded, and the caller's reply on its way): not on the CPU its start needs.
+    let handedOut: () => void = () => undefined;
+    const until = new Promise<void>((resolve) => (handedOut = resolve));
+    const creating = this.startSession(options, until);
     this.creating.add(creating);
     try {
       const session = await creating;
@@ -136,14 +140,13 @@ export class SessionManager {
       return session;
     } finally {
       this.creating.delete(creating);
+      // After the caller's own continuation (which runs before any macrotask).
+      setImmediate(handedOut);
     }
   }
 
-  private async startSession(options: SessionOptions): Promise<Session> {
-    // The pool makes the replacement once this session is ready: not on the CPU it starts on.
-    let ready: () => void = () => undefined;
-    const started = new Promise<void>((resolve) => (ready = resolve));
-    const warm = this.pool?.take(options, started);
+  private async startSession(options: SessionOptions, until: Promise<void>): Promise<Session> {
+    const warm = this.pool?.take(options, until);
     if (!warm) return this.startCold(options);
     try {
       const session = await Session.fromWarm(options, warm);
@@ -154,8 +157,6 @@ export class SessionManager {
       if (error instanceof InvalidArgumentError || error instanceof LimitExceededError) throw error;
       log.warn(`warm box for session ${warm.sessionId} failed (${describeError(error)}); starting cold`);
       return this.startCold(options);
-    } finally {
-      ready();
     }
   }
 

@@ -313,7 +313,7 @@ export class Session {
     const hostBase = fork
       ? fork.hostBaseCommit
       : copied.dirty && !options.ref
-        ? await snapshotCommit(copied.repo.root)
+        ? await (copied.hostSnapshot ?? snapshotCommit(copied.repo.root))
         : copied.baseCommit;
     const session = new Session(
       id,

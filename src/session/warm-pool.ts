@@ -28,7 +28,7 @@ const log = logger("pool");
 
 export const DEFAULT_POOL_TTL_MS = 15 * 60_000;
 const MAX_BACKOFF_MS = 60_000;
-/** The longest a replacement waits for the session that took a box to be ready. */
+/** The longest a replacement waits for the session that took a box to be handed out. */
 export const REFILL_DEFER_MAX_MS = 10_000;
 
 export interface WarmPoolOptions {
@@ -82,6 +82,8 @@ export class WarmPool {
   private filling: Promise<void> | undefined;
   private closed = false;
   private failures = 0;
+  /** Boxes taken whose replacement waits for their session: the fill loop does not make those. */
+  private deferred = 0;
   private wake: (() => void) | undefined;
   private waiters: Array<() => void> = [];
   readonly ttlMs: number;
@@ -118,9 +120,9 @@ export class WarmPool {
 
   /**
    * An idle box for a session with these box options, or undefined: the session then starts cold.
-   * With `until` (the session being ready), the replacement is started once it settles (at most
-   * REFILL_DEFER_MAX_MS later), so that making and prefilling it does not take the CPU the
-   * session's own start needs.
+   * With `until` (the session handed out to its caller), the replacement is started once it
+   * settles (at most REFILL_DEFER_MAX_MS later), so that making and prefilling it does not take
+   * the CPU the session's own start needs.
    */
   take(request: BoxRequest, until?: Promise<unknown>): WarmBox | undefined {
     if (this.closed || this.size === 0) return undefined;
@@ -132,6 +134,9 @@ export class WarmPool {
     const entry = this.idle.shift();
     if (until === undefined || !entry) this.refill();
     else {
+      // Counted until then, so that a fill loop still running (the pool just filled) does not
+      // make the replacement now, beside the session's start.
+      this.deferred++;
       let timer: NodeJS.Timeout | undefined;
       const deferred = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, REFILL_DEFER_MAX_MS);
@@ -139,6 +144,7 @@ export class WarmPool {
       });
       void Promise.race([until.catch(() => undefined), deferred]).then(() => {
         clearTimeout(timer);
+        this.deferred--;
         this.refill();
       });
     }
@@ -169,10 +175,15 @@ export class WarmPool {
     for (const resolve of this.waiters.splice(0)) resolve();
   }
 
+  /** Whether the pool should make a box now: fewer idle than its size, not counting deferred ones. */
+  private wanting(): boolean {
+    return !this.closed && this.idle.length + this.deferred < this.size;
+  }
+
   private refill(): void {
-    if (this.closed || this.filling || this.idle.length >= this.size) return;
+    if (this.filling || !this.wanting()) return;
     this.filling = (async () => {
-      while (!this.closed && this.idle.length < this.size) {
+      while (this.wanting()) {
         try {
           await this.fillOne();
           this.failures = 0;
@@ -194,7 +205,7 @@ export class WarmPool {
     })().finally(() => {
       this.filling = undefined;
       // A take between the loop's last check and here found the pool still filling.
-      if (!this.closed && this.idle.length < this.size) this.refill();
+      if (this.wanting()) this.refill();
     });
   }
 

@@ -14,6 +14,7 @@ import { hostGit, openHostRepo, type HostRepo } from "./host-repo.js";
 import { SnapshotCache } from "./snapshot-cache.js";
 import { planDelta, planSnapshot } from "./snapshot-plan.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
+import { snapshotCommit } from "./snapshot-commit.js";
 import { packSnapshot, type SnapshotStats } from "./snapshot-tar.js";
 import { largeUntrackedTrees, untrackedTreesNote } from "./untracked-trees.js";
 
@@ -36,6 +37,23 @@ export interface CopyInResult {
    * send them; undefined: ask the box.
    */
   holds?: string[];
+  /**
+   * Started when the host sent working-tree files (the snapshot is then most likely dirty): the
+   * host's commit of its working state (`snapshotCommit`), made while the box took the copy.
+   */
+  hostSnapshot?: Promise<string>;
+}
+
+/**
+ * The host commit a dirty snapshot needs, started now so that it is made beside the copy-in rather
+ * than after it; undefined when nothing differs from the commit (the box then says not dirty).
+ */
+function hostSnapshotBeside(root: string, changedPaths: number): Promise<string> | undefined {
+  if (changedPaths === 0) return undefined;
+  const commit = snapshotCommit(root);
+  // Unused when the box finds the tree clean after all (a file rewritten with the same bytes).
+  commit.catch(() => undefined);
+  return commit;
 }
 
 /** A box that holds a commit's tree ahead of any session (see `prefillBox`). */
@@ -107,6 +125,8 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
     withoutIndex: plan.detach !== undefined,
   });
   packing.catch(() => undefined);
+  const hostSnapshot =
+    plan.detach === undefined ? hostSnapshotBeside(plan.repo.root, plan.files.length) : undefined;
   let cacheHit: boolean | undefined;
   async function* stream(): AsyncGenerator<Buffer> {
     if (plan!.commit !== undefined) {
@@ -124,7 +144,7 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
   log.debug(
     `box ${box.shortId}: tree of ${plan.commit?.slice(0, 12) ?? "(none)"} ${cacheHit ? "from the cache" : "from git"}, ${stats.files} files and ${stats.bytes} bytes from the host; base ${baseCommit!.slice(0, 12)}`,
   );
-  return { repo: plan.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit };
+  return { repo: plan.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit, hostSnapshot };
 }
 
 /** Throws why a copy-in failed, when it did: a full workspace in words, else git's or tar's reason. */
@@ -149,12 +169,14 @@ async function copyDelta(
   const pack = tar.pack();
   const packing = packSnapshot(delta.repo, delta.files, pack, { knownObjects: prefilled.objects });
   packing.catch(() => undefined);
+  const hostSnapshot = hostSnapshotBeside(delta.repo.root, delta.files.length + delta.deletes.length);
   async function* stream(): AsyncGenerator<Buffer> {
     for await (const chunk of pack) yield chunk as Buffer;
   }
   const received = await receiver.receive(new Date().toISOString(), undefined, coalesce(stream()), {
     mode: "delta",
     deletes: delta.deletes,
+    sent: delta.files,
   });
   failedCopy(box, received);
   const stats = await packing;
@@ -163,7 +185,14 @@ async function copyDelta(
   log.debug(
     `box ${box.shortId}: prefilled with ${prefilled.commit.slice(0, 12)}; ${stats.files} files and ${stats.bytes} bytes from the host, ${delta.deletes.length} deleted; base ${baseCommit!.slice(0, 12)}`,
   );
-  return { repo: delta.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit: true };
+  return {
+    repo: delta.repo,
+    baseCommit: baseCommit!,
+    dirty: dirty === "1",
+    stats,
+    cacheHit: true,
+    hostSnapshot,
+  };
 }
 
 /**

@@ -117,11 +117,27 @@ export async function withTempIndex<T>(fn: (env: { GIT_INDEX_FILE: string }) => 
  * otherwise `drydock <drydock@localhost>` so a repository without user.name/email still works.
  */
 export async function commitIdentityEnv(cwd: string): Promise<Record<string, string>> {
-  const get = async (key: string): Promise<string | undefined> =>
-    (await runHostGit(cwd, ["config", "--get", key], { okExitCodes: [0, 1] })).stdout.trim() || undefined;
-  const [userName, userEmail, authorName, authorEmail, committerName, committerEmail] = await Promise.all(
-    ["user.name", "user.email", "author.name", "author.email", "committer.name", "committer.email"].map(get),
+  // One git process for the six keys (each spawn blocks the event loop for a while): the last
+  // value of a key wins, as `git config --get` gives it.
+  const listed = await runHostGit(
+    cwd,
+    ["config", "-z", "--get-regexp", "^(user|author|committer)\\.(name|email)$"],
+    { okExitCodes: [0, 1] },
   );
+  const config = new Map<string, string>();
+  for (const item of listed.stdout.split("\0")) {
+    const at = item.indexOf("\n");
+    if (at > 0) config.set(item.slice(0, at).toLowerCase(), item.slice(at + 1));
+  }
+  const get = (key: string): string | undefined => config.get(key)?.trim() || undefined;
+  const [userName, userEmail, authorName, authorEmail, committerName, committerEmail] = [
+    "user.name",
+    "user.email",
+    "author.name",
+    "author.email",
+    "committer.name",
+    "committer.email",
+  ].map(get);
   const env: Record<string, string> = {};
   const fallback = (variable: string, configured: string | undefined, value: string): void => {
     if (configured === undefined && !process.env[variable]) env[variable] = value;

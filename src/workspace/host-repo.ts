@@ -51,6 +51,34 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
       `${absolute} is not a directory; give the path of a git repository`,
     );
   }
+  // Every session start asks this: two git processes at once, not four one after another.
+  const [dirs, head] = await Promise.all([
+    hostGit(absolute, [
+      "rev-parse",
+      "--show-toplevel",
+      "--absolute-git-dir",
+      "--git-common-dir",
+      "--show-object-format",
+    ]).catch(() => undefined),
+    hostGit(absolute, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => undefined),
+  ]);
+  const lines = dirs?.toString("utf8").split("\n");
+  if (lines === undefined || lines.length < 4 || !lines[0] || !lines[1] || !lines[2] || !lines[3]) {
+    // Not a repository, or a git too old for one of the questions: ask one at a time, as that says which.
+    return openHostRepoSlowly(absolute, field);
+  }
+  const commonDir = isAbsolute(lines[2]) ? lines[2] : join(absolute, lines[2]);
+  const [root, realCommonDir] = await Promise.all([realpath(lines[0]), realpath(commonDir)]);
+  return {
+    root,
+    gitDir: lines[1],
+    commonDir: realCommonDir,
+    head: head?.toString("utf8").trim() || null,
+    objectFormat: lines[3],
+  };
+}
+
+async function openHostRepoSlowly(absolute: string, field: string): Promise<HostRepo> {
   let root: string;
   try {
     root = (await hostGit(absolute, ["rev-parse", "--show-toplevel"])).toString("utf8").trim();

@@ -28,12 +28,23 @@ export async function snapshotCommit(repoPath: string, options: SnapshotCommitOp
     throw new InvalidArgumentError("repoPath", `${repoPath} is not a git repository with a working tree`);
   }
   const root = top.stdout.trim();
-  const head = (
-    await runHostGit(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { okExitCodes: [0, 1] })
-  ).stdout.trim();
-  const indexPath = (await runHostGit(root, ["rev-parse", "--git-path", "index"])).stdout.trim();
+  // Asked at once: HEAD (empty before the first commit) and its tree, and where the index is.
+  const [heads, indexPath] = await Promise.all([
+    runHostGit(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { okExitCodes: [0, 1] }).then(
+      async (found) => {
+        const head = found.stdout.trim();
+        if (!head) return { head, headTree: "" };
+        return { head, headTree: (await runHostGit(root, ["rev-parse", `${head}^{tree}`])).stdout.trim() };
+      },
+    ),
+    runHostGit(root, ["rev-parse", "--git-path", "index"]).then((r) => r.stdout.trim()),
+  ]);
+  const { head, headTree } = heads;
   const realIndex = isAbsolute(indexPath) ? indexPath : join(root, indexPath);
 
+  // Only needed for a new commit; looked up beside the index work.
+  const identity = commitIdentityEnv(root);
+  identity.catch(() => undefined);
   const tree = await withTempIndex(async (env) => {
     // Starting from a copy of the user's index keeps files they force-added and lets git trust its
     // stat data instead of hashing every file again.
@@ -43,15 +54,10 @@ export async function snapshotCommit(repoPath: string, options: SnapshotCommitOp
     return (await runHostGit(root, ["write-tree"], { env })).stdout.trim();
   });
 
-  if (head) {
-    const headTree = (await runHostGit(root, ["rev-parse", `${head}^{tree}`])).stdout.trim();
-    if (headTree === tree) return head;
-  }
+  if (head && headTree === tree) return head;
   const message = options.message ?? "drydock: snapshot of the working tree";
   const args = ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"];
-  const commit = (
-    await runHostGit(root, args, { input: message, env: await commitIdentityEnv(root) })
-  ).stdout.trim();
+  const commit = (await runHostGit(root, args, { input: message, env: await identity })).stdout.trim();
   log.info(`recorded uncommitted changes in ${root} as ${commit.slice(0, 12)} (no ref written)`);
   return commit;
 }

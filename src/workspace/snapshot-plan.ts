@@ -72,15 +72,21 @@ export async function planDelta(
 ): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] } | undefined> {
   const repo = await openHostRepo(repoPath);
   if (repo.head === null) return undefined;
+  let changed: Buffer, untracked: Buffer;
   try {
-    await hostGit(repo.root, ["cat-file", "-e", `${base}^{commit}`]);
-  } catch {
-    return undefined;
+    [changed, untracked] = await Promise.all([
+      hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
+      hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
+    ]);
+  } catch (error) {
+    // diff-index fails when `base` is gone (asked only then: each git process costs a start).
+    const has = await hostGit(repo.root, ["cat-file", "-e", `${base}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+    if (!has) return undefined;
+    throw error;
   }
-  const [changed, untracked] = await Promise.all([
-    hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
-    hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
-  ]);
   const others = split(untracked);
   const paths = [...new Set([...split(changed), ...others])];
   const deletes: string[] = [];

@@ -18,8 +18,10 @@ const ENV_LINKS = "/opt/drydock/env/links.tar";
 const ENV_EXCLUDE = "/opt/drydock/env/exclude";
 
 const READY = "drydock-receiver-ready";
-/** Left by a prefill: the box holds the served repository's commit, its links laid already. */
+/** Left by a prefill: the box holds the served repository's commit (the file names it), its links laid already. */
 export const PREFILLED_MARK = "/tmp/.drydock-prefilled";
+/** Left by a prefill: the private index's entries as `git ls-files -v -s` lists them. */
+const PREFILLED_LISTING = "/tmp/.drydock-prefilled-listing";
 
 /**
  * How a receiver takes its snapshot (the third word of its first line):
@@ -27,7 +29,8 @@ export const PREFILLED_MARK = "/tmp/.drydock-prefilled";
  *   prefill  a commit's tree and `.git`, ahead of any session: the private index is built and its
  *            stat data made fresh, and nothing else (a warm box then waits with a second receiver);
  *   delta    into a prefilled box: first the paths to delete (NUL-separated, their byte count in
- *            the line's fourth word), then only what differs from the prefilled commit;
+ *            the line's fourth word), then the paths sent (the same, fifth word), then only what
+ *            differs from the prefilled commit; git looks at those paths alone;
  *   wipe     into a prefilled box that will not serve this snapshot (another repository, a ref):
  *            /workspace and the private index are emptied, then as full;
  *   git      only `.git`, into an empty /workspace (a prefilled one is emptied first): a fork's
@@ -57,6 +60,46 @@ if [ "$detach" = - ] && [ -f "$agent_index" ]; then
   fi
 fi`;
 
+// A delta into a prefilled box: outside the paths the host named, the working tree is the
+// prefilled commit's, and the private index holds it with fresh stat data, so git looks at those
+// paths alone (all of them again, were one to match nothing). The agent's index, when it lists what
+// the prefill's did (the host staged nothing, HEAD is the same commit), is the prefill's: a cold
+// copy-in makes one with the same entries. With nothing to send and HEAD unmoved, the base is HEAD.
+const DELTA = `
+  export GIT_INDEX_FILE=${DIFF_INDEX}
+  head=$(git rev-parse --verify -q HEAD) || head=
+  fresh=0
+  if [ -f ${PREFILLED_LISTING} ] && GIT_INDEX_FILE=.git/index git ls-files -v -s 2>/dev/null | cmp -s - ${PREFILLED_LISTING}; then
+    cp ${DIFF_INDEX} .git/index
+    fresh=1
+  fi
+  if [ $((deletes + sent)) -gt 0 ]; then
+    # 1: a path named is one the box's excludes ignore (drydock's own, an environment's); the rest
+    # are added all the same. Any other failure (a path gone since, a full disk): everything again.
+    added=0
+    git --literal-pathspecs add -A --pathspec-from-file=/tmp/.drydock-deletes --pathspec-file-nul 2>/dev/null || added=$?
+    if [ "$added" -gt 1 ]; then git add -A; fi
+    rm -f /tmp/.drydock-deletes
+  fi
+  if [ $((deletes + sent)) -eq 0 ] && [ -n "$head" ] && [ "$head" = "$prefilled" ]; then
+    base=$head; dirty=0
+  else
+    tree=$(git write-tree)
+    if [ -n "$head" ] && [ "$tree" = "$(git rev-parse "$head^{tree}")" ]; then
+      base=$head; dirty=0
+    else
+      base=$(GIT_AUTHOR_DATE="$stamp" GIT_COMMITTER_DATE="$stamp" git commit-tree "$tree" \${head:+-p "$head"} -m "drydock: snapshot of the host working tree")
+      dirty=1
+    fi
+  fi
+  git update-ref ${BASE_REF} "$base"
+  if [ "$fresh" = 0 ]; then
+    detach=-
+    ${FRESHEN_AGENT_INDEX}
+  fi
+  printf '%s %s' "$base" "$dirty"
+  exit 0`;
+
 const RECEIVE = `
 set -e
 # An environment image carries what its setup prepared in the repository (node_modules, built
@@ -66,20 +109,20 @@ set -e
 links() { if [ -f ${ENV_LINKS} ]; then tar -x -f ${ENV_LINKS} -C /workspace; fi; }
 [ -e ${PREFILLED_MARK} ] || links
 echo ${READY} >&2
-IFS=' ' read -r stamp detach mode deletes || exit 0
+IFS=' ' read -r stamp detach mode deletes sent || exit 0
 [ -n "$stamp" ] || exit 0
 cd /workspace
 case "\${mode:-full}" in
   full|prefill) ;;
   wipe)
     find /workspace -mindepth 1 -delete
-    rm -f ${DIFF_INDEX} ${PREFILLED_MARK}
+    rm -f ${DIFF_INDEX} ${PREFILLED_MARK} ${PREFILLED_LISTING}
     links
     mode=full ;;
   git)
     if [ -e ${PREFILLED_MARK} ]; then
       find /workspace -mindepth 1 -delete
-      rm -f ${DIFF_INDEX} ${PREFILLED_MARK}
+      rm -f ${DIFF_INDEX} ${PREFILLED_MARK} ${PREFILLED_LISTING}
       links
     fi
     tar -x -f - -C /workspace
@@ -88,7 +131,9 @@ case "\${mode:-full}" in
     exit 0 ;;
   delta)
     [ -e ${PREFILLED_MARK} ] || { echo "this box holds no prefilled snapshot" >&2; exit 3; }
+    read -r prefilled < ${PREFILLED_MARK} || prefilled=
     case "$deletes" in (*[!0-9]*|'') echo "bad delete count" >&2; exit 3 ;; esac
+    case "$sent" in (*[!0-9]*|'') echo "bad sent count" >&2; exit 3 ;; esac
     # Paths that are gone since the prefilled commit, before the files that may take their place.
     if [ "$deletes" -gt 0 ]; then
       head -c "$deletes" > /tmp/.drydock-deletes
@@ -98,10 +143,11 @@ case "\${mode:-full}" in
         case "$gone" in (*/*) printf '%s\\0' "\${gone%/*}" ;; esac
       done < /tmp/.drydock-deletes | sort -zu |
         xargs -0 -r rmdir -p --ignore-fail-on-non-empty -- 2>/dev/null || true
-      rm -f /tmp/.drydock-deletes
     fi
+    # Every path that differs from the prefilled commit: git looks at these and no other.
+    if [ "$sent" -gt 0 ]; then head -c "$sent" >> /tmp/.drydock-deletes; fi
     # What names commits comes whole from the host: a ref deleted there is gone here too.
-    rm -rf .git/refs .git/packed-refs .git/HEAD .git/index .git/shallow ;;
+    rm -rf .git/refs .git/packed-refs .git/HEAD .git/index .git/shallow ${PREFILLED_MARK} ;;
   *) echo "unknown mode" >&2; exit 3 ;;
 esac
 tar -x -f - -C /workspace
@@ -114,22 +160,21 @@ if [ "$mode" = prefill ]; then
   sleep 1
   GIT_INDEX_FILE=${DIFF_INDEX} git read-tree "$detach"
   GIT_INDEX_FILE=${DIFF_INDEX} git update-index -q --refresh >/dev/null 2>&1 || true
-  : > ${PREFILLED_MARK}
+  GIT_INDEX_FILE=${DIFF_INDEX} git ls-files -v -s > ${PREFILLED_LISTING}
+  printf '%s\\n' "$detach" > ${PREFILLED_MARK}
   printf 'prefilled'
   exit 0
 fi
 if [ "$mode" = delta ]; then
-  detach=-
   if [ -f ${ENV_EXCLUDE} ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
+  ${DELTA}
 fi
 rm -f ${PREFILLED_MARK}
 if [ "$detach" != - ]; then
   git read-tree "$detach"
 fi
 export GIT_INDEX_FILE=${DIFF_INDEX}
-# A delta keeps the prefill's index: its stat data is fresh, so git add hashes only what changed.
-if [ "$mode" = delta ]; then head=$(git rev-parse --verify -q HEAD) || head=
-elif head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
+if head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
 git add -A
 tree=$(git write-tree)
 if [ -n "$head" ] && [ "$tree" = "$(git rev-parse "$head^{tree}")" ]; then
@@ -186,15 +231,24 @@ export class SnapshotReceiver {
     stamp: string,
     detach: string | undefined,
     tarStream: AsyncIterable<Buffer>,
-    options: { mode?: ReceiveMode; deletes?: readonly string[] } = {},
+    options: {
+      mode?: ReceiveMode;
+      deletes?: readonly string[];
+      /** For a delta: the working-tree paths the tar stream may hold (git looks at no other). */
+      sent?: readonly string[];
+    } = {},
   ): Promise<ExecResult> {
     if (this.used) throw new Error("a snapshot receiver takes one snapshot");
     this.used = true;
-    const deletes = Buffer.from((options.deletes ?? []).map((path) => `${path}\0`).join(""), "utf8");
+    const nul = (paths: readonly string[] | undefined) =>
+      Buffer.from((paths ?? []).map((path) => `${path}\0`).join(""), "utf8");
+    const deletes = nul(options.deletes);
+    const sent = nul(options.sent);
     const mode = options.mode ?? "full";
     async function* all() {
-      yield Buffer.from(`${stamp} ${detach ?? "-"} ${mode} ${deletes.length}\n`);
+      yield Buffer.from(`${stamp} ${detach ?? "-"} ${mode} ${deletes.length} ${sent.length}\n`);
       if (deletes.length > 0) yield deletes;
+      if (sent.length > 0) yield sent;
       yield* tarStream;
     }
     let sendError: unknown;

@@ -17,6 +17,9 @@ import { sandboxImage, testSession } from "../helpers/sessions.js";
 async function view(session: Session): Promise<string> {
   const script = [
     "cd /workspace",
+    // Both indexes' entries, before any git command below refreshes the agent's.
+    "git ls-files -v -s",
+    "GIT_INDEX_FILE=/tmp/.drydock-index git ls-files -v -s",
     "find . -path ./.git -prune -o -printf '%P %y %m %s %l\\n' | sort",
     "find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 -r sha1sum",
     "git status --porcelain=v1 --untracked-files=all",
@@ -87,10 +90,57 @@ describe("a warm pool prefilled with the served repository", () => {
     const repo = newRepo(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, `${i}\n`])));
     await withPrefilledPool(repo.path, async (manager) => {
       const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
-      expect(warm.warm).toBe(true);
-      expect((await warm.bash("ls | wc -l; git status --porcelain | wc -l")).output).toBe("200\n0\n");
-      expect(await warm.diff()).toBe("");
-      expect(warm.dirty).toBe(false);
+      const cold = await testSession(repo.path);
+      try {
+        expect(warm.warm).toBe(true);
+        expect((await warm.bash("ls | wc -l; git status --porcelain | wc -l")).output).toBe("200\n0\n");
+        expect(await warm.diff()).toBe("");
+        expect(warm.dirty).toBe(false);
+        expect(warm.baseCommit).toBe(git(repo.path, "rev-parse", "HEAD").trim());
+        expect(await view(warm)).toBe(await view(cold));
+      } finally {
+        await cold.destroy();
+      }
+    });
+  });
+
+  it("edits not staged at the prefilled commit: git looks at those paths alone and sees what a cold start sees", async () => {
+    const repo = newRepo({
+      "plain.txt": "plain\n",
+      "star*.txt": "a name git would read as a pattern\n",
+      "[ab].txt": "a class pattern\n",
+      "ab.txt": "matched by [ab] as a pattern, never changed\n",
+      "b.txt": "also matched by [ab]\n",
+      "dir/kept.txt": "kept\n",
+      "dir/gone.txt": "gone\n",
+      "touched.txt": "same content, new time\n",
+    });
+    await withPrefilledPool(repo.path, async (manager) => {
+      repo.write("star*.txt", "edited\n");
+      repo.write("[ab].txt", "edited too\n");
+      rmSync(join(repo.path, "dir", "gone.txt"));
+      writeFileSync(join(repo.path, "untracked.txt"), "new\n");
+      // Left out of every diff by drydock's own excludes, in a cold copy as in a warm one.
+      mkdirSync(join(repo.path, "__pycache__"));
+      writeFileSync(join(repo.path, "__pycache__", "m.cpython-311.pyc"), "bytecode");
+      // Rewritten with the same bytes: the host lists it as changed, git finds it is not.
+      repo.write("touched.txt", "same content, new time\n");
+      const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
+      const cold = await testSession(repo.path);
+      try {
+        expect(warm.warm).toBe(true);
+        expect(warm.dirty).toBe(true);
+        expect(await view(warm)).toBe(await view(cold));
+        const names = (await warm.bash("git status --porcelain=v1 --untracked-files=all")).output;
+        expect(names).toBe(" M [ab].txt\n D dir/gone.txt\n M star*.txt\n?? untracked.txt\n");
+        expect(await warm.diff()).toBe(await cold.diff());
+        // The host commit of the working state (made beside the copy-in) is a cold start's.
+        const tree = (commit: string) => git(repo.path, "rev-parse", `${commit}^{tree}`).trim();
+        expect(warm.hostBaseCommit).not.toBe(git(repo.path, "rev-parse", "HEAD").trim());
+        expect(tree(warm.hostBaseCommit)).toBe(tree(cold.hostBaseCommit));
+      } finally {
+        await cold.destroy();
+      }
     });
   });
 });

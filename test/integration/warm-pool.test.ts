@@ -119,6 +119,40 @@ describe("the warm pool", () => {
     });
   });
 
+  it("starts making a taken box's replacement only once the session is handed out", async () => {
+    using repo = tempRepo();
+    const engine = await testEngine();
+    // The real engine, watched: when the pool asks it for a box.
+    const creates: number[] = [];
+    const watched = new Proxy(engine, {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== "function") return value;
+        if (key !== "createBox") return value.bind(target);
+        return (...args: unknown[]) => {
+          creates.push(performance.now());
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const manager = await SessionManager.start(watched, {
+      pool: { size: 1, profile: { image: sandboxImage() } },
+    });
+    try {
+      await manager.pool!.full();
+      creates.length = 0;
+      const session = await manager.create({ repo: repo.path, image: sandboxImage() });
+      const handedOut = performance.now();
+      expect(session.warm).toBe(true);
+      expect(creates).toEqual([]);
+      await manager.pool!.full();
+      expect(creates).toHaveLength(1);
+      expect(creates[0]).toBeGreaterThanOrEqual(handedOut);
+    } finally {
+      await manager.closeAll();
+    }
+  });
+
   it("starts sessions cold when the pool cannot serve their options, and keeps its boxes for those it can", async () => {
     using repo = tempRepo({ "v.txt": "1\n" });
     const first = repo.commit("first");

@@ -48,6 +48,8 @@ describe("a prefilled warm box", () => {
         /^\.git\nshared\.txt\ninitial\nls: cannot access '\/tmp\/\.drydock-prefilled': No such file or directory\n$/,
       );
       expect((await b.bash("grep -rl 'only in A' /workspace /tmp 2>/dev/null | wc -l")).output).toBe("0\n");
+      // Not even its file names (the prefill's listing of its index).
+      expect((await b.bash("grep -rl 'SECRET-OF-A' /workspace /tmp 2>/dev/null | wc -l")).output).toBe("0\n");
       expect((await b.bash("git cat-file -e $(git -C /workspace rev-parse HEAD) && echo ok")).output).toBe(
         "ok\n",
       );
