@@ -20,7 +20,7 @@ import {
 import type { HostRepo } from "../workspace/host-repo.js";
 import { newCheckpointSlot } from "./checkpoint-book.js";
 import type { Session, SessionOptions } from "./session.js";
-import { restoreShellState, type ShellState } from "./shell-state.js";
+import { putShellStateInBox, restoreShellState, type ShellState } from "./shell-state.js";
 
 const log = logger("fork");
 
@@ -192,11 +192,15 @@ export async function takeFork(session: Session, seed: ForkSeed, holds?: string[
   step(`export (${exported.pack.length} bytes)`);
   const slot = newCheckpointSlot();
   const name = seed.name ?? "fork";
+  const shell = seed.shell;
+  // The shell's state goes into the box beside the import (the channel serves both at once).
+  const writing = shell === undefined ? undefined : putShellStateInBox(session.box, shell);
+  writing?.catch(() => undefined);
   await session.oneDiffAtATime(() => importCheckpoint(session.box, slot, exported, { name }));
   step("import");
-  const shell = seed.shell;
-  if (shell) {
-    await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }), shell);
+  if (writing) {
+    await writing;
+    await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }));
     step("shell");
   }
   log.debug(`session ${session.id}: fork of ${seed.parent}: ${steps.join(", ")}`);

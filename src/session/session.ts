@@ -44,7 +44,7 @@ import {
   type CheckpointEntry,
   type CheckpointListing,
 } from "./checkpoint-book.js";
-import { captureShellState, restoreShellState } from "./shell-state.js";
+import { parseShellState, restoreShellState, shellStateFile, writeShellStateInBox } from "./shell-state.js";
 import { dropCheckpoint, restoreCheckpoint, saveCheckpoint } from "../workspace/box-checkpoint.js";
 import { takeFork, type ForkSeed } from "./session-fork.js";
 
@@ -497,8 +497,9 @@ export class Session {
     options: { message?: string; includeIgnored?: boolean; signal?: AbortSignal },
   ): Promise<CheckpointEntry> {
     const includeIgnored = options.includeIgnored ?? false;
-    // The shell answers once any command it runs has ended: files are read after that.
-    const shell = await captureShellState((command) =>
+    // The shell answers once any command it runs has ended: files are read after that. It writes
+    // its state in the box; the save's script hands it over with the rest.
+    await writeShellStateInBox((command) =>
       this.bash(command, { timeoutMs: 30_000, signal: options.signal }),
     );
     const slot = newCheckpointSlot();
@@ -507,9 +508,17 @@ export class Session {
         name,
         includeIgnored,
         maxBytes: this.checkpoints.limits.maxBytes,
+        shellState: true,
         signal: options.signal,
       }),
     );
+    let shell;
+    try {
+      shell = parseShellState(saved.shellState ?? Buffer.alloc(0));
+    } catch (error) {
+      await this.oneDiffAtATime(() => dropCheckpoint(this.box, slot)).catch(() => undefined);
+      throw error;
+    }
     return {
       name,
       ...(options.message === undefined ? {} : { message: options.message }),
@@ -526,20 +535,18 @@ export class Session {
   /** Returns the workspace, git's state and the shell to checkpoint `name`. */
   async restore(name: string, signal?: AbortSignal): Promise<RestoreResult> {
     const entry = this.checkpoints.get(name);
+    const shell = entry.shell;
     const { files } = await this.oneDiffAtATime(() =>
       restoreCheckpoint(this.box, entry.slot, {
         name,
         commit: entry.commit,
         includeIgnored: entry.includeIgnored,
+        ...(shell === undefined ? {} : { shellState: shellStateFile(shell) }),
         signal,
       }),
     );
-    const shell = entry.shell;
     if (shell === undefined) return { name, changed_files: files };
-    const cwd = await restoreShellState(
-      (command) => this.bash(command, { timeoutMs: 30_000, signal }),
-      shell,
-    );
+    const cwd = await restoreShellState((command) => this.bash(command, { timeoutMs: 30_000, signal }));
     return { name, changed_files: files, cwd };
   }
 

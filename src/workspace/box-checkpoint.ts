@@ -7,7 +7,7 @@
 import type { Box } from "../sandbox/box.js";
 import { boxSh } from "../sandbox/box-channel.js";
 import { CheckpointDamagedError, CommandExitError, LimitExceededError } from "../util/errors.js";
-import { CHECKPOINT_SCRIPT } from "./checkpoint-script.js";
+import { CHECKPOINT_SCRIPT, MAX_SHELL_STATE_FILE_BYTES } from "./checkpoint-script.js";
 
 /** Where a checkpoint lives in its box: a host-made name, never the one a client gave. */
 export type CheckpointSlot = string;
@@ -19,6 +19,8 @@ export interface SavedCheckpoint {
   bytes: number;
   /** Paths that differ from the session's base. */
   files: number;
+  /** With `shellState`: the bytes of SHELL_STATE_FILE, as the shell wrote them before the save. */
+  shellState?: Buffer;
 }
 
 /** A checkpoint taken out of its box for a fork: the base commit's bytes and a pack of what the new box lacks. */
@@ -56,20 +58,37 @@ function run(
 
 /**
  * Saves the workspace (files, git index, refs, HEAD) as checkpoint `slot`; refuses, saving
- * nothing, when it holds more than `maxBytes` (see SavedCheckpoint.bytes).
+ * nothing, when it holds more than `maxBytes` (see SavedCheckpoint.bytes). With `shellState`,
+ * also hands back what the shell wrote to SHELL_STATE_FILE (at most MAX_SHELL_STATE_FILE_BYTES).
  */
 export async function saveCheckpoint(
   box: Box,
   slot: CheckpointSlot,
-  options: { name: string; includeIgnored: boolean; maxBytes: number; signal?: AbortSignal },
+  options: {
+    name: string;
+    includeIgnored: boolean;
+    maxBytes: number;
+    shellState?: boolean;
+    signal?: AbortSignal;
+  },
 ): Promise<SavedCheckpoint> {
   const result = await run(
     box,
-    ["save", slot, options.includeIgnored ? "1" : "0", String(options.maxBytes)],
+    [
+      "save",
+      slot,
+      options.includeIgnored ? "1" : "0",
+      String(options.maxBytes),
+      options.shellState ? "1" : "0",
+    ],
     options.name,
-    { signal: options.signal },
+    { signal: options.signal, maxOutputBytes: 64 * 1024 + MAX_SHELL_STATE_FILE_BYTES },
   );
-  const line = result.stdout.toString("utf8").trim();
+  const newline = result.stdout.indexOf(10);
+  const line = result.stdout
+    .subarray(0, newline < 0 ? undefined : newline)
+    .toString("utf8")
+    .trim();
   const over = /^over (\d+) (\d+)$/.exec(line);
   if (over) {
     throw new LimitExceededError(
@@ -78,20 +97,41 @@ export async function saveCheckpoint(
   }
   const saved = /^saved ([0-9a-f]{40}) (\d+) (\d+)$/.exec(line);
   if (!saved) throw new CommandExitError(0, line.slice(0, 200), `checkpoint ${options.name}: saving`);
-  return { commit: saved[1]!, bytes: Number(saved[2]), files: Number(saved[3]) };
+  return {
+    commit: saved[1]!,
+    bytes: Number(saved[2]),
+    files: Number(saved[3]),
+    ...(options.shellState ? { shellState: result.stdout.subarray(newline + 1) } : {}),
+  };
 }
 
-/** Puts the workspace back to checkpoint `slot`, which must still be `commit`; returns paths changed. */
+/**
+ * Puts the workspace back to checkpoint `slot`, which must still be `commit`; returns paths changed.
+ * `shellState`: the bytes SHELL_STATE_FILE is to hold after, for the shell to read.
+ */
 export async function restoreCheckpoint(
   box: Box,
   slot: CheckpointSlot,
-  options: { name: string; commit: string; includeIgnored: boolean; signal?: AbortSignal },
+  options: {
+    name: string;
+    commit: string;
+    includeIgnored: boolean;
+    shellState?: Buffer;
+    signal?: AbortSignal;
+  },
 ): Promise<{ files: number }> {
   const result = await run(
     box,
-    ["restore", slot, options.commit, options.includeIgnored ? "1" : "0"],
+    [
+      "restore",
+      slot,
+      options.commit,
+      options.includeIgnored ? "1" : "0",
+      "0",
+      options.shellState ? "1" : "0",
+    ],
     options.name,
-    { signal: options.signal },
+    { signal: options.signal, ...(options.shellState ? { stdin: options.shellState } : {}) },
   );
   return { files: parseRestored(result.stdout, options.name) };
 }

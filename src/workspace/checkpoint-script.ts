@@ -19,6 +19,13 @@ export const CHECKPOINT_REFS = "refs/drydock/checkpoints";
 export const KEEP_REFS = "refs/drydock/keep";
 /** A restore's and an include_ignored checkpoint's own index: the diff's index is not theirs to spoil. */
 const WORK_INDEX = "/tmp/.drydock-checkpoint-index";
+/**
+ * Where the session's shell state passes between the shell and the box channel (see
+ * session/shell-state.ts): the working directory, NUL, \`compgen -e\`, NUL, \`export -p\`, NUL.
+ */
+export const SHELL_STATE_FILE = "/tmp/.drydock-shell-state";
+/** The most bytes of it a save hands to the host: 384 KiB (512 KiB as base64), and one to tell it is over. */
+export const MAX_SHELL_STATE_FILE_BYTES = 384 * 1024 + 1;
 
 export const CHECKPOINT_SCRIPT = `
 set -e -o pipefail
@@ -111,6 +118,8 @@ save() {
     keep_updates "$refs"
   } | git update-ref --stdin
   printf 'saved %s %s %s\\n' "$k" "$bytes" "$files"
+  # The shell's state, as the shell just wrote it (session/shell-state.ts), after that line.
+  [ "$5" != 1 ] || head -c ${MAX_SHELL_STATE_FILE_BYTES} -- ${SHELL_STATE_FILE}
 }
 
 # The checkpoint's commit, checked against the one the host recorded, and its parts; with a
@@ -147,10 +156,12 @@ open_checkpoint() {
     { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
 
-# restore <slot> <commit> <include ignored> [imported]: "imported" when the checkpoint came from
-# another box (a fork), whose index's stat data are not this box's.
+# restore <slot> <commit> <include ignored> [imported] [shell]: "imported" when the checkpoint came
+# from another box (a fork), whose index's stat data are not this box's; "shell" 1: stdin holds the
+# shell's state, for the shell to read once this ends (session/shell-state.ts).
 restore() {
   all=$4 imported=\${5:-0}
+  [ "\${6:-0}" != 1 ] || cat >| ${SHELL_STATE_FILE}
   if [ "$imported" = 1 ]; then open_checkpoint "$3" 0; else open_checkpoint "$3"; fi
   # The working tree as it is now, in a copy of the diff's index; then git moves it to the
   # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).

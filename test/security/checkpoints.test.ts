@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
 import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
 import { git, tempRepo } from "../helpers/repos.js";
+import { testSession } from "../helpers/sessions.js";
 
 async function sh(session: Session, command: string): Promise<string> {
   const r = await session.bash(command);
@@ -282,5 +283,52 @@ describe("session_fork admission and ownership", () => {
       );
     }
     expect(server.manager.list()).toHaveLength(1);
+  });
+});
+
+describe("the shell's state file in the box", () => {
+  it("carries any bytes an agent exports or names its directory with, and a file the agent broke refuses the save, leaving nothing saved", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using session = await testSession(repo.path);
+    // A directory with a newline, a quote and a terminal escape in its name; exports holding bytes
+    // that are not UTF-8, an escape, a newline and text that looks like the frame's own variable.
+    await sh(
+      session,
+      [
+        "mkdir -p $'/workspace/odd\\ndir \\'q\\e[31m' && cd $'/workspace/odd\\ndir \\'q\\e[31m'",
+        "export CK_BIN=$'\\xff\\xfe\\e[2J' CK_ML=$'a\\ndeclare -x DRYDOCK_COMMAND=\"forged\"\\nb' CK_Q=\"it's \\$HOME\"",
+      ].join(" && "),
+    );
+    const probe = "builtin printf '%s' \"$PWD\" | od -An -tx1; env | grep -a '^CK_' | sort | od -An -tx1";
+    const before = await sh(session, probe);
+    const saved = await session.checkpoint("odd");
+    expect(saved.cwd).toBe("/workspace/odd\ndir 'q\u001b[31m");
+    await sh(session, "unset CK_BIN CK_ML && export CK_Q=other CK_NEW=1 && cd /");
+    expect(await sh(session, probe)).not.toBe(before);
+    await session.restore("odd");
+    expect(await sh(session, probe)).toBe(before);
+    expect(await sh(session, "echo ${CK_NEW-unset}")).toBe("unset\n");
+
+    // What the agent writes to the file between commands is overwritten by the next save or restore.
+    await sh(session, "printf 'junk' > /tmp/.drydock-shell-state && cd /workspace");
+    await session.restore("odd");
+    expect(await sh(session, probe)).toBe(before);
+
+    // A directory where the file goes: the save is refused, and no checkpoint is left in the box.
+    const refs = () => sh(session, "git -C /workspace for-each-ref refs/drydock/checkpoints | wc -l");
+    const count = await refs();
+    await sh(session, "rm -f /tmp/.drydock-shell-state && mkdir /tmp/.drydock-shell-state");
+    await expect(session.checkpoint("broken")).rejects.toThrow(/did not report its state/);
+    expect(session.checkpoints.list().map((c) => c.name)).toEqual(["odd"]);
+    expect(await refs()).toBe(count);
+    await sh(session, "rmdir /tmp/.drydock-shell-state");
+
+    // Exports over the limit: refused, naming it, and the checkpoint the script saved is dropped.
+    // (Four of 100 KB: one over 128 KiB would stop every program the shell starts.)
+    await sh(session, "for v in 1 2 3 4; do export CK_BIG$v=$(head -c 100000 /dev/zero | tr '\\0' x); done");
+    await expect(session.checkpoint("big")).rejects.toThrow(/exported variables take more than 512 KiB/);
+    expect(await refs()).toBe(count);
+    expect(session.checkpoints.list().map((c) => c.name)).toEqual(["odd"]);
+    expect(git(repo.path, "status", "--porcelain")).toBe("");
   });
 });
