@@ -43,7 +43,9 @@ describe("the shell's state as the shell writes it", () => {
     expect(() => parseShellState(big)).toThrow(/exported variables take more than 512 KiB/);
     // Just under the cap: kept.
     const under = file("/workspace", "A\n", "y".repeat(MAX_SHELL_STATE_FILE_BYTES - 100));
-    expect(Buffer.from(parseShellState(under).exports, "base64").length).toBe(MAX_SHELL_STATE_FILE_BYTES - 100);
+    expect(Buffer.from(parseShellState(under).exports, "base64").length).toBe(
+      MAX_SHELL_STATE_FILE_BYTES - 100,
+    );
   });
 
   it("reads and writes the file with builtins only: no program the agent could shadow", () => {
