@@ -31,15 +31,52 @@ export const CHECKPOINT_SCRIPT = `
 set -e -o pipefail
 cd /workspace
 export GIT_AUTHOR_NAME=drydock GIT_AUTHOR_EMAIL=drydock@localhost GIT_COMMITTER_NAME=drydock GIT_COMMITTER_EMAIL=drydock@localhost
-export GIT_TERMINAL_PROMPT=0 LC_ALL=C
+export GIT_TERMINAL_PROMPT=0 LC_ALL=C GIT_NO_REPLACE_OBJECTS=1
 op=$1 slot=$2
 case "$slot" in (*[!0-9a-f]*|'') echo "bad slot" >&2; exit 2 ;; esac
-# A fork's new box has no base until its import brings one. (Every git process costs a few ms in
-# a busy box: the script asks each git for as much as it can, and counts and sorts in bash.)
+# (Every git process costs a few ms in a busy box: the script asks each git for as much as it can,
+# reads what a plain file holds itself, and counts and sorts in bash.)
+
+# The agent's index: .git/index, unless .git is a file naming the repository elsewhere.
+index_path() {
+  if [ -d .git ]; then agent_index=.git/index; else agent_index=$(git rev-parse --git-path index); fi
+}
+
+# Every ref but drydock's own and symbolic ones (origin/HEAD follows its target), one
+# "<object> <name>" a line, in $refs_now; the session's base commit in $base.
+read_refs() {
+  local sha type ref sym
+  refs_now= base=
+  while read -r sha type ref sym; do
+    case "$ref" in
+      ${BASE_REF}) [ "$type" != commit ] || base=$sha ;;
+      refs/drydock/*) ;;
+      *) [ -n "$sym" ] || refs_now+="$sha $ref"$'\\n' ;;
+    esac
+  done < <(git for-each-ref --format='%(objectname) %(objecttype) %(refname) %(symref)')
+  refs_now=\${refs_now%$'\\n'}
+}
+
+# What HEAD is: "ref: refs/heads/x" or a commit id, read from .git/HEAD when it is one of those.
+read_head() {
+  local line=
+  if [ -d .git ] && [ ! -L .git/HEAD ] && read -r line <.git/HEAD 2>/dev/null; then
+    case "$line" in
+      "ref: refs/"*) head=$line; return ;;
+      *[!0-9a-f]*|'') ;;
+      *) head=$line; return ;;
+    esac
+  fi
+  if head=$(git symbolic-ref -q HEAD); then head="ref: $head"
+  else head=$(git rev-parse --verify -q HEAD); fi
+}
+
+# A fork's new box has no base until its import brings one.
 case "$op" in
   import|tips) base= ;;
   *)
-    { read -r agent_index && read -r base; } < <(git rev-parse --git-path index --verify -q "${BASE_REF}^{commit}" || true)
+    index_path
+    read_refs
     [ -n "$base" ] || { echo "the session's base is gone" >&2; exit 5; } ;;
 esac
 
@@ -59,15 +96,6 @@ worktree_tree() {
   unset GIT_INDEX_FILE
 }
 
-# Every ref but drydock's own and symbolic ones (origin/HEAD follows its target).
-list_refs() {
-  git for-each-ref --format='%(objectname) %(refname) %(symref)' | while read -r sha ref sym; do
-    case "$ref" in refs/drydock/*) continue ;; esac
-    [ -z "$sym" ] || continue
-    printf '%s %s\\n' "$sha" "$ref"
-  done
-}
-
 # Prints one "update <keep ref> <object>" line per object the refs ($1: "<object> <name>" lines) name.
 keep_updates() {
   local -A seen=()
@@ -82,9 +110,8 @@ keep_updates() {
 save() {
   all=$3 max=$4
   w=$(worktree_tree "$all")
-  refs=$(list_refs)
-  if head=$(git symbolic-ref -q HEAD); then head="ref: $head"
-  else head=$(git rev-parse --verify -q HEAD); fi
+  refs=$refs_now
+  read_head
   # The refs, HEAD, the agent's index and its time, hashed by one git: r, h, i, m.
   index_bytes=0
   if [ -f "$agent_index" ]; then
@@ -126,34 +153,46 @@ save() {
 # second argument 0, not every object (an export's pack is checked whole by the box it goes to,
 # an import's by index-pack --strict, which refuses a pack that names an object not there).
 open_checkpoint() {
-  local found parts=()
-  # One git looks up the ref and every part: "<object> <type>", or "<name> missing".
-  found=$(printf '%s\\n' "${CHECKPOINT_REFS}/$slot^{commit}" "$1:w" "$1:h" "$1:r" "$1:i" "$1:m" "$base^{tree}" |
-    git cat-file --batch-check='%(objectname) %(objecttype)') || { echo "its data in the box is unreadable" >&2; exit 4; }
-  mapfile -t parts <<<"$found"
-  k=\${parts[0]%% *}
-  case "\${parts[0]}" in (*" commit") ;; (*) echo "its data in the box is gone" >&2; exit 4 ;; esac
+  local want=(0 0 1 1 0 1 0) shas=() types=() bodies=() j
+  # One git looks up the ref and every part, and reads h, r and m (m: the index's time).
+  {
+    for j in 0 1 2 3 4 5 6; do
+      batch_answer "\${want[j]}" || { echo "its data in the box is unreadable" >&2; exit 4; }
+      shas[j]=$obj_sha types[j]=$obj_type bodies[j]=$obj_body
+    done
+  } < <(printf '%s\\n' "info ${CHECKPOINT_REFS}/$slot^{commit}" "info $1:w" "contents $1:h" "contents $1:r" \
+    "info $1:i" "contents $1:m" "info $base^{tree}" | git cat-file --batch-command 2>/dev/null)
+  k=\${shas[0]}
+  [ "\${types[0]}" = commit ] || { echo "its data in the box is gone" >&2; exit 4; }
   [ "$k" = "$1" ] || { echo "its data in the box was changed" >&2; exit 4; }
-  case "\${parts[6]}" in (*" tree") ;; (*) echo "the session's base tree is missing" >&2; exit 4 ;; esac
-  case "\${parts[1]}\\n\${parts[2]}\\n\${parts[3]}" in
-    (*" tree\\n"*" blob\\n"*" blob") ;;
-    (*) echo "its data in the box is incomplete" >&2; exit 4 ;;
-  esac
-  w=\${parts[1]%% *}
-  h=$(git cat-file blob "\${parts[2]%% *}") && refs=$(git cat-file blob "\${parts[3]%% *}") ||
+  [ "\${types[6]}" = tree ] || { echo "the session's base tree is missing" >&2; exit 4; }
+  [ "\${types[1]}" = tree ] && [ "\${types[2]}" = blob ] && [ "\${types[3]}" = blob ] ||
     { echo "its data in the box is incomplete" >&2; exit 4; }
-  i= m=
-  case "\${parts[4]}" in (*" blob") i=\${parts[4]%% *} ;; esac
-  case "\${parts[5]}" in (*" blob") m=\${parts[5]%% *} ;; esac
+  w=\${shas[1]} h=\${bodies[2]} refs=\${bodies[3]} i= m_time=
+  [ "\${types[4]}" != blob ] || i=\${shas[4]}
+  [ "\${types[5]}" != blob ] || m_time=\${bodies[5]%$'\\n'}
   [ "\${2:-1}" = 1 ] || return 0
   # Every object the checkpoint added must be there before anything is touched: rev-list reads
-  # commits and trees, cat-file looks for every blob. The refs' objects are those r names (the
-  # keep refs hold the same).
+  # commits and trees and looks for every blob (a "?" line: missing). The refs' objects are those
+  # r names (the keep refs hold the same).
   local tips=() sha ref objects
   while read -r sha ref; do [ -z "$sha" ] || tips+=("$sha"); done <<<"$refs"
-  objects=$(git rev-list --objects --no-object-names "$k" "\${tips[@]}" --not "$base" 2>/dev/null) &&
-    ! printf '%s\\n' "$objects" | git cat-file --batch-check='%(objectname)' | grep -q ' missing$' ||
+  objects=$(git rev-list --objects --no-object-names --missing=print "$k" "\${tips[@]}" --not "$base" 2>/dev/null) &&
+    [[ $objects != *'?'* ]] ||
     { echo "its objects in the box are missing or damaged" >&2; exit 4; }
+}
+
+# One answer of cat-file --batch-command: obj_sha and obj_type (both empty when the object is
+# missing) and, when $1 is 1 ("contents"), obj_body (text: a checkpoint's parts hold no NUL).
+batch_answer() {
+  local size
+  obj_sha= obj_type= obj_body=
+  read -r obj_sha obj_type size || return 1
+  case "$obj_type" in (missing|ambiguous) obj_sha= obj_type=; return 0 ;; esac
+  [ -n "$obj_type" ] || return 1
+  [ "$1" = 1 ] || return 0
+  if [ "$size" -gt 0 ]; then IFS= read -r -d '' -N "$size" obj_body || return 1; fi
+  IFS= read -r _ || true
 }
 
 # restore <slot> <commit> <include ignored> [imported] [shell]: "imported" when the checkpoint came
@@ -163,47 +202,55 @@ restore() {
   all=$4 imported=\${5:-0}
   [ "\${6:-0}" != 1 ] || cat >| ${SHELL_STATE_FILE}
   if [ "$imported" = 1 ]; then open_checkpoint "$3" 0; else open_checkpoint "$3"; fi
-  # The working tree as it is now, in a copy of the diff's index; then git moves it to the
-  # checkpoint's tree, writing and removing only the paths that differ (as reset --hard does).
-  # (A fork's box also loses the mark of its prefill.)
+  # The working tree as it is now, in the diff's index (with ignored files, a copy of it); then
+  # git moves it to the checkpoint's tree, writing and removing only the paths that differ (as
+  # reset --hard does). Git keeps an index whole at every step, so one left midway still says
+  # what the files hold. (A fork's box also loses the mark of its prefill.)
   rm -f ${WORK_INDEX} \${prefilled_mark:-}
-  if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
-  export GIT_INDEX_FILE=${WORK_INDEX}
+  if [ "$all" != 1 ]; then export GIT_INDEX_FILE=${DIFF_INDEX}
+  else
+    if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
+    export GIT_INDEX_FILE=${WORK_INDEX}
+  fi
   [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
   # A fork's new box holds what its index says (a prefilled commit, or nothing): nothing to add.
   if [ "$imported" = 1 ]; then :
   elif [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
   # The index now holds the working tree (a fork's box: what it was given, stat data fresh), so
   # one compare with the checkpoint's tree names every path that differs, without looking at the
-  # files again; only those are removed (in the index, not the checkpoint) or written from the
-  # checkpoint, as read-tree --reset -u would, which looks at every file once more.
+  # files again; only those are written from the checkpoint, or removed (in the index, not the
+  # checkpoint: git restore without overlay), by one git, as read-tree --reset -u would, which
+  # looks at every file once more.
   files=0
-  local status path gone=() wrote=()
-  while IFS= read -r -d '' status && IFS= read -r -d '' path; do
+  # A path under another one named (a file that became a directory, or one that replaced it) is
+  # left out: the one above takes it, and git refuses a path no entry is left for.
+  local path up paths=()
+  local -A named=()
+  while IFS= read -r -d '' path; do
     files=$((files + 1))
-    case "$status" in A) gone+=("$path") ;; *) wrote+=("$path") ;; esac
-  done < <(git diff-index --cached --no-renames -z --name-status "$w")
+    named["/$path"]=1
+    up=$path
+    while [ "\${up%/*}" != "$up" ]; do
+      up=\${up%/*}
+      [ -z "\${named["/$up"]+x}" ] || continue 2
+    done
+    paths+=("$path")
+  done < <(git diff-index --cached --no-renames -z --name-only "$w")
   if [ "$files" -gt 256 ]; then
     # Many paths: git matches every entry against every path named, so one pass is cheaper.
     git read-tree --reset -u "$w"
-    gone=() wrote=()
+  elif [ "$files" -gt 0 ]; then
+    GIT_LITERAL_PATHSPECS=1 git -c core.hooksPath=/dev/null restore -q --source="$w" --staged --worktree \
+      --pathspec-from-file=<(printf '%s\\0' "\${paths[@]}") --pathspec-file-nul
   fi
-  export GIT_LITERAL_PATHSPECS=1
-  if [ "\${#gone[@]}" -gt 0 ]; then
-    git rm -q -f --ignore-unmatch --pathspec-from-file=<(printf '%s\\0' "\${gone[@]}") --pathspec-file-nul
-  fi
-  if [ "\${#wrote[@]}" -gt 0 ]; then
-    git -c core.hooksPath=/dev/null checkout -q "$w" --pathspec-from-file=<(printf '%s\\0' "\${wrote[@]}") --pathspec-file-nul
-  fi
-  unset GIT_LITERAL_PATHSPECS
-  if [ "$all" = 1 ]; then rm -f ${WORK_INDEX}; else mv -f ${WORK_INDEX} ${DIFF_INDEX}; fi
+  [ "$all" != 1 ] || rm -f ${WORK_INDEX}
   unset GIT_INDEX_FILE
   # Refs: those the checkpoint did not have go, the others point where they pointed. (Ref names
   # hold no spaces or newlines: git refuses them.)
   local -A kept=()
   local sha ref updates=
   while read -r sha ref; do [ -z "$ref" ] || kept[$ref]=$sha; done <<<"$refs"
-  while read -r sha ref; do [ -n "\${kept[$ref]+x}" ] || updates+="delete $ref"$'\\n'; done < <(list_refs)
+  while read -r sha ref; do [ -z "$ref" ] || [ -n "\${kept[$ref]+x}" ] || updates+="delete $ref"$'\\n'; done <<<"$refs_now"
   for ref in "\${!kept[@]}"; do updates+="update $ref \${kept[$ref]}"$'\\n'; done
   printf '%s' "$updates" | git update-ref --stdin
   case "$h" in
@@ -220,10 +267,10 @@ restore() {
     fi
     # Stat data from another box: every entry is looked at again, once, here.
     git update-index -q --refresh >/dev/null 2>&1 || true
-  elif [ -n "$m" ] && index_time=$(git cat-file blob "$m") && [ "$index_time" -gt 0 ] 2>/dev/null; then
+  elif [ -n "$m_time" ] && [ "$m_time" -gt 0 ] 2>/dev/null; then
     # The index as it was, with its own time: its entries' stat data are this box's, so git
     # looks again only at the files the restore wrote (a few, not the whole tree).
-    touch -m -d "@$index_time" "$agent_index"
+    touch -m -d "@$m_time" "$agent_index"
   fi
   printf 'restored %s\\n' "$files"
 }
@@ -289,7 +336,8 @@ import_pack() {
   # open_checkpoint then checks every part, and the base's tree.
   printf 'update %s %s\\n' ${BASE_REF} "$base" ${CHECKPOINT_REFS}/"$slot" "$k" | git update-ref --stdin 2>/dev/null ||
     { echo "the checkpoint did not arrive" >&2; exit 4; }
-  agent_index=$(git rev-parse --git-path index)
+  index_path
+  read_refs
   # A box with no files yet starts from an empty index, not the base's: nothing to look at.
   [ -f ${DIFF_INDEX} ] || GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty
   prefilled_mark=${PREFILLED_MARK}

@@ -217,10 +217,12 @@ describe("paths an agent names to fool git", () => {
     // ":(glob)**" would name every file, and "--pathspec-from-file=x" would be an option.
     await sh(
       session,
-      "touch -- '*' ':(glob)**' ':(top)' '--pathspec-from-file=x' \"$(printf 'new\\nline')\" && echo three > b/c.txt && echo changed > ./-q",
+      "touch -- '*' ':(glob)**' ':(top)' '--pathspec-from-file=x' \"$(printf 'new\\nline')\" && echo changed > ./-q" +
+        // Directories named like bash's whole-array subscripts, and a file turned into a directory.
+        " && mkdir '@' '[a]' && touch '@/x' '[a]/y' && rm b/c.txt && mkdir b/c.txt && echo in > b/c.txt/inner",
     );
     const restored = await call("session_restore", { name: "before" });
-    expect(restored.changed_files).toBe(7);
+    expect(restored.changed_files).toBe(10);
     expect(await sh(session, "ls -A | LC_ALL=C sort; cat a.txt b/c.txt ./-q")).toBe(
       "-q\n.git\na.txt\nb\ntwo\nsee\ndash\n",
     );
