@@ -178,11 +178,16 @@ export async function exportCheckpoint(
     signal?: AbortSignal;
   },
 ): Promise<CheckpointExport> {
-  const result = await run(box, ["export", slot, options.commit], options.name, {
-    stdin: Buffer.from(options.have.join("\n") + "\n"),
-    maxOutputBytes: options.maxBytes + 1024 * 1024,
-    signal: options.signal,
-  });
+  const result = await run(
+    box,
+    ["export", slot, options.commit, options.includeIgnored ? "1" : "0"],
+    options.name,
+    {
+      stdin: Buffer.from(options.have.join("\n") + "\n"),
+      maxOutputBytes: options.maxBytes + 1024 * 1024,
+      signal: options.signal,
+    },
+  );
   if (result.truncated) {
     throw new LimitExceededError(
       `checkpoint ${JSON.stringify(options.name)} is larger than ${options.maxBytes} bytes once packed; nothing was forked`,
@@ -193,11 +198,18 @@ export async function exportCheckpoint(
   if (newline < 0 || !/^[A-Za-z0-9+/=]+$/.test(baseRaw) || baseRaw.length > 96 * 1024) {
     throw new CheckpointDamagedError(options.name, "the box did not give its base commit");
   }
+  // The commit the new box restores: the checkpoint's, or one made for forks (its index as a
+  // delta); the new box checks that the pack holds it and all it needs.
+  const second = result.stdout.indexOf(10, newline + 1);
+  const commit = result.stdout.subarray(newline + 1, Math.max(newline + 1, second)).toString("latin1");
+  if (second < 0 || !SHA.test(commit)) {
+    throw new CheckpointDamagedError(options.name, "the box did not name the commit to fork");
+  }
   return {
-    commit: options.commit,
+    commit,
     baseCommit: options.baseCommit,
     baseRaw,
-    pack: result.stdout.subarray(newline + 1),
+    pack: result.stdout.subarray(second + 1),
     includeIgnored: options.includeIgnored,
   };
 }

@@ -17,7 +17,10 @@ const STATE = [
   "cd /workspace",
   "find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 -r sha1sum",
   "git status --porcelain=v1 --untracked-files=all --branch",
-  "git log --format='%H %s' --all",
+  // The agent's history; drydock's own checkpoint commits are compared by their parts below.
+  "git log --format='%H %s' --exclude='refs/drydock/*' --all",
+  // The checkpoint: a fork's commit of it holds the index as a delta, the rest is the same.
+  "for k in $(git for-each-ref --format='%(objectname)' refs/drydock/checkpoints); do git rev-parse $k:w $k:h $k:r $k^; done",
   "git for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags",
 ].join("; echo ---; ");
 

@@ -22,11 +22,14 @@ async function view(session: Session): Promise<string> {
     "find . -path ./.git -prune -o -printf '%P %y %m %s %l\\n' | sort",
     "find . -path ./.git -prune -o -type f -print0 | sort -z | xargs -0 -r sha1sum",
     "git status --porcelain=v1 --untracked-files=all --branch",
-    "git log --format='%H %T %P %s' --all",
+    "git log --format='%H %T %P %s' --exclude='refs/drydock/*' --all",
+    // The checkpoints: a fork's commit of one holds the index as a delta, the rest is the same.
+    "for k in $(git for-each-ref --format='%(objectname)' refs/drydock/checkpoints); do git rev-parse $k:w $k:h $k:r $k^; done",
     "git for-each-ref --format='%(refname) %(objectname)' refs/heads refs/tags refs/stash",
     "git symbolic-ref -q HEAD || git rev-parse HEAD",
     "git diff --cached --stat",
     "git ls-files -s | sha1sum",
+    "git ls-files -v | sha1sum",
     'cd - >/dev/null; pwd; echo "$FORK_VAR"',
   ].join("; echo ---; ");
   return (await session.bash(script)).output;
@@ -71,6 +74,11 @@ describe("a fork on a prefilled warm box", () => {
     ["", ""],
     // The fork's index is then refreshed by git, not rebuilt from the box's fresh one.
     [", with an intent-to-add entry in the index", "echo later > intent.txt && git add -N intent.txt"],
+    // Flags a delta of entries cannot carry: the index travels whole.
+    [
+      ", with skip-worktree and assume-unchanged entries",
+      "git update-index --skip-worktree src/a.py && git update-index --assume-unchanged staged.txt",
+    ],
   ])(
     "ends where a fork on a cold box ends, though the host moved on since the prefill%s",
     async (_, more) => {
