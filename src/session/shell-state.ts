@@ -5,7 +5,8 @@
  * and the checkpoint's own script, on the box channel, hands the bytes to the host, which keeps
  * them as base64; no byte the shell holds is ever read as code on the host. To give a shell its
  * state back, the bytes go back into that file and the shell reads them with builtins; what it
- * evaluates is the text bash itself wrote (`export -p`), in the box.
+ * evaluates is the text bash itself wrote (`export -p`), in the box. The agent can write that
+ * file too: what it puts there is only ever given back to its own shell.
  */
 import { LimitExceededError } from "../util/errors.js";
 import type { ShellResult } from "../sandbox/pty-shell.js";
@@ -25,8 +26,6 @@ export interface ShellState {
 
 /** The most a checkpoint keeps of a shell's exported variables, as base64. */
 export const MAX_SHELL_STATE_BYTES = 512 * 1024;
-// SHELL_STATE_FILE: the agent can write it too; what it puts there is only ever given back to its
-// own shell.
 
 type Run = (command: string) => Promise<ShellResult>;
 
