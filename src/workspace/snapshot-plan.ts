@@ -4,7 +4,7 @@
  * clean checkout sends no working-tree file at all; a session on a ref sends only the ref's tree.
  */
 import { lstat } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "../util/errors.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
 
@@ -70,14 +70,17 @@ export async function planDelta(
   repoPath: string,
   base: string,
 ): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] } | undefined> {
+  // The base is known before the repository is opened, so the two listings start beside the
+  // questions openHostRepo asks (one git start's wait, not two, at every warm start). They are
+  // kept only when run at the repository's top (ls-files names paths from where it runs).
+  const absolute = isAbsolute(repoPath) ? repoPath : resolve(repoPath);
+  const early = deltaListings(absolute, base);
+  early.catch(() => undefined);
   const repo = await openHostRepo(repoPath);
   if (repo.head === null) return undefined;
   let changed: Buffer, untracked: Buffer;
   try {
-    [changed, untracked] = await Promise.all([
-      hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
-      hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
-    ]);
+    [changed, untracked] = repo.root === absolute ? await early : await deltaListings(repo.root, base);
   } catch (error) {
     // diff-index fails when `base` is gone (asked only then: each git process costs a start).
     const has = await hostGit(repo.root, ["cat-file", "-e", `${base}^{commit}`]).then(
@@ -98,4 +101,12 @@ export async function planDelta(
   );
   const gone = new Set(deletes);
   return { repo, files: paths.filter((p) => !gone.has(p)), deletes: deletes.sort(), untracked: others };
+}
+
+/** The tracked paths that differ from `base`, and the untracked ones not ignored, both NUL-separated. */
+function deltaListings(cwd: string, base: string): Promise<[Buffer, Buffer]> {
+  return Promise.all([
+    hostGit(cwd, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
+    hostGit(cwd, ["ls-files", "-z", "--others", "--exclude-standard"]),
+  ]);
 }

@@ -143,4 +143,26 @@ describe("a warm pool prefilled with the served repository", () => {
       }
     });
   });
+
+  it("a session named by a subdirectory of the served repository gets the whole working tree", async () => {
+    const repo = newRepo({ "top.txt": "top\n", "sub/inner.txt": "inner\n" });
+    await withPrefilledPool(repo.path, async (manager) => {
+      // Untracked files above and inside the directory named: listed from the directory, git would
+      // name the inner one alone, and relative to it.
+      writeFileSync(join(repo.path, "untracked-top.txt"), "above\n");
+      writeFileSync(join(repo.path, "sub", "untracked-inner.txt"), "inside\n");
+      repo.write("top.txt", "top, edited\n");
+      const from = join(repo.path, "sub");
+      const warm = await manager.create({ repo: from, image: sandboxImage() });
+      const cold = await testSession(from);
+      try {
+        expect(warm.warm).toBe(true);
+        const names = (await warm.bash("git status --porcelain=v1 --untracked-files=all")).output;
+        expect(names).toBe(" M top.txt\n?? sub/untracked-inner.txt\n?? untracked-top.txt\n");
+        expect(await view(warm)).toBe(await view(cold));
+      } finally {
+        await cold.destroy();
+      }
+    });
+  });
 });
