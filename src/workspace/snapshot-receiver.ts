@@ -44,12 +44,17 @@ export type ReceiveMode = "full" | "prefill" | "delta" | "wipe" | "git";
 // own tree on a copy of it (read-tree -m keeps the stat data of every entry whose content is the
 // same) costs no hashing. The result is kept only when it lists the very same entries, stages and
 // flags; otherwise (a conflict, an intent-to-add or skip-worktree entry) git refreshes the index
-// itself, hashing what it must.
+// itself, hashing what it must. An index under SMALL_INDEX_KIB is refreshed so straight away.
+/** Below this size (about 600 entries) the agent's index is refreshed by hashing, not rebuilt. */
+const SMALL_INDEX_KIB = 64;
 const FRESHEN_AGENT_INDEX = `
 agent_index=$(unset GIT_INDEX_FILE; git rev-parse --git-path index)
 if [ "$detach" = - ] && [ -f "$agent_index" ]; then
   listing() { GIT_INDEX_FILE=$1 git ls-files -v -s; }
-  if tree=$(GIT_INDEX_FILE=$agent_index git write-tree 2>/dev/null) &&
+  if [ -n "$(find "$agent_index" -size -${SMALL_INDEX_KIB}k)" ]; then
+    # A small index (a few hundred entries): hashing its files costs less than the five processes below.
+    GIT_INDEX_FILE=$agent_index git update-index -q --refresh >/dev/null 2>&1 || true
+  elif tree=$(GIT_INDEX_FILE=$agent_index git write-tree 2>/dev/null) &&
     cp "$GIT_INDEX_FILE" "$agent_index.drydock" &&
     GIT_INDEX_FILE=$agent_index.drydock git read-tree -m "$tree" &&
     cmp -s <(listing "$agent_index") <(listing "$agent_index.drydock"); then
@@ -169,15 +174,22 @@ if [ "$mode" = delta ]; then
   if [ -f ${ENV_EXCLUDE} ]; then mkdir -p .git/info && cat ${ENV_EXCLUDE} >> .git/info/exclude; fi
   ${DELTA}
 fi
-rm -f ${PREFILLED_MARK}
+if [ -e ${PREFILLED_MARK} ]; then rm -f ${PREFILLED_MARK}; fi
 if [ "$detach" != - ]; then
   git read-tree "$detach"
 fi
 export GIT_INDEX_FILE=${DIFF_INDEX}
-if head=$(git rev-parse --verify -q HEAD); then git read-tree "$head"; else head=; rm -f "$GIT_INDEX_FILE"; fi
+# HEAD and its tree from one git ("--": nothing after the two is read as a revision).
+if revs=$(git rev-parse HEAD 'HEAD^{tree}' -- 2>/dev/null); then
+  { read -r head; read -r head_tree; } <<<"$revs"
+  git read-tree "$head"
+else
+  head= head_tree=
+  rm -f "$GIT_INDEX_FILE"
+fi
 git add -A
 tree=$(git write-tree)
-if [ -n "$head" ] && [ "$tree" = "$(git rev-parse "$head^{tree}")" ]; then
+if [ -n "$head" ] && [ "$tree" = "$head_tree" ]; then
   base=$head; dirty=0
 else
   base=$(GIT_AUTHOR_DATE="$stamp" GIT_COMMITTER_DATE="$stamp" git commit-tree "$tree" \${head:+-p "$head"} -m "drydock: snapshot of the host working tree")

@@ -14,15 +14,28 @@ function indexInodes(debug: string): Map<string, string> {
   return inodes;
 }
 
-describe("the agent's git index after copy-in", () => {
+/** Files enough for an index over 64 KiB: copy-in rebuilds such an index instead of hashing its files. */
+const FILLER: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 900 }, (_, i) => [`fill/some-longer-directory/file-${i}.txt`, `${i}\n`]),
+);
+
+describe.each([
+  ["a small index (refreshed by hashing)", {}, (bytes: number) => expect(bytes).toBeLessThan(63 * 1024)],
+  [
+    "an index over 64 KiB (rebuilt from the box's own)",
+    FILLER,
+    (bytes: number) => expect(bytes).toBeGreaterThan(64 * 1024),
+  ],
+] as const)("the agent's git index after copy-in, %s", (_label, filler, sized) => {
   it("carries this box's stat data, with the host's staged and unstaged changes as they were", async () => {
-    using repo = tempRepo({ "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d/e.txt": "e\n" });
+    using repo = tempRepo({ ...filler, "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d/e.txt": "e\n" });
     repo.write("a.txt", "a staged\n");
     git(repo.path, "add", "a.txt");
     repo.write("b.txt", "b unstaged\n");
     repo.write("new.txt", "untracked\n");
     const hostStatus = git(repo.path, "status", "--porcelain");
     await using session = await testSession(repo.path);
+    sized(Number((await session.bash("stat -c %s .git/index")).output.trim()));
 
     const listing = await session.bash("git ls-files --debug; echo ---; stat -c '%n %i' a.txt c.txt d/e.txt");
     const [debug = "", stats = ""] = listing.output.split("---\n");
@@ -38,7 +51,7 @@ describe("the agent's git index after copy-in", () => {
   });
 
   it("keeps assume-unchanged, skip-worktree and intent-to-add entries as the host has them", async () => {
-    using repo = tempRepo({ "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
+    using repo = tempRepo({ ...filler, "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
     git(repo.path, "update-index", "--assume-unchanged", "a.txt");
     git(repo.path, "update-index", "--skip-worktree", "b.txt");
     repo.write("later.txt", "intent\n");
@@ -46,6 +59,7 @@ describe("the agent's git index after copy-in", () => {
     const hostFlags = git(repo.path, "ls-files", "-v", "-s");
     const hostStatus = git(repo.path, "status", "--porcelain");
     await using session = await testSession(repo.path);
+    sized(Number((await session.bash("stat -c %s .git/index")).output.trim()));
 
     expect((await session.bash("git ls-files -v -s")).output).toBe(hostFlags);
     expect((await session.bash("git status --porcelain")).output).toBe(hostStatus);

@@ -49,6 +49,16 @@ describe("workspace in and out", () => {
     expect(await session.diff()).toBe("");
   });
 
+  it("a clean checkout whose files are named like revisions has HEAD as its base, not a snapshot", async () => {
+    // The receiver asks git for HEAD and its tree by name, with files of those names beside them.
+    using repo = tempRepo({ HEAD: "a file named HEAD\n", "--": "dashes\n", "HEAD^{tree}": "braces\n" });
+    await using session = await testSession(repo.path);
+    expect(session.dirty).toBe(false);
+    expect(session.baseCommit).toBe(git(repo.path, "rev-parse", "HEAD").trim());
+    expect((await session.bash("git status --porcelain")).output).toBe("");
+    expect(await session.diff()).toBe("");
+  });
+
   it("takes out an exact diff of edits in the box and applies it to a branch, leaving the working tree as it was", async () => {
     using repo = repoWithEverything();
     await using session = await testSession(repo.path);
