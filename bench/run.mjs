@@ -11,7 +11,7 @@
 //                    figure is then set beside the saved, quiet one: how much it degrades); not
 //                    with --save or --fail-on-regression
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
-//   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, aider, concurrent, env
+//   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, first, aider, concurrent, env
 //   BENCH_RESULTS_DIR=dir  where results go (default bench/results)
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -55,6 +55,7 @@ const { setLogLevel } = await import("../dist/util/log.js");
 const { sessionReady } = await import("./session-ready.mjs");
 const { shellRoundTrip } = await import("./shell.mjs");
 const { fileEditor, diffOut } = await import("./file-editor.mjs");
+const { firstCall } = await import("./first-call.mjs");
 const { aiderRun } = await import("./aider.mjs");
 const { concurrentSessions } = await import("./concurrent.mjs");
 const { environmentBench } = await import("./environment.mjs");
@@ -118,6 +119,7 @@ const sections = [
   ["shell", shellRoundTrip],
   ["editor", fileEditor],
   ["diff", diffOut],
+  ["first", firstCall],
   ["aider", aiderRun],
   ["concurrent", concurrentSessions],
   ["env", environmentBench],

@@ -2,7 +2,9 @@
 // (snapshot cache empty), cold again (cache warm), warm (a box from the pool) and warm from a pool
 // whose boxes hold the repository's commit already (what drydock serve keeps), for repositories
 // of 10, 1,000 and 10,000 files; beside `docker run` + `docker cp` of the same tree by the CLI.
-// The four run in one interleaved loop, so load on the machine falls on all of them alike.
+// The four run in one interleaved loop, so load on the machine falls on all of them alike, with a
+// fifth: the floor under any cold start, a session's own box created and started and one `true`
+// run in it through the engine (no repository, no shell).
 import { execFileSync, spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +13,8 @@ import { interleaved } from "./lib/stats.mjs";
 export async function sessionReady(ctx) {
   const { Session } = await import("../dist/session/session.js");
   const { SessionManager } = await import("../dist/session/session-manager.js");
+  const { createSessionBox } = await import("../dist/session/session-box.js");
+  const { newSessionId } = await import("../dist/session/session-id.js");
   const { engine, image } = ctx;
   const points = [];
   for (const files of [10, 1000, 10000]) {
@@ -51,6 +55,17 @@ export async function sessionReady(ctx) {
             await prefilling.pool.full();
           },
         },
+        floor: {
+          run: async () => {
+            const made = await createSessionBox(engine, newSessionId(), { image });
+            await made.box.exec(["true"]);
+            return made;
+          },
+          after: async ({ box, gatewayDir }) => {
+            await box.remove();
+            rmSync(gatewayDir, { recursive: true, force: true });
+          },
+        },
         docker: {
           run: () => {
             const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], {
@@ -67,11 +82,12 @@ export async function sessionReady(ctx) {
       await prefilling.closeAll();
     }
     if (notWarm) throw new Error(`${notWarm} "warm" sessions did not get a pooled box`);
-    const { first, cold, warm, prefilled, docker } = r;
+    const { first, cold, warm, prefilled, floor, docker } = r;
 
     const label = `${files.toLocaleString("en-US")} files`;
     ctx.row("session ready", `cold, first time (${label})`, first, "docker run + docker cp", docker);
     ctx.row("session ready", `cold (${label})`, cold, "docker run + docker cp", docker);
+    ctx.row("session ready", `cold (${label}), against the engine's floor`, cold, "box created and started, one exec of true", floor);
     ctx.row("session ready", `warm, from the pool (${label})`, warm, "docker run + docker cp", docker);
     ctx.row("session ready", `warm, prefilled with the repository (${label})`, prefilled, "warm, from the pool", warm);
     points.push({ files, first, cold, warm, docker });
