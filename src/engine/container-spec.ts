@@ -91,6 +91,11 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
       Tmpfs: tmpfs,
       Binds: spec.binds.map((b) => `${b.hostPath}:${b.containerPath}:${b.readOnly ? "ro" : "rw"}`),
       Init: true,
+      // The box's own stdout and stderr (its init and first process) are kept nowhere: with the
+      // engine's default driver the agent could write without end to a file on the host's disk
+      // through /proc/1/fd/1. drydock reads nothing from them; every program it runs has streams
+      // of its own.
+      LogConfig: { Type: "none", Config: {} },
       IpcMode: "private",
       Ulimits: [{ Name: "nofile", Soft: spec.nofile, Hard: spec.nofile }],
       AutoRemove: false,

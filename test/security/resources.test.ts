@@ -1,9 +1,10 @@
 /**
  * Resource exhaustion inside a box: full disks, a million small files, output without end, binary
- * output. Each is contained by the box's limits, the caller gets a clear result, and other boxes
+ * output, the box's own streams. Each is contained by the box's limits, the caller gets a clear result, and other boxes
  * and the host go on. (Fork and memory bombs are in test/integration/hardening.test.ts.)
  */
 import { execFileSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
@@ -71,6 +72,25 @@ describe("resource exhaustion", () => {
     );
     const diff = ok(await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }));
     expect(diff.diff).toContain("+more");
+  });
+
+  it("what the box writes to its own first process's stdout and stderr lands on no host disk", async () => {
+    const id = await newSession();
+    const box = boxes.get(id)!;
+    const diskBefore = boxDiskBytes(box);
+    // The box's init holds the streams the engine would log; the agent's uid owns it.
+    const r = await bash(
+      id,
+      "for fd in 1 2; do head -c 4000000 /dev/zero | tr '\\0' x > /proc/1/fd/$fd; echo \"fd $fd: $?\"; done",
+    );
+    // The writes themselves succeed, under runc and gVisor alike: the engine reads and drops them.
+    expect(r.output).toBe("fd 1: 0\nfd 2: 0\n");
+    const inspect = (format: string) =>
+      execFileSync("docker", ["inspect", "--format", format, box], { encoding: "utf8" }).trim();
+    expect(inspect("{{.HostConfig.LogConfig.Type}}")).toBe("none");
+    const logPath = inspect("{{.LogPath}}");
+    expect(logPath === "" || !existsSync(logPath) || statSync(logPath).size === 0, logPath).toBe(true);
+    expect(boxDiskBytes(box) - diskBefore).toBeLessThan(1024 * 1024);
   });
 
   it("a file the box made unreadable stops the diff with git's reason", async () => {
