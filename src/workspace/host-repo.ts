@@ -51,31 +51,52 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
       `${absolute} is not a directory; give the path of a git repository`,
     );
   }
-  // Every session start asks this: two git processes at once, not four one after another.
-  const [dirs, head] = await Promise.all([
-    hostGit(absolute, [
-      "rev-parse",
-      "--show-toplevel",
-      "--absolute-git-dir",
-      "--git-common-dir",
-      "--show-object-format",
-    ]).catch(() => undefined),
-    hostGit(absolute, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => undefined),
-  ]);
-  const lines = dirs?.toString("utf8").split("\n");
+  // Every session start asks this: one git process, not five one after another. With --verify -q
+  // last, git prints the four layout lines and HEAD's commit, or (exit 1) the four alone when
+  // there is no commit yet.
+  const layout = await revParseLayout(absolute);
+  const lines = layout?.lines;
   if (lines === undefined || lines.length < 4 || !lines[0] || !lines[1] || !lines[2] || !lines[3]) {
     // Not a repository, or a git too old for one of the questions: ask one at a time, as that says which.
     return openHostRepoSlowly(absolute, field);
   }
+  const head = layout!.born ? lines[4]?.trim() || null : null;
   const commonDir = isAbsolute(lines[2]) ? lines[2] : join(absolute, lines[2]);
   const [root, realCommonDir] = await Promise.all([realpath(lines[0]), realpath(commonDir)]);
   return {
     root,
     gitDir: lines[1],
     commonDir: realCommonDir,
-    head: head?.toString("utf8").trim() || null,
+    head,
     objectFormat: lines[3],
   };
+}
+
+/** The top, the git dirs and the object format, and HEAD's commit unless there is none yet. */
+async function revParseLayout(absolute: string): Promise<{ lines: string[]; born: boolean } | undefined> {
+  const args = [
+    ...HOST_GIT_CONFIG,
+    "-C",
+    absolute,
+    "rev-parse",
+    "--show-toplevel",
+    "--absolute-git-dir",
+    "--git-common-dir",
+    "--show-object-format",
+    "--verify",
+    "-q",
+    "HEAD",
+  ];
+  try {
+    const { stdout } = await run("git", args, { encoding: "buffer", maxBuffer: 1 << 20, env: hostGitEnv() });
+    return { lines: stdout.toString("utf8").split("\n"), born: true };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: Buffer };
+    if (failed.code === 1 && Buffer.isBuffer(failed.stdout)) {
+      return { lines: failed.stdout.toString("utf8").split("\n"), born: false };
+    }
+    return undefined;
+  }
 }
 
 async function openHostRepoSlowly(absolute: string, field: string): Promise<HostRepo> {

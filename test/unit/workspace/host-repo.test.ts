@@ -42,12 +42,25 @@ describe("openHostRepo", () => {
     expect(repo.head).toBe(git(dir, "rev-parse", "HEAD").trim());
   });
 
-  it("before the first commit: HEAD is null", async () => {
+  it("before the first commit: HEAD is null, the layout as for any repository", async () => {
     scratch = new Scratch();
     const dir = join(scratch.root, "empty");
     mkdirSync(dir);
     git(dir, "init", "-q");
-    expect((await openHostRepo(dir)).head).toBeNull();
+    const top = realpathSync(dir);
+    expect(await openHostRepo(dir)).toEqual({
+      root: top,
+      gitDir: join(top, ".git"),
+      commonDir: join(top, ".git"),
+      head: null,
+      objectFormat: "sha1",
+    });
+  });
+
+  it("files named HEAD or like options beside it change nothing", async () => {
+    scratch = new Scratch();
+    const dir = makeRepo(join(scratch.root, "repo"), { HEAD: "a file\n", "--verify": "x\n", "-q": "y\n" });
+    expect((await openHostRepo(dir)).head).toBe(git(dir, "rev-parse", "HEAD").trim());
   });
 
   it("a directory outside any repository: an error naming the field and the fix", async () => {
