@@ -64,6 +64,23 @@ describe("a session on the cluster", () => {
     expect(git(repo.path, "show", "drydock/cluster:src/m.py")).toContain("return 2");
     expect(git(repo.path, "show", "drydock/cluster:new.txt")).toBe("fresh\n");
 
+    // The box's first process (the command, under the pod's pause process) holds no stream the
+    // node logs: 4 MB written to them through /proc are kept nowhere.
+    const quiet = ok(
+      await call("bash", {
+        command:
+          'p=$(ps -eo pid=,args= | awk \'$2 == "sleep" && $3 == "infinity" { print $1; exit }\'); ' +
+          "readlink /proc/$p/fd/1; for fd in 1 2; do head -c 4000000 /dev/zero | tr '\\0' x > /proc/$p/fd/$fd; echo \"fd $fd: $?\"; done",
+      }),
+    );
+    expect(quiet.stdout).toBe("/dev/null\nfd 1: 0\nfd 2: 0\n");
+    const logged = await ns.core.readNamespacedPodLog({
+      name: pod.metadata!.name!,
+      namespace: ns.name,
+      container: "box",
+    });
+    expect(String(logged ?? "").length).toBe(0);
+
     ok(await call("session_destroy", { session_id: created.session_id }));
     await expect.poll(async () => (await ns.pods()).length, { timeout: 60_000 }).toBe(0);
   });

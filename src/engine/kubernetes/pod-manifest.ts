@@ -27,6 +27,9 @@ import type { ContainerSpec } from "../container-spec.js";
 import { metadataFor, type ObjectMeta } from "./kubernetes-metadata.js";
 import { cpuQuantity, mebibytes } from "./kubernetes-quantity.js";
 
+/** Runs the box's command with no stream the container runtime reads: nothing it writes is kept. */
+export const QUIET_FIRST_PROCESS = 'exec "$@" </dev/null >/dev/null 2>&1';
+
 /** The annotations that record limits Kubernetes has no field for. */
 export const ANNOTATION_PIDS_LIMIT = "drydock.limits.pids";
 export const ANNOTATION_NOFILE = "drydock.limits.nofile";
@@ -239,8 +242,10 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
           name: BOX_CONTAINER,
           image: spec.image,
           imagePullPolicy: options.imagePullPolicy ?? "IfNotPresent",
-          // Docker's Cmd: the image's entrypoint stays.
-          args: spec.command,
+          // Docker's Cmd: the image's entrypoint stays. The box's first process gets its streams
+          // on /dev/null: what the agent writes to them (through /proc/<pid>/fd/1) would otherwise
+          // go to the node's log of the container, on the node's disk. (Docker: LogConfig none.)
+          args: ["sh", "-c", QUIET_FIRST_PROCESS, "drydock-box", ...spec.command],
           workingDir: spec.workdir,
           env: [
             ...Object.entries(spec.env).map(([name, value]) => ({ name, value })),

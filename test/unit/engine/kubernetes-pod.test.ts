@@ -6,6 +6,7 @@ import {
   ANNOTATION_NOFILE,
   ANNOTATION_PIDS_LIMIT,
   podFor,
+  QUIET_FIRST_PROCESS,
   type Pod,
 } from "../../../src/engine/kubernetes/pod-manifest.js";
 import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, LABEL_STATE } from "../../../src/engine/labels.js";
@@ -114,7 +115,8 @@ describe("podFor", () => {
     expect(pod.spec.runtimeClassName).toBeUndefined();
     expect(box.resources.limits).toEqual({ cpu: "1", memory: `${DEFAULT_LIMITS.memoryMB}Mi` });
     expect(box.resources.requests).toEqual(box.resources.limits);
-    expect(box.args).toEqual(["sleep", "infinity"]);
+    // The command runs with its streams on /dev/null: nothing the box writes to them is logged.
+    expect(box.args).toEqual(["sh", "-c", QUIET_FIRST_PROCESS, "drydock-box", "sleep", "infinity"]);
     expect(box.workingDir).toBe(WORKSPACE);
     expect(box.env).toContainEqual({ name: "HOME", value: "/home/agent" });
     expect(pod.metadata.annotations).toMatchObject({
