@@ -51,7 +51,8 @@ const FRESHEN_AGENT_INDEX = `
 agent_index=$(unset GIT_INDEX_FILE; git rev-parse --git-path index)
 if [ "$detach" = - ] && [ -f "$agent_index" ]; then
   listing() { GIT_INDEX_FILE=$1 git ls-files -v -s; }
-  if [ -n "$(find "$agent_index" -size -${SMALL_INDEX_KIB}k)" ]; then
+  case "$agent_index" in /*) sized=$agent_index ;; *) sized=./$agent_index ;; esac
+  if [ -n "$(find "$sized" -size -${SMALL_INDEX_KIB}k)" ]; then
     # A small index (a few hundred entries): hashing its files costs less than the five processes below.
     GIT_INDEX_FILE=$agent_index git update-index -q --refresh >/dev/null 2>&1 || true
   elif tree=$(GIT_INDEX_FILE=$agent_index git write-tree 2>/dev/null) &&
