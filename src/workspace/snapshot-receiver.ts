@@ -44,16 +44,28 @@ export type ReceiveMode = "full" | "prefill" | "delta" | "wipe" | "git";
 // own tree on a copy of it (read-tree -m keeps the stat data of every entry whose content is the
 // same) costs no hashing. The result is kept only when it lists the very same entries, stages and
 // flags; otherwise (a conflict, an intent-to-add or skip-worktree entry) git refreshes the index
-// itself, hashing what it must. An index under SMALL_INDEX_KIB is refreshed so straight away.
-/** Below this size (about 600 entries) the agent's index is refreshed by hashing, not rebuilt. */
-const SMALL_INDEX_KIB = 64;
+// itself, hashing what it must. A small index over a small tree is refreshed so straight away.
+/** What the receiver says when HEAD's commit is not among the objects it was sent. */
+const MISSING_HEAD =
+  "HEAD's commit is not in the repository's own object store (it borrows objects from another, through objects/info/alternates, as a clone made with --shared or --reference does); run git repack -a -d in it to copy them in";
+
+/**
+ * Below these sizes (an index of about 600 entries, a working tree of 8 MiB) the agent's index is
+ * refreshed by hashing its files, not rebuilt: hashing so little costs less than four processes.
+ */
+const SMALL_INDEX_BYTES = 64 * 1024;
+const SMALL_TREE_BYTES = 8 * 1024 * 1024;
 const FRESHEN_AGENT_INDEX = `
 agent_index=$(unset GIT_INDEX_FILE; git rev-parse --git-path index)
 if [ "$detach" = - ] && [ -f "$agent_index" ]; then
   listing() { GIT_INDEX_FILE=$1 git ls-files -v -s; }
   case "$agent_index" in /*) sized=$agent_index ;; *) sized=./$agent_index ;; esac
-  if [ -n "$(find "$sized" -size -${SMALL_INDEX_KIB}k)" ]; then
-    # A small index (a few hundred entries): hashing its files costs less than the five processes below.
+  # The working tree's bytes (what a refresh would hash) and the index's, from one du.
+  tree_bytes= index_bytes=
+  { read -r tree_bytes _ && read -r index_bytes _; } < <(du -s -b --exclude=.git . "$sized" 2>/dev/null) || :
+  if [[ $tree_bytes =~ ^[0-9]+$ && $index_bytes =~ ^[0-9]+$ ]] &&
+    [ "$index_bytes" -lt ${SMALL_INDEX_BYTES} ] && [ "$tree_bytes" -lt ${SMALL_TREE_BYTES} ]; then
+    # A small index over few bytes: hashing its files costs less than the five processes below.
     GIT_INDEX_FILE=$agent_index git update-index -q --refresh >/dev/null 2>&1 || true
   elif tree=$(GIT_INDEX_FILE=$agent_index git write-tree 2>/dev/null) &&
     cp "$GIT_INDEX_FILE" "$agent_index.drydock" &&
@@ -184,6 +196,10 @@ export GIT_INDEX_FILE=${DIFF_INDEX}
 if revs=$(git rev-parse HEAD 'HEAD^{tree}' -- 2>/dev/null); then
   { read -r head; read -r head_tree; } <<<"$revs"
   git read-tree "$head"
+elif git rev-parse --verify -q HEAD >/dev/null; then
+  # HEAD names a commit whose objects did not come in: the host borrows them from another store.
+  echo "${MISSING_HEAD}" >&2
+  exit 4
 else
   head= head_tree=
   rm -f "$GIT_INDEX_FILE"

@@ -19,8 +19,18 @@ const FILLER: Record<string, string> = Object.fromEntries(
   Array.from({ length: 900 }, (_, i) => [`fill/some-longer-directory/file-${i}.txt`, `${i}\n`]),
 );
 
+/** Few files over more than 8 MiB: a refresh would hash them all, so copy-in rebuilds this index too. */
+const LARGE_FILES: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 3 }, (_, i) => [`data/blob-${i}.txt`, `${i}`.repeat(3 * 1024 * 1024)]),
+);
+
 describe.each([
   ["a small index (refreshed by hashing)", {}, (bytes: number) => expect(bytes).toBeLessThan(63 * 1024)],
+  [
+    "a small index over 9 MiB of files (rebuilt from the box's own)",
+    LARGE_FILES,
+    (bytes: number) => expect(bytes).toBeLessThan(63 * 1024),
+  ],
   [
     "an index over 64 KiB (rebuilt from the box's own)",
     FILLER,

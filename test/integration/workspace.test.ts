@@ -59,6 +59,18 @@ describe("workspace in and out", () => {
     expect(await session.diff()).toBe("");
   });
 
+  it("a repository that borrows its objects from another (a --shared clone) is refused with the fix, and starts once repacked", async () => {
+    using origin = tempRepo({ "a.txt": "a\n" });
+    using clone = tempRepo();
+    rmSync(clone.path, { recursive: true, force: true });
+    git(origin.path, "clone", "-q", "--shared", origin.path, clone.path);
+    await expect(testSession(clone.path)).rejects.toThrow(/objects\/info\/alternates.*git repack -a -d/s);
+    git(clone.path, "repack", "-a", "-d", "-q");
+    await using session = await testSession(clone.path);
+    expect(session.dirty).toBe(false);
+    expect((await session.bash("cat a.txt; git status --porcelain")).output).toBe("a\n");
+  });
+
   it("takes out an exact diff of edits in the box and applies it to a branch, leaving the working tree as it was", async () => {
     using repo = repoWithEverything();
     await using session = await testSession(repo.path);
