@@ -6,7 +6,7 @@
 import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { openHostRepo } from "../../../src/workspace/host-repo.js";
+import { openHostRepo, revParseLayout } from "../../../src/workspace/host-repo.js";
 import { git, isolateGitConfig, makeRepo, Scratch } from "./host-repo-fixture.js";
 
 describe("openHostRepo", () => {
@@ -55,6 +55,30 @@ describe("openHostRepo", () => {
       head: null,
       objectFormat: "sha1",
     });
+  });
+
+  it("one git answers both the layout and HEAD, with or without a first commit", async () => {
+    scratch = new Scratch();
+    const dir = makeRepo(join(scratch.root, "repo"), { "a.txt": "a\n" });
+    const born = await revParseLayout(dir);
+    expect(born?.born).toBe(true);
+    expect(born?.lines.slice(0, 5)).toEqual([
+      realpathSync(dir),
+      join(realpathSync(dir), ".git"),
+      ".git",
+      "sha1",
+      git(dir, "rev-parse", "HEAD").trim(),
+    ]);
+    const empty = join(scratch.root, "empty");
+    mkdirSync(empty);
+    git(empty, "init", "-q");
+    const unborn = await revParseLayout(empty);
+    expect(unborn?.born).toBe(false);
+    expect(unborn?.lines.filter(Boolean)).toHaveLength(4);
+    // Not a repository: no answer, and openHostRepo asks one question at a time to say why.
+    const plain = join(scratch.root, "plain");
+    mkdirSync(plain);
+    expect(await revParseLayout(plain)).toBeUndefined();
   });
 
   it("files named HEAD or like options beside it change nothing", async () => {
