@@ -31,13 +31,14 @@ export async function firstCall(ctx) {
       pool: { size: 1, profile: { image }, prefillRepo: repo },
     });
     let notWarm = 0;
-    // A fresh session each time, the pool full again before it is taken; the edit (through the
-    // shell, as an agent makes it) comes before the clock starts.
+    // A fresh session each time; the edit (through the shell, as an agent makes it) and the pool's
+    // refill behind the session both end before the clock starts.
     const fresh = (edit) => async () => {
       await manager.pool.full();
       const s = await manager.create({ repo, image });
       if (!s.warm) notWarm++;
       if (edit) await s.bash(EDIT);
+      await manager.pool.full();
       return s;
     };
     const done = async (_value, s) => {

@@ -58,7 +58,13 @@ export async function sessionReady(ctx) {
         floor: {
           run: async () => {
             const made = await createSessionBox(engine, newSessionId(), { image });
-            await made.box.exec(["true"]);
+            try {
+              await made.box.exec(["true"]);
+            } catch (error) {
+              await made.box.remove();
+              rmSync(made.gatewayDir, { recursive: true, force: true });
+              throw error;
+            }
             return made;
           },
           after: async ({ box, gatewayDir }) => {
