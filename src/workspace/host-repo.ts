@@ -73,7 +73,9 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
 }
 
 /** The top, the git dirs and the object format, and HEAD's commit unless there is none yet. */
-export async function revParseLayout(absolute: string): Promise<{ lines: string[]; born: boolean } | undefined> {
+export async function revParseLayout(
+  absolute: string,
+): Promise<{ lines: string[]; born: boolean } | undefined> {
   const args = [
     ...HOST_GIT_CONFIG,
     "-C",
