@@ -71,6 +71,24 @@ describe.each<BoxRuntime>(["runc", "runsc"])("a box on the cluster under %s", (r
     expect(pod.spec?.runtimeClassName).toBe(runtime === "runsc" ? "gvisor" : undefined);
   });
 
+  it("leaves the node no file the box can fill: the termination log out of reach, no stream the node logs", async () => {
+    // The kubelet's termination-message file is on the node's disk and writable by anyone; the
+    // command's own streams would be the node's log of the container.
+    const tries = await run(
+      box,
+      [
+        'for f in /dev/termination-log /root/.drydock-termination-log; do ( exec 2>/dev/null; head -c 4000000 /dev/zero > "$f" ) && echo "$f: written" || echo "$f: refused"; done',
+        'p=$(ps -eo pid=,args= | awk \'$2 == "sleep" && $3 == "infinity" { print $1; exit }\')',
+        'echo "fd 1: $(readlink /proc/$p/fd/1)"; head -c 4000000 /dev/zero > /proc/$p/fd/1; head -c 4000000 /dev/zero > /proc/$p/fd/2',
+      ].join("\n"),
+    );
+    expect(tries.out).toBe(
+      "/dev/termination-log: refused\n/root/.drydock-termination-log: refused\nfd 1: /dev/null\n",
+    );
+    const logged = await ns.core.readNamespacedPodLog({ name: box.id, namespace: ns.name, container: "box" });
+    expect(String(logged ?? "")).toBe("");
+  });
+
   it("refuses writes outside /workspace, /tmp and the home directory", async () => {
     for (const path of ["/etc/x", "/usr/bin/x", "/x"]) {
       expect((await run(box, `touch ${path} 2>&1; echo rc=$?`)).out).toMatch(

@@ -29,6 +29,8 @@ import { cpuQuantity, mebibytes } from "./kubernetes-quantity.js";
 
 /** Runs the box's command with no stream the container runtime reads: nothing it writes is kept. */
 export const QUIET_FIRST_PROCESS = 'exec "$@" </dev/null >/dev/null 2>&1';
+/** Where the kubelet's termination-message file is mounted: in a directory the box user cannot enter. */
+export const TERMINATION_MESSAGE_PATH = "/root/.drydock-termination-log";
 
 /** The annotations that record limits Kubernetes has no field for. */
 export const ANNOTATION_PIDS_LIMIT = "drydock.limits.pids";
@@ -73,7 +75,8 @@ export interface Container {
   name: string;
   image: string;
   imagePullPolicy: string;
-  args: string[];
+  command: string[];
+  terminationMessagePath: string;
   workingDir: string;
   env: Array<{ name: string; value: string }>;
   stdin: boolean;
@@ -242,10 +245,14 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
           name: BOX_CONTAINER,
           image: spec.image,
           imagePullPolicy: options.imagePullPolicy ?? "IfNotPresent",
-          // Docker's Cmd: the image's entrypoint stays. The box's first process gets its streams
-          // on /dev/null: what the agent writes to them (through /proc/<pid>/fd/1) would otherwise
-          // go to the node's log of the container, on the node's disk. (Docker: LogConfig none.)
-          args: ["sh", "-c", QUIET_FIRST_PROCESS, "drydock-box", ...spec.command],
+          // The box's command, and nothing of the image's entrypoint (a box image has none), with
+          // its streams on /dev/null: what the agent writes to them (through /proc/<pid>/fd/1)
+          // would otherwise go to the node's log of the container, on the node's disk, and an
+          // entrypoint left as a parent would keep them open. (Docker: LogConfig none.)
+          command: ["sh", "-c", QUIET_FIRST_PROCESS, "drydock-box", ...spec.command],
+          // The kubelet makes this file on the node, writable by anyone, and mounts it in the box
+          // (default /dev/termination-log): under /root (0700, root's) the box user cannot open it.
+          terminationMessagePath: TERMINATION_MESSAGE_PATH,
           workingDir: spec.workdir,
           env: [
             ...Object.entries(spec.env).map(([name, value]) => ({ name, value })),

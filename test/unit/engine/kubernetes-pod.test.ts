@@ -7,6 +7,7 @@ import {
   ANNOTATION_PIDS_LIMIT,
   podFor,
   QUIET_FIRST_PROCESS,
+  TERMINATION_MESSAGE_PATH,
   type Pod,
 } from "../../../src/engine/kubernetes/pod-manifest.js";
 import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, LABEL_STATE } from "../../../src/engine/labels.js";
@@ -116,7 +117,9 @@ describe("podFor", () => {
     expect(box.resources.limits).toEqual({ cpu: "1", memory: `${DEFAULT_LIMITS.memoryMB}Mi` });
     expect(box.resources.requests).toEqual(box.resources.limits);
     // The command runs with its streams on /dev/null: nothing the box writes to them is logged.
-    expect(box.args).toEqual(["sh", "-c", QUIET_FIRST_PROCESS, "drydock-box", "sleep", "infinity"]);
+    expect(box.command).toEqual(["sh", "-c", QUIET_FIRST_PROCESS, "drydock-box", "sleep", "infinity"]);
+    expect(box).not.toHaveProperty("args");
+    expect(box.terminationMessagePath).toBe(TERMINATION_MESSAGE_PATH);
     expect(box.workingDir).toBe(WORKSPACE);
     expect(box.env).toContainEqual({ name: "HOME", value: "/home/agent" });
     expect(pod.metadata.annotations).toMatchObject({
