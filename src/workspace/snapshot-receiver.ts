@@ -38,6 +38,17 @@ const PREFILLED_LISTING = "/tmp/.drydock-prefilled-listing";
  */
 export type ReceiveMode = "full" | "prefill" | "delta" | "wipe" | "git";
 
+/** What the receiver says when HEAD's commit is not among the objects it was sent. */
+const MISSING_HEAD =
+  "HEAD's commit is not in the repository's own object store (it borrows objects from another, through objects/info/alternates, as a clone made with --shared or --reference does); run git repack -a -d in it to copy them in";
+
+/**
+ * Below these sizes (an index of about 600 entries, a working tree of 8 MiB) the agent's index is
+ * refreshed by hashing its files: hashing so little costs less than the five processes of a rebuild.
+ */
+const SMALL_INDEX_BYTES = 64 * 1024;
+const SMALL_TREE_BYTES = 8 * 1024 * 1024;
+
 // The agent's index came from the host with the host's stat data, so every git command that reads
 // it (git_diff, the agent's own git diff) would hash every file again until something rewrites it.
 // The private index, just built, has this box's stat data: rebuilding the agent's index from its
@@ -45,16 +56,6 @@ export type ReceiveMode = "full" | "prefill" | "delta" | "wipe" | "git";
 // same) costs no hashing. The result is kept only when it lists the very same entries, stages and
 // flags; otherwise (a conflict, an intent-to-add or skip-worktree entry) git refreshes the index
 // itself, hashing what it must. A small index over a small tree is refreshed so straight away.
-/** What the receiver says when HEAD's commit is not among the objects it was sent. */
-const MISSING_HEAD =
-  "HEAD's commit is not in the repository's own object store (it borrows objects from another, through objects/info/alternates, as a clone made with --shared or --reference does); run git repack -a -d in it to copy them in";
-
-/**
- * Below these sizes (an index of about 600 entries, a working tree of 8 MiB) the agent's index is
- * refreshed by hashing its files, not rebuilt: hashing so little costs less than four processes.
- */
-const SMALL_INDEX_BYTES = 64 * 1024;
-const SMALL_TREE_BYTES = 8 * 1024 * 1024;
 const FRESHEN_AGENT_INDEX = `
 agent_index=$(unset GIT_INDEX_FILE; git rev-parse --git-path index)
 if [ "$detach" = - ] && [ -f "$agent_index" ]; then
