@@ -9,7 +9,7 @@ const REPLACE_PY =
   "import sys\np=sys.argv[1];s=open(p).read();o,n=sys.argv[2],sys.argv[3]\nassert s.count(o)==1\nopen(p,'w').write(s.replace(o,n))";
 
 /** `docker exec` as the box user in /workspace, the way a script would do it by hand. */
-const dockerExec = (s, ...argv) =>
+export const dockerExec = (s, ...argv) =>
   execFileSync("docker", ["exec", "-u", "1000", "-w", "/workspace", s.box.id, ...argv], { maxBuffer: 1 << 26 });
 
 export async function fileEditor(ctx) {

@@ -3,12 +3,8 @@
 // file_editor view, beside `docker exec git diff` and `docker exec cat -n` as the first exec into
 // a session's box taken the same way. One interleaved loop at 10 and at 10,000 files; every
 // alternative gets a session of its own each round, so each measures a first call.
-import { execFileSync } from "node:child_process";
+import { dockerExec } from "./file-editor.mjs";
 import { interleaved } from "./lib/stats.mjs";
-
-/** `docker exec` as the box user in /workspace, the way a script would do it by hand. */
-const dockerExec = (s, ...argv) =>
-  execFileSync("docker", ["exec", "-u", "1000", "-w", "/workspace", s.box.id, ...argv], { maxBuffer: 1 << 26 });
 
 const EDIT = "sed -i '1s/.*/\\/\\/ changed in the box/' pkg5/mod5.js";
 
