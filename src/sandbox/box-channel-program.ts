@@ -4,14 +4,22 @@
  * request's stdin, caps what it keeps of stdout and stderr, and answers with the exit code and the
  * output. Requests are served in parallel, one thread each; answers are written whole under a lock.
  *
- * Host to box: `{"id":N,"argv":[…],"stdin":BYTES,"cap":BYTES}\n` then the stdin bytes, or
- * `{"id":N,"kill":true}\n` (TERM to the request's process group, KILL half a second later).
+ * Host to box: `{"id":N,"argv":[…],"stdin":BYTES,"cap":BYTES}\n` then the stdin bytes (with
+ * `"changes":true`, the request brings the diff's index up to date: its child gets
+ * DRYDOCK_CHANGES, what the watch of /workspace says changed since the last such request; see
+ * box-watch-program.ts), `{"id":N,"kill":true}\n` (TERM to the request's process group, KILL
+ * half a second later), or `{"watch":true}\n` (start watching /workspace now, not at the first
+ * request with changes).
  * Box to host: `{"ready":true}\n` once, then for each request
  * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
  * bytes. End of input ends the program and everything it started.
  */
+import { BOX_WATCH_PROGRAM } from "./box-watch-program.js";
+
 export const BOX_CHANNEL_PROGRAM = String.raw`
-import json, os, signal, subprocess, sys, threading, time
+import json, os, signal, subprocess, sys, tempfile, threading, time
+${BOX_WATCH_PROGRAM}
+WATCH = Watch(b"/workspace")
 try:
     # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
     # into the channel. Programs it starts are dumpable again once they exec.
@@ -72,15 +80,45 @@ def stop(proc):
         kill(proc)
     threading.Thread(target=later, daemon=True).start()
 
+# What a request with changes hands its child: its environment, the file of NUL-ended paths it
+# reads as /dev/fd/N (nothing in /tmp for another program to change; closed here once the child
+# has it), and whether the take asked for a whole update.
+def changes():
+    try:
+        paths, whole = WATCH.take()
+    except Exception:
+        # A fault in the watch must cost speed, never a wrong index: git looks at everything.
+        WATCH.dead = True
+        paths, whole = None, False
+    env, listing = dict(os.environb), None
+    if paths is None:
+        env[b"DRYDOCK_CHANGES"] = b"all"
+    elif not paths:
+        env[b"DRYDOCK_CHANGES"] = b"none"
+    else:
+        listing = tempfile.TemporaryFile()
+        listing.write(b"\0".join(paths) + b"\0")
+        listing.flush()
+        env[b"DRYDOCK_CHANGES"] = b"/dev/fd/%d" % listing.fileno()
+    return env, listing, whole
+
 def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
+    took = req.get("changes") is True
+    env, listing, whole = changes() if took else (None, None, False)
     try:
         proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True, env=env,
+                                pass_fds=(listing.fileno(),) if listing else ())
     except OSError as error:
+        if took:
+            WATCH.done(False, whole)
         msg = str(error).encode()
         send({"id": rid, "exit": 127, "out": 0, "err": len(msg), "truncated": False}, msg)
         return
+    finally:
+        if listing:
+            listing.close()
     with lock:
         procs[rid] = proc
         if rid in killed:
@@ -94,6 +132,8 @@ def serve(req, data):
     for t in readers:
         t.join()
     code = proc.wait()
+    if took:
+        WATCH.done(code == 0, whole)
     with lock:
         procs.pop(rid, None)
         killed.discard(rid)
@@ -108,6 +148,9 @@ while True:
     if not line:
         break
     req = json.loads(line)
+    if req.get("watch") is True:
+        threading.Thread(target=WATCH.start, daemon=True).start()
+        continue
     if req.get("kill"):
         with lock:
             proc = procs.get(req["id"])

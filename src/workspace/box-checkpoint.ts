@@ -40,13 +40,14 @@ function run(
   box: Box,
   args: string[],
   what: string,
-  options: { stdin?: Buffer; maxOutputBytes?: number; signal?: AbortSignal } = {},
+  options: { stdin?: Buffer; maxOutputBytes?: number; signal?: AbortSignal; changes?: boolean } = {},
 ) {
   return boxSh(box, CHECKPOINT_SCRIPT, args, {
     timeoutMs: TIMEOUT_MS,
     maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
     stdin: options.stdin,
     signal: options.signal,
+    changes: options.changes === true,
   }).then((result) => {
     if (result.exitCode === 4) throw new CheckpointDamagedError(what, result.stderr.toString("utf8").trim());
     if (result.exitCode !== 0) {
@@ -82,7 +83,12 @@ export async function saveCheckpoint(
       options.shellState ? "1" : "0",
     ],
     options.name,
-    { signal: options.signal, maxOutputBytes: 64 * 1024 + MAX_SHELL_STATE_FILE_BYTES },
+    {
+      signal: options.signal,
+      maxOutputBytes: 64 * 1024 + MAX_SHELL_STATE_FILE_BYTES,
+      // Without ignored files, the save brings the diff's index up to date (add_changes).
+      changes: !options.includeIgnored,
+    },
   );
   const newline = result.stdout.indexOf(10);
   const line = result.stdout
@@ -131,7 +137,11 @@ export async function restoreCheckpoint(
       options.shellState ? "1" : "0",
     ],
     options.name,
-    { signal: options.signal, ...(options.shellState ? { stdin: options.shellState } : {}) },
+    {
+      signal: options.signal,
+      ...(options.shellState ? { stdin: options.shellState } : {}),
+      changes: !options.includeIgnored,
+    },
   );
   return { files: parseRestored(result.stdout, options.name) };
 }

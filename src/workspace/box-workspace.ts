@@ -13,6 +13,7 @@ import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
 import { hostGit, openHostRepo, type HostRepo } from "./host-repo.js";
 import { SnapshotCache } from "./snapshot-cache.js";
 import { planDelta, planSnapshot } from "./snapshot-plan.js";
+import { ADD_CHANGES } from "./changed-paths.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
 import { snapshotCommit } from "./snapshot-commit.js";
 import { packSnapshot, type SnapshotStats } from "./snapshot-tar.js";
@@ -317,9 +318,9 @@ const DIFF = `
 set -e
 cd /workspace
 export GIT_INDEX_FILE=${DIFF_INDEX}
-[ -f "$GIT_INDEX_FILE" ] || git read-tree ${BASE_REF}
+${ADD_CHANGES}
 # git's complaints (a full disk, an unreadable file) are the reason a diff fails: keep them.
-git add -A >/dev/null
+if [ -f "$GIT_INDEX_FILE" ]; then add_changes; else git read-tree ${BASE_REF}; add_changes whole; fi
 # The box's git config must not change the diff's format (prefixes, external drivers, colour).
 FLAGS="--no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/"
 case "$1" in
@@ -336,7 +337,11 @@ export interface DiffOptions {
 
 async function runDiff(box: Box, kind: "patch" | "stat" | "names", options: DiffOptions): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
-  const result = await boxSh(box, DIFF, [kind], { maxOutputBytes: maxBytes, signal: options.signal });
+  const result = await boxSh(box, DIFF, [kind], {
+    maxOutputBytes: maxBytes,
+    signal: options.signal,
+    changes: true,
+  });
   if (result.exitCode !== 0) {
     throw new CommandExitError(
       result.exitCode,

@@ -13,6 +13,7 @@
  * them, and a fork can send them. Only what differs from the base is new in git's store: the cost
  * follows the change, not the repository.
  */
+import { ADD_CHANGES } from "./changed-paths.js";
 import { BASE_REF, DIFF_INDEX, PREFILLED_MARK } from "./snapshot-receiver.js";
 
 export const CHECKPOINT_REFS = "refs/drydock/checkpoints";
@@ -36,6 +37,7 @@ op=$1 slot=$2
 case "$slot" in (*[!0-9a-f]*|'') echo "bad slot" >&2; exit 2 ;; esac
 # (Every git process costs a few ms in a busy box: the script asks each git for as much as it can,
 # reads what a plain file holds itself, and counts and sorts in bash.)
+${ADD_CHANGES}
 
 # The agent's index: .git/index, unless .git is a file naming the repository elsewhere.
 index_path() {
@@ -90,8 +92,11 @@ worktree_tree() {
   else
     export GIT_INDEX_FILE=${DIFF_INDEX}
   fi
-  [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
-  if [ "$1" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
+  if [ "$1" = 1 ]; then
+    [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
+    git add -A -f >/dev/null
+  elif [ -f "$GIT_INDEX_FILE" ]; then add_changes
+  else git read-tree "$base"; add_changes whole; fi
   git write-tree
   unset GIT_INDEX_FILE
 }
@@ -127,10 +132,11 @@ save() {
     entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "\${ids[2]}" "\${ids[3]}")"
   fi
   # Bytes of the files that differ from the base, as they are now, plus the index and the refs.
+  # (A repository inside the workspace is one entry, its commit, which is not in this store.)
   files=0 blobs=
-  while read -r _ _ _ blob status _; do
+  while read -r _ mode _ blob status _; do
     files=$((files + 1))
-    case "$status" in [AMT]*) blobs+="$blob"$'\\n' ;; esac
+    case "$mode:$status" in 160000:*) ;; *:[AMT]*) blobs+="$blob"$'\\n' ;; esac
   done < <(git diff-tree -r --no-renames "$base" "$w")
   changed=0
   if [ -n "$blobs" ]; then
@@ -217,10 +223,11 @@ restore() {
     if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi
     export GIT_INDEX_FILE=${WORK_INDEX}
   fi
-  [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
+  local whole=
+  [ -f "$GIT_INDEX_FILE" ] || { git read-tree "$base"; whole=whole; }
   # A fork's new box holds what its index says (a prefilled commit, or nothing): nothing to add.
   if [ "$imported" = 1 ]; then :
-  elif [ "$all" = 1 ]; then git add -A -f >/dev/null; else git add -A >/dev/null; fi
+  elif [ "$all" = 1 ]; then git add -A -f >/dev/null; else add_changes $whole; fi
   # The index now holds the working tree (a fork's box: what it was given, stat data fresh), so
   # one compare with the checkpoint's tree names every path that differs, without looking at the
   # files again; only those are written from the checkpoint, or removed (in the index, not the

@@ -1,0 +1,211 @@
+/**
+ * The box channel's watch of /workspace (box-watch-program.ts) narrows what git looks at when it
+ * brings the diff's index up to date: a path it misses would be a change left out of a diff or a
+ * checkpoint, or a file a restore does not put back. Here every step of an agent's work, honest
+ * and hostile (renames of files and directories, a file turned into a directory, symlinks, hard
+ * links, mode changes, ignore rules changed, a nested repository's commits, names git could read
+ * as patterns, floods of events, the watcher killed), is followed by the same diff taken twice:
+ * through the watch, and by git looking at every file. They must be the same bytes, and most steps
+ * must have gone through the watch, or the test would prove nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BOX_CHANNEL_NAME, boxSh } from "../../src/sandbox/box-channel.js";
+import type { Session } from "../../src/session/session.js";
+import { restoreCheckpoint, saveCheckpoint } from "../../src/workspace/box-checkpoint.js";
+import { ADD_CHANGES } from "../../src/workspace/changed-paths.js";
+import { BASE_REF, DIFF_INDEX } from "../../src/workspace/snapshot-receiver.js";
+import { tempRepo, type TempRepo } from "../helpers/repos.js";
+import { testSession } from "../helpers/sessions.js";
+
+/**
+ * What the watch said (stderr: "all", "none" or "paths N"), then the diff through the watch and
+ * the one git makes looking at everything, each from its own index: "same" or the two diffs.
+ */
+const COMPARE = `
+set -e
+cd /workspace
+export GIT_INDEX_FILE=${DIFF_INDEX}
+${ADD_CHANGES}
+case "\${DRYDOCK_CHANGES:-unset}" in
+  /dev/fd/*) printf 'paths %s\\n' "$(tr -cd '\\0' < "$DRYDOCK_CHANGES" | wc -c)" >&2 ;;
+  *) printf '%s\\n' "\${DRYDOCK_CHANGES:-unset}" >&2 ;;
+esac
+if [ -f "$GIT_INDEX_FILE" ]; then add_changes; else git read-tree ${BASE_REF}; add_changes whole; fi
+FLAGS="--no-ext-diff --no-textconv --no-color --binary --full-index -M"
+git diff $FLAGS --cached ${BASE_REF} > /tmp/.watched.diff
+export GIT_INDEX_FILE=/tmp/.full-index
+rm -f "$GIT_INDEX_FILE"
+git read-tree ${BASE_REF}
+git add -A
+git diff $FLAGS --cached ${BASE_REF} > /tmp/.full.diff
+if cmp -s /tmp/.watched.diff /tmp/.full.diff; then echo same; else
+  echo "watched:"; cat /tmp/.watched.diff; echo "full:"; cat /tmp/.full.diff
+fi
+`;
+
+/** A small deterministic random source, so a failing sequence can be run again. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Steps an agent takes; each is a bash snippet run in /workspace (failures of one are fine). */
+const STEPS: Array<(pick: (n: number) => number) => string> = [
+  (p) => `echo edit-${p(1000)} >> d${p(3)}/f${p(4)}.txt`,
+  (p) => `echo new > d${p(3)}/n${p(50)}.txt`,
+  (p) => `rm -f d${p(3)}/f${p(4)}.txt`,
+  (p) => `mv -f d${p(3)}/f${p(4)}.txt d${p(3)}/m${p(20)}.txt`,
+  (p) => `chmod +x d${p(3)}/f${p(4)}.txt`,
+  (p) => `chmod -x d${p(3)}/f${p(4)}.txt`,
+  (p) => `mkdir -p d${p(3)}/deep${p(5)}/a/b && echo deep > d${p(3)}/deep${p(5)}/a/b/x.txt`,
+  (p) => `rm -rf d${p(3)}/deep${p(5)}`,
+  (p) => `mv d${p(3)} renamed${p(9)} 2>/dev/null; mkdir -p d0 d1 d2`,
+  (p) => `mv renamed${p(9)} d${p(3)}/back${p(3)} 2>/dev/null; true`,
+  (p) =>
+    `rm -rf d${p(3)}/f${p(4)}.txt && mkdir -p d${p(3)}/f${p(4)}.txt && echo inside > d${p(3)}/f${p(4)}.txt/in`,
+  (p) => `ln -sfn ../d${p(3)} d${p(3)}/link${p(3)}`,
+  (p) => `ln -f d${p(3)}/f${p(4)}.txt d${p(3)}/hard${p(3)} 2>/dev/null || true`,
+  (p) => `rm -f d${p(3)}/hard${p(3)}`,
+  (p) => `echo 'n${p(50)}.txt' >> .gitignore`,
+  () => `sed -i '/^n/d' .gitignore`,
+  (p) => `echo ignored > d${p(3)}/x.log`,
+  () => `sed -i 's/log/LOG/' .gitignore`,
+  (p) => `touch d${p(3)}/f${p(4)}.txt`,
+  (p) => `sed -i 's/edit/EDIT/' d${p(3)}/f${p(4)}.txt 2>/dev/null || true`,
+  (p) => `echo tmp > d${p(3)}/t && rm d${p(3)}/t`,
+  (p) => `git add -A d${p(3)} && git -c user.name=a -c user.email=a@b commit -qm step${p(100)} || true`,
+  (p) => `git checkout -q -- d${p(3)} 2>/dev/null || true`,
+  (p) =>
+    `(cd sub && echo c${p(100)} > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s) || true`,
+  (p) => `echo 'd${p(3)}/n*' >> .git/info/exclude`,
+  (p) => `echo x > 'd${p(3)}/*' && echo y > 'd${p(3)}/:(top)' && echo z > 'd${p(3)}/-n'`,
+  (p) => `printf 'nl' > "d${p(3)}/new
+line"`,
+  () => `rm -rf d0 && echo file > d0`,
+  () => `rm -f d0 && mkdir -p d0 && echo back > d0/f0.txt`,
+  (p) => `cp d${p(3)}/f${p(4)}.txt d${p(3)}/f${p(4)}.txt.bak 2>/dev/null; true`,
+];
+
+async function compare(session: Session): Promise<{ said: string; same: string }> {
+  const result = await boxSh(session.box, COMPARE, [], { changes: true, maxOutputBytes: 1 << 20 });
+  expect(result.exitCode, result.stderr.toString()).toBe(0);
+  // What the watch said is the first line; git's warnings (an embedded repository) may follow.
+  return { said: result.stderr.toString().split("\n")[0]!, same: result.stdout.toString().trim() };
+}
+
+async function bash(session: Session, command: string): Promise<void> {
+  const r = await session.bash(command, { timeoutMs: 120_000 });
+  expect(r.exitCode, r.output).toBe(0);
+}
+
+describe("the watch of the workspace", () => {
+  let repo: TempRepo;
+  let session: Session;
+  beforeAll(async () => {
+    const files: Record<string, string> = { ".gitignore": "*.log\n" };
+    for (let d = 0; d < 3; d++) for (let f = 0; f < 4; f++) files[`d${d}/f${f}.txt`] = `d${d} f${f}\n`;
+    repo = tempRepo(files);
+    session = await testSession(repo.path);
+    // A repository inside the workspace: git holds it as one entry, its commit.
+    await bash(
+      session,
+      "mkdir sub && cd sub && git init -q && echo s > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s",
+    );
+  });
+  afterAll(async () => {
+    await session?.destroy();
+    repo?.[Symbol.dispose]();
+  });
+
+  it("gives the diff git gives looking at every file, step after step of an agent's work", async () => {
+    const pick = random(20261127);
+    const p = (n: number) => Math.floor(pick() * n);
+    const said: string[] = [];
+    for (let round = 0; round < 40; round++) {
+      const steps = Array.from({ length: 1 + p(3) }, () => STEPS[p(STEPS.length)]!(p));
+      await bash(
+        session,
+        `cd /workspace && { ${steps.map((s) => `{ ${s}; } 2>/dev/null`).join("; ")}; true; }`,
+      );
+      const { said: what, same } = await compare(session);
+      said.push(what);
+      expect(same, `round ${round}: ${steps.join(" ; ")}\n(the watch said: ${what})`).toBe("same");
+    }
+    // The watch was used, not bypassed: most rounds named their paths.
+    const named = said.filter((s) => s.startsWith("paths ")).length;
+    expect(named, said.join(", ")).toBeGreaterThan(12);
+    expect(said.filter((s) => s === "unset")).toEqual([]);
+  });
+
+  it("a restore after many steps puts back every path, and so does the next", async () => {
+    const pick = random(7);
+    const p = (n: number) => Math.floor(pick() * n);
+    await bash(session, "cd /workspace && echo base > d1/kept.txt && mkdir -p d2/z && echo z > d2/z/z.txt");
+    const saved = await saveCheckpoint(session.box, "0123456789abcdef", {
+      name: "t",
+      includeIgnored: false,
+      maxBytes: 1 << 30,
+    });
+    for (let round = 0; round < 8; round++) {
+      const steps = Array.from({ length: 3 }, () => STEPS[p(STEPS.length)]!(p));
+      await bash(
+        session,
+        `cd /workspace && { ${steps.map((s) => `{ ${s}; } 2>/dev/null`).join("; ")}; true; }`,
+      );
+      await restoreCheckpoint(session.box, "0123456789abcdef", {
+        name: "t",
+        commit: saved.commit,
+        includeIgnored: false,
+      });
+      // Every file as the checkpoint holds it: the working tree, looked at whole, is its tree.
+      const r = await session.box.sh(
+        `cd /workspace && export GIT_INDEX_FILE=/tmp/.check-index && rm -f $GIT_INDEX_FILE && git read-tree ${BASE_REF} && git add -A && git write-tree && git rev-parse ${saved.commit}:w`,
+      );
+      const [now, want] = r.stdout.toString().trim().split("\n");
+      expect(now, `round ${round}: ${steps.join(" ; ")}`).toBe(want);
+      expect((await compare(session)).same).toBe("same");
+    }
+  });
+
+  it("a flood of changes, and more directories than it watches, cost speed, not a change", async () => {
+    // 20,000 files at once overflow no diff: past its paths, or its queue, git looks at everything.
+    await bash(session, "cd /workspace && mkdir -p flood && cd flood && seq -f 'f%g' 1 20000 | xargs touch");
+    expect((await compare(session)).same).toBe("same");
+    await bash(session, "cd /workspace && echo one > flood/f1");
+    const after = await compare(session);
+    expect(after.same).toBe("same");
+    // 20,001 directories: the watch gives up, and every later diff looks at everything.
+    await bash(
+      session,
+      "cd /workspace && rm -rf flood && mkdir -p many && cd many && seq -f 'd%g' 1 20001 | xargs mkdir",
+    );
+    await bash(session, "cd /workspace && echo last > many/d20001/x.txt");
+    const gaveUp = await compare(session);
+    expect(gaveUp.same).toBe("same");
+    await bash(session, "cd /workspace && echo later > d1/later.txt");
+    const later = await compare(session);
+    expect(later).toEqual({ said: "all", same: "same" });
+    await bash(session, "cd /workspace && rm -rf many");
+  });
+
+  it("an agent that kills the watcher leaves the diff whole", async () => {
+    await using fresh = await testSession(repo.path);
+    await bash(fresh, "cd /workspace && echo one > d0/f0.txt");
+    await compare(fresh);
+    await bash(fresh, "echo two > /workspace/d0/f1.txt");
+    expect((await compare(fresh)).said).toMatch(/^paths /);
+    // The agent runs as the same user as the channel's program: it can end it, not fool it.
+    await fresh.bash(`pkill -f ${BOX_CHANNEL_NAME} || true`);
+    await bash(fresh, "echo three > /workspace/d0/f2.txt");
+    const after = await compare(fresh);
+    expect(after.same).toBe("same");
+    // Through an exec (no channel) or a new program (a new watch), git looks at everything.
+    expect(["unset", "all"]).toContain(after.said);
+  });
+});
