@@ -39,6 +39,7 @@ IN_ONLYDIR, IN_DONT_FOLLOW, IN_EXCL_UNLINK, IN_ISDIR = 0x1000000, 0x2000000, 0x4
 WATCH_MASK = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE |
               IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
 MAX_DIRS = 20000
+MAX_ENTRIES = 200000
 MAX_PATHS = 128
 MAX_CONFIG_BYTES = 65536
 
@@ -52,7 +53,7 @@ class Watch:
         self.dirty = set()
         self.whole = True
         self.trusted = False
-        self.rewalk = False
+        self.suspended = False
         self.links = set()
         self.config = None
         self.inflight = 0
@@ -78,9 +79,6 @@ class Watch:
             return
         self.fd = fd
         self.walk(b"")
-        if not self.wds:
-            self.die()
-            return
         threading.Thread(target=self.read_forever, daemon=True).start()
 
     def die(self):
@@ -124,17 +122,26 @@ class Watch:
         return True
 
     # Watches rel and every directory under it (the watch first, then the listing: a directory
-    # made between the two is reported by the watch); notes files with more than one link.
+    # made between the two is reported by the watch); notes files with more than one link. A tree
+    # of more than MAX_ENTRIES entries is not watched: looking at it again after a flood of
+    # changes would cost more than it saves.
     def walk(self, rel):
-        todo = [rel]
+        todo, seen = [rel], 0
+        if not rel and not self.add(rel):
+            self.die()
+            return
         while todo and not self.dead:
             rel = todo.pop()
-            if not self.add(rel):
+            if rel and not self.add(rel):
                 continue
             try:
                 entries = list(os.scandir(self.full(rel)))
             except OSError:
                 continue
+            seen += len(entries)
+            if seen > MAX_ENTRIES:
+                self.die()
+                return
             for entry in entries:
                 name = entry.name
                 sub = rel + b"/" + name if rel else name
@@ -147,18 +154,23 @@ class Watch:
                 except OSError:
                     pass
 
+    # Events were lost (the kernel's queue overflowed, a directory moved and the paths under it
+    # with it) or are too many to name: the watches go, so a flood costs nothing more here, and
+    # the next take watches the tree anew and asks for a whole update.
     def lost(self):
-        self.whole = True
-        self.rewalk = True
+        for wd in list(self.wds):
+            self.libc.inotify_rm_watch(self.fd, wd)
+        self.wds.clear()
+        self.links.clear()
         self.dirty.clear()
+        self.whole = True
+        self.suspended = True
 
+    # (Counted even when the next take is whole anyway: a flood stops the watch either way.)
     def note(self, rel):
-        if self.whole:
-            return
         self.dirty.add(rel)
         if len(self.dirty) > MAX_PATHS:
-            self.whole = True
-            self.dirty.clear()
+            self.lost()
 
     def drain(self):
         while self.fd >= 0:
@@ -260,16 +272,12 @@ class Watch:
             if self.dead:
                 return None, False
             self.drain()
-            if self.rewalk:
-                for wd in list(self.wds):
-                    self.libc.inotify_rm_watch(self.fd, wd)
-                self.wds.clear()
-                self.links.clear()
-                self.rewalk = False
+            if self.suspended:
+                self.suspended = False
                 self.walk(b"")
                 self.drain()
-                if self.dead:
-                    return None, False
+            if self.dead:
+                return None, False
             self.links = {rel for rel in self.links if self.nlink(rel) > 1}
             config = self.config_print()
             whole = (self.whole or not self.trusted or self.inflight > 1 or bool(self.links) or
