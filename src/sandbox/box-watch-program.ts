@@ -11,8 +11,9 @@
  *   - after the kernel's queue overflowed, a directory was moved (the paths under it changed),
  *     a watch could not be added (over MAX_DIRS, out of the kernel's watches), or a request that
  *     took the changes failed (the index may not have them);
- *   - while a file in the tree has more than one link (a write through another name is reported
- *     there, or not at all when that name is under .git);
+ *   - when a changed file has more than one link (a write through one name is reported for that
+ *     name only), and while a file made as a second name of another exists (its other name may be
+ *     under .git, where no watch reports a write);
  *   - when what decides which files git ignores changed: a .gitignore, .git/info/exclude, the
  *     repository's or the user's git config (and always while a config sets core.excludesFile or
  *     includes another file, whose changes no watch here sees);
@@ -20,7 +21,7 @@
  *   - while another request that took changes has not ended (one a client gave up is still
  *     stopping: what it took may never reach the index).
  * What inotify cannot see: a file written through a memory mapping after its last close, or
- * through a hard link made from .git before a write. Only the box's own programs can do either:
+ * through a second name made under .git for a file of the tree (no event names the file). Only the box's own programs can do either:
  * the agent can hide changes from its own checkpoints and diffs that way, as it can by writing the
  * diff's index in /tmp; nothing reaches another session or the host.
  *
@@ -122,9 +123,10 @@ class Watch:
         return True
 
     # Watches rel and every directory under it (the watch first, then the listing: a directory
-    # made between the two is reported by the watch); notes files with more than one link. A tree
-    # of more than MAX_ENTRIES entries is not watched: looking at it again after a flood of
-    # changes would cost more than it saves.
+    # made between the two is reported by the watch). The listing's types are the kernel's
+    # (no stat of each file: under gVisor that alone is about 90 us a file). A tree of more than
+    # MAX_ENTRIES entries is not watched: looking at it again after a flood of changes would cost
+    # more than it saves.
     def walk(self, rel):
         todo, seen = [rel], 0
         if not rel and not self.add(rel):
@@ -143,14 +145,10 @@ class Watch:
                 self.die()
                 return
             for entry in entries:
-                name = entry.name
-                sub = rel + b"/" + name if rel else name
+                sub = rel + b"/" + entry.name if rel else entry.name
                 try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if sub != b".git":
-                            todo.append(sub)
-                    elif entry.stat(follow_symlinks=False).st_nlink > 1:
-                        self.links.add(sub)
+                    if entry.is_dir(follow_symlinks=False) and sub != b".git":
+                        todo.append(sub)
                 except OSError:
                     pass
 
@@ -161,7 +159,6 @@ class Watch:
         for wd in list(self.wds):
             self.libc.inotify_rm_watch(self.fd, wd)
         self.wds.clear()
-        self.links.clear()
         self.dirty.clear()
         self.whole = True
         self.suspended = True
@@ -213,7 +210,9 @@ class Watch:
                 return
             if mask & (IN_CREATE | IN_MOVED_TO) and rel != b".git":
                 self.walk(rel)
-        elif mask & (IN_CREATE | IN_MOVED_TO | IN_ATTRIB):
+        elif mask & (IN_CREATE | IN_MOVED_TO):
+            # A new name for a file that has another (ln): writes through the other may be
+            # reported there, or nowhere (a name under .git). Until it goes, git looks at all.
             try:
                 if os.lstat(self.full(rel)).st_nlink > 1:
                     self.links.add(rel)
@@ -253,14 +252,25 @@ class Watch:
             return 0
 
     # A changed path as git is to be given it: a nested repository's inner files as that
-    # repository (git holds it as one entry), a path gone as its nearest existing directory.
+    # repository (git holds it as one entry), a path gone as its nearest existing directory;
+    # None when git must look at everything: the root, or a file with another name (a write
+    # through one is reported for that name only, so the other may have changed unseen).
     def for_git(self, rel):
         parts = rel.split(b"/")
         if b".git" in parts:
             rel = b"/".join(parts[:parts.index(b".git")])
-        while rel and not os.path.lexists(self.full(rel)):
-            rel = rel.rpartition(b"/")[0]
-        return rel
+        while rel:
+            try:
+                st = os.lstat(self.full(rel))
+            except FileNotFoundError:
+                rel = rel.rpartition(b"/")[0]
+                continue
+            except OSError:
+                return None
+            if not stat_.S_ISDIR(st.st_mode) and st.st_nlink > 1:
+                return None
+            return rel
+        return None
 
     def take(self):
         with self.lock:
@@ -291,7 +301,7 @@ class Watch:
             paths = set()
             for rel in dirty:
                 rel = self.for_git(rel)
-                if not rel:
+                if rel is None:
                     return None, True
                 paths.add(rel)
             return sorted(paths), False
