@@ -173,6 +173,34 @@ describe("the watch of the workspace", () => {
     }
   });
 
+  it("sees a file changed through another name, and ignore rules kept outside the tree", async () => {
+    const step = async (command: string) => {
+      await bash(session, `cd /workspace && ${command}`);
+      const { said, same } = await compare(session);
+      expect(same, command).toBe("same");
+      return said;
+    };
+    await step("rm -rf h && mkdir -p h/one h/two && echo base > h/one/base.txt");
+    expect(await step("echo named >> h/one/base.txt")).toMatch(/^paths /);
+    // Two names in the tree: a write through one is reported for that name only.
+    await step("ln h/one/base.txt h/two/second");
+    await step("echo through >> h/two/second");
+    await step("rm h/two/second");
+    // A second name under .git, where nothing is watched: the tree's name stays in view.
+    await step("echo d > .git/notes-of-mine && ln .git/notes-of-mine h/described");
+    expect(await step("echo unseen >> .git/notes-of-mine")).toBe("all");
+    await step("rm h/described");
+    expect(await step("echo back >> h/one/base.txt")).toMatch(/^paths /);
+    // Ignore rules in a file the repository's config names: git looks at everything while it does.
+    await step(
+      "echo '*.tmp' > /tmp/excludes && git config core.excludesFile /tmp/excludes && echo t > h/a.tmp",
+    );
+    expect(await step("echo '' > /tmp/excludes")).toBe("all");
+    await step("git config --unset core.excludesFile && rm -f h/a.tmp");
+    await step("echo settle >> h/one/base.txt");
+    expect(await step("echo again >> h/one/base.txt")).toMatch(/^paths /);
+  });
+
   it("a flood of changes, and more directories than it watches, cost speed, not a change", async () => {
     // 20,000 files at once overflow no diff: past its paths, or its queue, git looks at everything.
     await bash(session, "cd /workspace && mkdir -p flood && cd flood && seq -f 'f%g' 1 20000 | xargs touch");
