@@ -6,10 +6,9 @@
  *
  * Host to box: `{"id":N,"argv":[…],"stdin":BYTES,"cap":BYTES}\n` then the stdin bytes (with
  * `"changes":true`, the request brings the diff's index up to date: its child gets
- * DRYDOCK_CHANGES, what the watch of /workspace says changed since the last such request; see
- * box-watch-program.ts), `{"id":N,"kill":true}\n` (TERM to the request's process group, KILL
- * half a second later), or `{"watch":true}\n` (start watching /workspace now, not at the first
- * request with changes).
+ * DRYDOCK_CHANGES, what the watch of /workspace says changed since the last such request, once
+ * the watch runs, which `"changes":"start"` starts; see box-watch-program.ts), or
+ * `{"id":N,"kill":true}\n` (TERM to the request's process group, KILL half a second later).
  * Box to host: `{"ready":true}\n` once, then for each request
  * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
  * bytes. End of input ends the program and everything it started.
@@ -83,9 +82,9 @@ def stop(proc):
 # What a request with changes hands its child: its environment, the file of NUL-ended paths it
 # reads as /dev/fd/N (nothing in /tmp for another program to change; closed here once the child
 # has it), and whether the take asked for a whole update.
-def changes():
+def changes(start):
     try:
-        paths, whole = WATCH.take()
+        paths, whole = WATCH.take(start)
     except Exception:
         # A fault in the watch must cost speed, never a wrong index: git looks at everything.
         WATCH.dead = True
@@ -104,8 +103,8 @@ def changes():
 
 def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
-    took = req.get("changes") is True
-    env, listing, whole = changes() if took else (None, None, False)
+    took = req.get("changes") in (True, "start")
+    env, listing, whole = changes(req["changes"] == "start") if took else (None, None, False)
     try:
         proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, env=env,
@@ -148,9 +147,6 @@ while True:
     if not line:
         break
     req = json.loads(line)
-    if req.get("watch") is True:
-        threading.Thread(target=WATCH.start, daemon=True).start()
-        continue
     if req.get("kill"):
         with lock:
             proc = procs.get(req["id"])

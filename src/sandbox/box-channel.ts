@@ -106,7 +106,11 @@ export class BoxChannel {
    * came (the caller runs it another way). Honours stdin (bytes), timeoutMs, maxOutputBytes and
    * signal as `runExec` does.
    */
-  run(argv: string[], options: ExecOptions = {}, changes = false): Promise<ExecResult | undefined> {
+  run(
+    argv: string[],
+    options: ExecOptions = {},
+    changes: BoxShOptions["changes"] = false,
+  ): Promise<ExecResult | undefined> {
     if (!this.open) return Promise.resolve(undefined);
     if (options.signal?.aborted) return Promise.reject(new Error("cancelled"));
     const id = this.nextId++;
@@ -140,15 +144,10 @@ export class BoxChannel {
           resolve(undefined);
         },
       });
-      const request = { id, argv, stdin: stdin.length, cap, ...(changes ? { changes: true } : {}) };
+      const request = { id, argv, stdin: stdin.length, cap, ...(changes ? { changes } : {}) };
       const head = Buffer.from(`${JSON.stringify(request)}\n`);
       this.input.write(stdin.length > 0 ? Buffer.concat([head, stdin]) : head);
     });
-  }
-
-  /** Starts the program's watch of /workspace now (box-watch-program.ts), not at its first request with changes. */
-  watch(): void {
-    if (this.open) this.input.write(`${JSON.stringify({ watch: true })}\n`);
   }
 
   /** Ends the program in the box (and whatever it still runs). */
@@ -236,17 +235,6 @@ export function openBoxChannel(box: Box): Promise<boolean> {
   return channel.ready;
 }
 
-/**
- * Starts watching the box's /workspace for changes once its channel runs (box-watch-program.ts):
- * a session calls it once its files are in, so its first diff or checkpoint already finds the
- * watch complete. Without a channel nothing happens, and git looks at every file as before.
- */
-export function watchBoxWorkspace(box: Box): void {
-  void openBoxChannel(box).then((open) => {
-    if (open) channels.get(box)?.channel.watch();
-  });
-}
-
 /** Ends the box's channel, if it has one (removing the box ends it too). */
 export function closeBoxChannel(box: Box): void {
   channels.get(box)?.channel.close();
@@ -255,10 +243,13 @@ export function closeBoxChannel(box: Box): void {
 export interface BoxShOptions extends ExecOptions {
   /**
    * The script brings the diff's index up to date (its add_changes, changed-paths.ts): through
-   * the channel, it is told what changed since the last such script (DRYDOCK_CHANGES). Only a
-   * script that updates that index with it may ask, or the changes it took are lost to the next.
+   * the channel, it is told what changed since the last such script (DRYDOCK_CHANGES), once the
+   * box's watch runs; "start" also starts it (a checkpoint does: the watch holds one of the
+   * kernel's inotify instances, which under runc every box's user shares, so only sessions that
+   * checkpoint take one). Only a script that updates that index with it may ask, or the changes
+   * it took are lost to the next.
    */
-  changes?: boolean;
+  changes?: boolean | "start";
 }
 
 /**

@@ -63,10 +63,6 @@ class Watch:
         self.config_files = [root + b"/.git/config", root + b"/.git/info/exclude", home + b"/.gitconfig",
                              xdg + b"/git/config", xdg + b"/git/ignore", b"/etc/gitconfig"]
 
-    def start(self):
-        with self.lock:
-            self.open()
-
     def open(self):
         if self.fd >= 0 or self.dead:
             return
@@ -272,12 +268,14 @@ class Watch:
             return rel
         return None
 
-    def take(self):
+    def take(self, start):
         with self.lock:
             # A request that took changes and has not ended may yet fail (a client gave it up:
             # its git is being stopped): until it ends, what it took is not known to be in the
             # index, so a take beside it is whole.
             self.inflight += 1
+            if self.fd < 0 and not start:
+                return None, False
             self.open()
             if self.dead:
                 return None, False

@@ -8,7 +8,7 @@ import type { AddressRange } from "../gateway/egress-address-policy.js";
 import type { EgressProxy } from "../gateway/egress-proxy.js";
 import { noEgressReport, type EgressReport } from "../gateway/egress-tally.js";
 import { Box } from "../sandbox/box.js";
-import { openBoxChannel, watchBoxWorkspace } from "../sandbox/box-channel.js";
+import { openBoxChannel } from "../sandbox/box-channel.js";
 import { DEFAULT_LIMITS, type BoxLimits, type BoxOptions } from "../sandbox/box-profile.js";
 import type { StreamName } from "../sandbox/output-capture.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
@@ -337,9 +337,6 @@ export class Session {
     );
     session.outputLimitBytes = outputLimit(options, session.maxOutputBytes);
     if (fork) await takeFork(session, fork, copied.holds);
-    // Its files are in: the box's watch of them starts now, beside the agent's first steps, so
-    // its first diff or checkpoint finds it complete (box-watch-program.ts).
-    watchBoxWorkspace(box);
     if (options.egress?.length) {
       const proxy = await startSessionEgress({
         sessionId: id,

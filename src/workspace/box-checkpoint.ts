@@ -40,14 +40,19 @@ function run(
   box: Box,
   args: string[],
   what: string,
-  options: { stdin?: Buffer; maxOutputBytes?: number; signal?: AbortSignal; changes?: boolean } = {},
+  options: {
+    stdin?: Buffer;
+    maxOutputBytes?: number;
+    signal?: AbortSignal;
+    changes?: boolean | "start";
+  } = {},
 ) {
   return boxSh(box, CHECKPOINT_SCRIPT, args, {
     timeoutMs: TIMEOUT_MS,
     maxOutputBytes: options.maxOutputBytes ?? 64 * 1024,
     stdin: options.stdin,
     signal: options.signal,
-    changes: options.changes === true,
+    changes: options.changes ?? false,
   }).then((result) => {
     if (result.exitCode === 4) throw new CheckpointDamagedError(what, result.stderr.toString("utf8").trim());
     if (result.exitCode !== 0) {
@@ -86,8 +91,9 @@ export async function saveCheckpoint(
     {
       signal: options.signal,
       maxOutputBytes: 64 * 1024 + MAX_SHELL_STATE_FILE_BYTES,
-      // Without ignored files, the save brings the diff's index up to date (add_changes).
-      changes: !options.includeIgnored,
+      // Without ignored files, the save brings the diff's index up to date (add_changes); a
+      // session's first checkpoint starts the box's watch, for its later diffs and checkpoints.
+      changes: options.includeIgnored ? false : "start",
     },
   );
   const newline = result.stdout.indexOf(10);
