@@ -79,36 +79,39 @@ def stop(proc):
         kill(proc)
     threading.Thread(target=later, daemon=True).start()
 
-# What a request with changes hands its child: its environment, the file of NUL-ended paths it
+# What a request with changes hands its child: its environment, the files of NUL-ended paths it
 # reads as /dev/fd/N (nothing in /tmp for another program to change; closed here once the child
-# has it), and whether the take asked for a whole update.
+# has them), and whether the take asked for a whole update.
 def changes(start):
     try:
-        paths, whole = WATCH.take(start)
+        found, whole = WATCH.take(start)
     except Exception:
         # A fault in the watch must cost speed, never a wrong index: git looks at everything.
         WATCH.dead = True
-        paths, whole = None, False
-    env, listing = dict(os.environb), None
-    if paths is None:
+        found, whole = None, False
+    env, listings = dict(os.environb), []
+    if found is None:
         env[b"DRYDOCK_CHANGES"] = b"all"
-    elif not paths:
-        env[b"DRYDOCK_CHANGES"] = b"none"
-    else:
+        return env, listings, whole
+    for key, paths in zip((b"DRYDOCK_CHANGES", b"DRYDOCK_GONE"), found):
+        if not paths:
+            env[key] = b"none"
+            continue
         listing = tempfile.TemporaryFile()
         listing.write(b"\0".join(paths) + b"\0")
         listing.flush()
-        env[b"DRYDOCK_CHANGES"] = b"/dev/fd/%d" % listing.fileno()
-    return env, listing, whole
+        listings.append(listing)
+        env[key] = b"/dev/fd/%d" % listing.fileno()
+    return env, listings, whole
 
 def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     took = req.get("changes") in (True, "start")
-    env, listing, whole = changes(req["changes"] == "start") if took else (None, None, False)
+    env, listings, whole = changes(req["changes"] == "start") if took else (None, [], False)
     try:
         proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, env=env,
-                                pass_fds=(listing.fileno(),) if listing else ())
+                                pass_fds=[listing.fileno() for listing in listings])
     except OSError as error:
         if took:
             WATCH.done(False, whole)
@@ -116,7 +119,7 @@ def serve(req, data):
         send({"id": rid, "exit": 127, "out": 0, "err": len(msg), "truncated": False}, msg)
         return
     finally:
-        if listing:
+        for listing in listings:
             listing.close()
     with lock:
         procs[rid] = proc

@@ -25,10 +25,11 @@
  * the agent can hide changes from its own checkpoints and diffs that way, as it can by writing the
  * diff's index in /tmp; nothing reaches another session or the host.
  *
- * `take()` answers (paths, whole): the paths changed (as git pathspecs, relative to the root;
- * a path that no longer exists becomes its nearest existing directory, so git never meets a
- * pathspec that matches nothing), or None when git must look at everything; `done(ok, whole)`
- * after the request ran says whether the index now holds what the take promised.
+ * `take(start)` answers (changes, whole): the paths changed, relative to the root, as two lists,
+ * those for `git add -A` (a path gone given as its nearest existing directory: a path git's index
+ * may not hold, a file that came and went, would stop `git add`) and those gone from the root
+ * (for `git rm --cached`), or None when git must look at everything; `start` starts the watch if it is not running. `done(ok, whole)` after the request
+ * ran says whether the index now holds what the take promised.
  */
 export const BOX_WATCH_PROGRAM = String.raw`
 import ctypes, errno, select, struct, stat as stat_
@@ -247,26 +248,32 @@ class Watch:
         except OSError:
             return 0
 
-    # A changed path as git is to be given it: a nested repository's inner files as that
-    # repository (git holds it as one entry), a path gone as its nearest existing directory;
-    # None when git must look at everything: the root, or a file with another name (a write
-    # through one is reported for that name only, so the other may have changed unseen).
+    # A changed path as git is to be given it: (True, path) to add (a path gone as its nearest
+    # existing directory: git drops what its index holds under it), (False, path) for a path
+    # gone from the root, which git drops by name (the root as a directory would be everything),
+    # a nested repository's inner files as that repository (git holds it as one entry); None when
+    # git must look at everything: the root, or a file with another name (a write through one is
+    # reported for that name only, so the other may have changed unseen).
     def for_git(self, rel):
         parts = rel.split(b"/")
         if b".git" in parts:
             rel = b"/".join(parts[:parts.index(b".git")])
-        while rel:
-            try:
-                st = os.lstat(self.full(rel))
-            except FileNotFoundError:
-                rel = rel.rpartition(b"/")[0]
-                continue
-            except OSError:
-                return None
-            if not stat_.S_ISDIR(st.st_mode) and st.st_nlink > 1:
-                return None
-            return rel
-        return None
+        if not rel:
+            return None
+        try:
+            st = os.lstat(self.full(rel))
+        except (FileNotFoundError, NotADirectoryError):
+            up = rel
+            while b"/" in up:
+                up = up.rpartition(b"/")[0]
+                if os.path.isdir(self.full(up)) and not os.path.islink(self.full(up)):
+                    return True, up
+            return False, rel
+        except OSError:
+            return None
+        if not stat_.S_ISDIR(st.st_mode) and st.st_nlink > 1:
+            return None
+        return True, rel
 
     def take(self, start):
         with self.lock:
@@ -296,13 +303,13 @@ class Watch:
             self.whole = False
             if whole:
                 return None, True
-            paths = set()
+            paths, gone = set(), set()
             for rel in dirty:
-                rel = self.for_git(rel)
-                if rel is None:
+                found = self.for_git(rel)
+                if found is None:
                     return None, True
-                paths.add(rel)
-            return sorted(paths), False
+                (paths if found[0] else gone).add(found[1])
+            return (sorted(paths), sorted(gone)), False
 
     def done(self, ok, whole):
         with self.lock:
