@@ -257,18 +257,28 @@ restore() {
   fi
   [ "$all" != 1 ] || rm -f ${WORK_INDEX}
   unset GIT_INDEX_FILE
-  # Refs: those the checkpoint did not have go, the others point where they pointed. (Ref names
-  # hold no spaces or newlines: git refuses them.)
-  local -A kept=()
+  # Refs: those the checkpoint did not have go, the others point where they pointed; those that
+  # already do, and HEAD when it is as it was, cost no git. (Ref names hold no spaces or newlines:
+  # git refuses them.)
+  local -A kept=() now=()
   local sha ref updates=
   while read -r sha ref; do [ -z "$ref" ] || kept[$ref]=$sha; done <<<"$refs"
-  while read -r sha ref; do [ -z "$ref" ] || [ -n "\${kept[$ref]+x}" ] || updates+="delete $ref"$'\\n'; done <<<"$refs_now"
-  for ref in "\${!kept[@]}"; do updates+="update $ref \${kept[$ref]}"$'\\n'; done
-  printf '%s' "$updates" | git update-ref --stdin
-  case "$h" in
-    "ref: refs/"*) git symbolic-ref HEAD "\${h#ref: }" ;;
-    *) git update-ref --no-deref HEAD "$h" ;;
-  esac
+  while read -r sha ref; do
+    [ -n "$ref" ] || continue
+    now[$ref]=$sha
+    [ -n "\${kept[$ref]+x}" ] || updates+="delete $ref"$'\\n'
+  done <<<"$refs_now"
+  for ref in "\${!kept[@]}"; do
+    [ "\${now[$ref]-}" = "\${kept[$ref]}" ] || updates+="update $ref \${kept[$ref]}"$'\\n'
+  done
+  [ -z "$updates" ] || printf '%s' "$updates" | git update-ref --stdin
+  read_head
+  if [ "$head" != "$h" ]; then
+    case "$h" in
+      "ref: refs/"*) git symbolic-ref HEAD "\${h#ref: }" ;;
+      *) git update-ref --no-deref HEAD "$h" ;;
+    esac
+  fi
   rm -f "$agent_index"
   if [ -n "$d" ] && [ "$all" != 1 ]; then
     # The index as what it changes in the diff's, which now holds the checkpoint's working tree
