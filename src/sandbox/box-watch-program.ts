@@ -135,8 +135,13 @@ class Watch:
                 continue
             try:
                 entries = list(os.scandir(self.full(rel)))
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
                 continue
+            except OSError:
+                # A directory it cannot list (the agent took its permissions): what is under it
+                # would go unwatched.
+                self.die()
+                return
             seen += len(entries)
             if seen > MAX_ENTRIES:
                 self.die()
