@@ -156,7 +156,7 @@ describe("the watch of the workspace", () => {
       includeIgnored: false,
       maxBytes: 1 << 30,
     });
-    for (let round = 0; round < 8; round++) {
+    for (let round = 0; round < (boxRuntime() === "runsc" ? 4 : 8); round++) {
       const steps = Array.from({ length: 3 }, () => STEPS[p(STEPS.length)]!(p));
       await bash(
         session,
@@ -218,14 +218,24 @@ describe("the watch of the workspace", () => {
     expect(await compare(session)).toMatchObject({ same: "same" });
     const back = await compare(session);
     expect(back.said).toMatch(/^(paths \d+|none)$/);
-    // 20,001 directories: the watch gives up, and every later diff looks at everything.
+    // A directory it cannot watch (made with no permissions), or more directories than it
+    // watches: the watch gives up, and every later diff looks at everything. (The 20,000 is the
+    // program's own count, the same under any runtime; under gVisor making and listing 20,001
+    // directories twice takes over a minute, so there the first way stands for both.)
+    await bash(session, "cd /workspace && mkdir -m 000 closed && echo beside > d1/beside.txt");
+    expect((await compare(session)).same).toBe("same");
+    await bash(session, "cd /workspace && rmdir closed && echo later > d1/later.txt");
+    expect(await compare(session)).toEqual({ said: "all", same: "same" });
+    if (boxRuntime() === "runsc") return;
+    await using fresh = await testSession(repo.path);
+    await compare(fresh);
     await bash(
-      session,
+      fresh,
       "cd /workspace && mkdir -p many && cd many && seq -f 'd%g' 1 20001 | xargs mkdir && echo last > d20001/x.txt",
     );
-    expect((await compare(session)).same).toBe("same");
-    await bash(session, "cd /workspace && rm -rf many && echo later > d1/later.txt");
-    expect(await compare(session)).toEqual({ said: "all", same: "same" });
+    expect((await compare(fresh)).same).toBe("same");
+    await bash(fresh, "cd /workspace && rm -rf many && echo later > d1/later.txt");
+    expect(await compare(fresh)).toEqual({ said: "all", same: "same" });
   });
 
   it("an agent that kills the watcher leaves the diff whole", async () => {
