@@ -28,8 +28,9 @@
  * `take(start)` answers (changes, whole): the paths changed, relative to the root, as two lists,
  * those for `git add -A` (a path gone given as its nearest existing directory: a path git's index
  * may not hold, a file that came and went, would stop `git add`) and those gone from the root
- * (for `git rm --cached`), or None when git must look at everything; `start` starts the watch if it is not running. `done(ok, whole)` after the request
- * ran says whether the index now holds what the take promised.
+ * (for `git rm --cached`), or None when git must look at everything; `start` starts the watch
+ * if it is not running. `done(ok, whole)` after the request ran says whether the index now holds
+ * what the take promised.
  */
 export const BOX_WATCH_PROGRAM = String.raw`
 import ctypes, errno, select, struct, stat as stat_
