@@ -259,17 +259,18 @@ restore() {
   unset GIT_INDEX_FILE
   # Refs: those the checkpoint did not have go, the others point where they pointed; those that
   # already do, and HEAD when it is as it was, cost no git. (Ref names hold no spaces or newlines:
-  # git refuses them.)
+  # git refuses them.) Each is written as itself, never through a link the agent made of it since
+  # (no-deref: a ref turned into a symbolic ref naming main must not move main).
   local -A kept=() now=()
   local sha ref updates=
   while read -r sha ref; do [ -z "$ref" ] || kept[$ref]=$sha; done <<<"$refs"
   while read -r sha ref; do
     [ -n "$ref" ] || continue
     now[$ref]=$sha
-    [ -n "\${kept[$ref]+x}" ] || updates+="delete $ref"$'\\n'
+    [ -n "\${kept[$ref]+x}" ] || updates+="option no-deref"$'\\n'"delete $ref"$'\\n'
   done <<<"$refs_now"
   for ref in "\${!kept[@]}"; do
-    [ "\${now[$ref]-}" = "\${kept[$ref]}" ] || updates+="update $ref \${kept[$ref]}"$'\\n'
+    [ "\${now[$ref]-}" = "\${kept[$ref]}" ] || updates+="option no-deref"$'\\n'"update $ref \${kept[$ref]}"$'\\n'
   done
   [ -z "$updates" ] || printf '%s' "$updates" | git update-ref --stdin
   read_head

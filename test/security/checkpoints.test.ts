@@ -230,6 +230,35 @@ describe("paths an agent names to fool git", () => {
   });
 });
 
+describe("refs an agent turns symbolic after a checkpoint", () => {
+  it("are put back as the refs they were, never written through to the ref they name", async () => {
+    using repo = tempRepo({ "a.txt": "one\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      ok(await client.callTool({ name, arguments: args }));
+    await call("bash", {
+      command: "git branch side && git tag t && echo two > a.txt && git commit -qam two && git branch gone",
+    });
+    const session = server.manager.list()[0]!;
+    const refs = "git for-each-ref --format='%(refname) %(objectname) %(symref)' refs/heads refs/tags";
+    await call("session_checkpoint", { name: "before" });
+    const before = await sh(session, refs);
+    // side and the tag now name main (a restore that updates them through the link moves main);
+    // gone names a ref that is not there; main moves on.
+    await sh(
+      session,
+      "git symbolic-ref refs/heads/side refs/heads/main && git symbolic-ref refs/tags/t refs/heads/main" +
+        " && git symbolic-ref refs/heads/gone refs/heads/nothing-here && echo three > a.txt && git commit -qam three",
+    );
+    await call("session_restore", { name: "before" });
+    expect(await sh(session, refs)).toBe(before);
+    expect(await sh(session, "git log --format=%s main; cat a.txt; git status --porcelain")).toBe(
+      "two\ninitial\ntwo\n",
+    );
+  });
+});
+
 describe("checkpoint limits", () => {
   it("refuses a checkpoint over the byte limit and past the count, saving nothing", async () => {
     using repo = tempRepo({ "a.txt": "one\n" });
