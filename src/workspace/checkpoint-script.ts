@@ -45,17 +45,20 @@ index_path() {
 }
 
 # Every ref but drydock's own and symbolic ones (origin/HEAD follows its target), one
-# "<object> <name>" a line, in $refs_now; the session's base commit in $base.
+# "<object> <name>" a line, in $refs_now; the session's base in $base (a commit: a save's
+# commit-tree and a restore's open_checkpoint refuse anything else). Only names and ids are asked
+# for: a format that reads the objects (their type) makes git die at the first ref whose object
+# the agent removed, where now it leaves that ref out.
 read_refs() {
-  local sha type ref sym
+  local sha ref sym
   refs_now= base=
-  while read -r sha type ref sym; do
+  while read -r sha ref sym; do
     case "$ref" in
-      ${BASE_REF}) [ "$type" != commit ] || base=$sha ;;
+      ${BASE_REF}) base=$sha ;;
       refs/drydock/*) ;;
       *) [ -n "$sym" ] || refs_now+="$sha $ref"$'\\n' ;;
     esac
-  done < <(git for-each-ref --format='%(objectname) %(objecttype) %(refname) %(symref)')
+  done < <(git for-each-ref --format='%(objectname) %(refname) %(symref)' 2>/dev/null)
   refs_now=\${refs_now%$'\\n'}
 }
 
@@ -155,23 +158,24 @@ save() {
   [ "$5" != 1 ] || head -c ${MAX_SHELL_STATE_FILE_BYTES} -- ${SHELL_STATE_FILE}
 }
 
-# The checkpoint's commit, checked against the one the host recorded, and its parts; with a
-# second argument 0, not every object (an export's pack is checked whole by the box it goes to,
-# an import's by index-pack --strict, which refuses a pack that names an object not there).
+# The checkpoint's commit, checked against the one the host recorded, and its parts. Not every
+# object it needs: an export's pack is checked whole by the box it goes to, an import's by
+# index-pack --strict (which refuses a pack that names an object not there), and a restore checks
+# the objects it will read once it knows which (restore).
 open_checkpoint() {
-  local want=(0 0 1 1 0 1 0 0 1) shas=() types=() bodies=() j line
+  local want=(0 0 1 1 0 1 0 0 1 0) shas=() types=() bodies=() j line
   # One git looks up the ref and every part, and reads h, r, m (the index's time) and the commit.
   {
-    for j in 0 1 2 3 4 5 6 7 8; do
+    for j in 0 1 2 3 4 5 6 7 8 9; do
       batch_answer "\${want[j]}" || { echo "its data in the box is unreadable" >&2; exit 4; }
       shas[j]=$obj_sha types[j]=$obj_type bodies[j]=$obj_body
     done
   } < <(printf '%s\\n' "info ${CHECKPOINT_REFS}/$slot^{commit}" "info $1:w" "contents $1:h" "contents $1:r" \
-    "info $1:i" "contents $1:m" "info $base^{tree}" "info $1:d" "contents $1" | git cat-file --batch-command 2>/dev/null)
+    "info $1:i" "contents $1:m" "info $base^{tree}" "info $1:d" "contents $1" "info $base^{commit}" | git cat-file --batch-command 2>/dev/null)
   k=\${shas[0]}
   [ "\${types[0]}" = commit ] || { echo "its data in the box is gone" >&2; exit 4; }
   [ "$k" = "$1" ] || { echo "its data in the box was changed" >&2; exit 4; }
-  [ "\${types[6]}" = tree ] || { echo "the session's base tree is missing" >&2; exit 4; }
+  [ "\${types[6]}" = tree ] && [ "\${types[9]}" = commit ] || { echo "the session's base tree is missing" >&2; exit 4; }
   [ "\${types[1]}" = tree ] && [ "\${types[2]}" = blob ] && [ "\${types[3]}" = blob ] ||
     { echo "its data in the box is incomplete" >&2; exit 4; }
   w=\${shas[1]} h=\${bodies[2]} refs=\${bodies[3]} h_id=\${shas[2]} r_id=\${shas[3]} i= m_time= d=
@@ -182,16 +186,9 @@ open_checkpoint() {
   k_date=
   while IFS= read -r line; do case "$line" in ("committer "*) k_date=\${line##*> }; break ;; esac; done <<<"\${bodies[8]}"
   [ "\${types[5]}" != blob ] || m_time=\${bodies[5]%$'\\n'}
-  [ "\${2:-1}" = 1 ] || return 0
-  # Every object the checkpoint added must be there before anything is touched: rev-list reads
-  # commits and trees and looks for every blob (a "?" line: missing). The refs' objects are those
-  # r names (the keep refs hold the same).
-  local tips=() sha ref objects
-  while read -r sha ref; do [ -z "$sha" ] || tips+=("$sha"); done <<<"$refs"
-  objects=$(git rev-list --objects --no-object-names --missing=print "$k" "\${tips[@]}" --not "$base" 2>/dev/null) &&
-    [[ $objects != *'?'* ]] ||
-    { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 }
+
+missing_objects() { echo "its objects in the box are missing or damaged" >&2; exit 4; }
 
 # One answer of cat-file --batch-command: obj_sha and obj_type (both empty when the object is
 # missing) and, when $1 is 1 ("contents"), obj_body (text: a checkpoint's parts hold no NUL).
@@ -212,7 +209,7 @@ batch_answer() {
 restore() {
   all=$4 imported=\${5:-0}
   [ "\${6:-0}" != 1 ] || cat >| ${SHELL_STATE_FILE}
-  if [ "$imported" = 1 ]; then open_checkpoint "$3" 0; else open_checkpoint "$3"; fi
+  open_checkpoint "$3"
   # The working tree as it is now, in the diff's index (with ignored files, a copy of it); then
   # git moves it to the checkpoint's tree, writing and removing only the paths that differ (as
   # reset --hard does). Git keeps an index whole at every step, so one left midway still says
@@ -236,18 +233,36 @@ restore() {
   files=0
   # A path under another one named (a file that became a directory, or one that replaced it) is
   # left out: the one above takes it, and git refuses a path no entry is left for.
-  local path up paths=()
+  local path up record parts paths=() wanted=
   local -A named=()
-  while IFS= read -r -d '' path; do
+  while IFS= read -r -d '' record && IFS= read -r -d '' path; do
     files=$((files + 1))
     named["/$path"]=1
+    # ":<mode in w> <mode now> <object in w> <object now> <status>": the object the restore will
+    # write there (none where w has nothing, and a nested repository's commit is not in this store).
+    parts=(\${record#:})
+    case "\${parts[0]}" in (000000|160000) ;; (*) wanted+="\${parts[2]}"$'\\n' ;; esac
     up=$path
     while [ "\${up%/*}" != "$up" ]; do
       up=\${up%/*}
       [ -z "\${named["/$up"]+x}" ] || continue 2
     done
     paths+=("$path")
-  done < <(git diff-index --cached --no-renames -z --name-only "$w")
+  done < <(git diff-index --cached --no-renames -z --raw "$w" 2>/dev/null)
+  # diff-index read every tree of w along the paths that differ (a missing one fails it); the
+  # objects the restore reads, and those the refs will name, must be there before anything is
+  # touched. (The agent's own commits are not walked: a restore puts back the refs it had, and
+  # what the agent removed from under its own commits stays removed. A fork's import was checked
+  # whole by index-pack.)
+  wait $! || missing_objects
+  if [ "$imported" != 1 ]; then
+    local sha ref found
+    while read -r sha ref; do [ -z "$sha" ] || wanted+="$sha"$'\\n'; done <<<"$refs"
+    if [ -n "$wanted" ]; then
+      found=$(printf '%s' "$wanted" | git cat-file --batch-check='%(objecttype)' 2>/dev/null) || missing_objects
+      [[ $found != *' missing'* ]] || missing_objects
+    fi
+  fi
   if [ "$files" -gt 256 ]; then
     # Many paths: git matches every entry against every path named, so one pass is cheaper.
     git read-tree --reset -u "$w"
@@ -375,7 +390,7 @@ drop() {
 # (a third of pack-objects' time for a few dozen objects; objects already packed are sent as
 # they are).
 export_pack() {
-  open_checkpoint "$3" 0
+  open_checkpoint "$3"
   local fork_k=$k
   if [ -n "$i" ] && [ "$4" = 0 ] && index_delta; then
     fork_k=$(printf '040000 tree %s\\tw\\n100644 blob %s\\th\\n100644 blob %s\\tr\\n100644 blob %s\\td\\n' "$w" "$h_id" "$r_id" "$d" | git mktree)

@@ -132,6 +132,39 @@ describe("checkpoint data the agent tampers with", () => {
     expect(git(repo.path, "status", "--porcelain")).toBe("");
   });
 
+  it("refuses a restore when a tree it reads or a commit a ref will name is gone, changing nothing", async () => {
+    using repo = tempRepo({ "a.txt": "one\n", "sub/b.txt": "bee\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const { client, server } = drydock;
+    const call = async (name: string, args: Record<string, unknown> = {}) =>
+      ok(await client.callTool({ name, arguments: args }));
+    await call("bash", { command: "echo two > sub/b.txt" });
+    await call("session_checkpoint", { name: "tree" });
+    const session = server.manager.list()[0]!;
+    // The checkpoint's tree of sub/ (new: sub/b.txt changed) goes; the files change after.
+    await sh(
+      session,
+      "k=$(git for-each-ref --format='%(objectname)' refs/drydock/checkpoints) && t=$(git rev-parse --verify $k:w/sub) && test -f .git/objects/${t:0:2}/${t:2} && rm -f .git/objects/${t:0:2}/${t:2} && echo three > sub/b.txt && echo x > a.txt",
+    );
+    const restoreOf = (name: string) => client.callTool({ name: "session_restore", arguments: { name } });
+    expect(failure(await restoreOf("tree"))).toMatch(
+      /^checkpoint "tree" cannot be restored: its objects in the box are missing or damaged\. Nothing was changed/,
+    );
+    expect(await sh(session, "cat a.txt sub/b.txt")).toBe("x\nthree\n");
+
+    // A commit made after the base, which a branch names in the checkpoint, goes.
+    await sh(session, "git checkout -q -b topic && git commit -qam topic");
+    await call("session_checkpoint", { name: "commit" });
+    await sh(
+      session,
+      "c=$(git rev-parse topic) && git checkout -q main && git branch -D -q topic && rm -f .git/objects/${c:0:2}/${c:2} && echo four > a.txt",
+    );
+    expect(failure(await restoreOf("commit"))).toMatch(
+      /^checkpoint "commit" cannot be restored: its objects in the box are missing or damaged\. Nothing was changed/,
+    );
+    expect(await sh(session, "cat a.txt; git branch --format='%(refname:short)'")).toBe("four\nmain\n");
+  });
+
   it("refuses a fork whose source's checkpoint was damaged, leaving no session behind", async () => {
     using repo = tempRepo({ "a.txt": "one\n" });
     await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
