@@ -115,40 +115,66 @@ keep_updates() {
   done <<<"$1"
 }
 
-save() {
-  all=$3 max=$4
-  w=$(worktree_tree "$all")
-  refs=$refs_now
-  read_head
-  # The refs, HEAD, the agent's index and its time, hashed by one git: r, h, i, m.
-  index_bytes=0
+# The refs, HEAD, the agent's index and its time as objects (r, h, i, m): a line "<index time>
+# <index bytes>", their ids one a line, then "ok". Run beside the working tree's add and write-tree:
+# two gits at once, each waiting on its own start and files.
+hash_parts() {
+  local index_time=0 index_bytes=0
   if [ -f "$agent_index" ]; then
     # The index's own time tells git which of its entries to look at again (racy git): kept too.
     read -r index_time index_bytes < <(stat -c '%Y %s' "$agent_index")
-    ids=($(git hash-object -w --no-filters -- <(printf '%s' "$refs") <(printf '%s' "$head") "$agent_index" <(printf '%s\\n' "$index_time")))
+    printf '%s %s\\n' "$index_time" "$index_bytes"
+    git hash-object -w --no-filters -- <(printf '%s' "$refs") <(printf '%s' "$head") "$agent_index" <(printf '%s\\n' "$index_time")
   else
-    ids=($(git hash-object -w --no-filters -- <(printf '%s' "$refs") <(printf '%s' "$head")))
+    printf '0 0\\n'
+    git hash-object -w --no-filters -- <(printf '%s' "$refs") <(printf '%s' "$head")
+  fi && echo ok
+}
+
+# The paths of tree $1 that differ from the base and the bytes of those that are files: a line
+# "<paths> <bytes>", then "ok". (A repository inside the workspace is one entry, its commit, which
+# is not in this store.) Run beside the checkpoint's commit being made.
+count_changes() {
+  local files=0 blobs= changed=0 size
+  while read -r _ mode _ blob status _; do
+    files=$((files + 1))
+    case "$mode:$status" in 160000:*) ;; *:[AMT]*) blobs+="$blob"$'\\n' ;; esac
+  done < <(git diff-tree -r --no-renames "$base" "$1")
+  if [ -n "$blobs" ]; then
+    while read -r size; do changed=$((changed + size)); done < <(printf '%s' "$blobs" | git cat-file --batch-check='%(objectsize)')
   fi
+  printf '%s %s\\nok\\n' "$files" "$changed"
+}
+
+save() {
+  all=$3 max=$4
+  refs=$refs_now
+  read_head
+  local parts counts line ok= ids=()
+  exec {parts}< <(hash_parts)
+  w=$(worktree_tree "$all")
+  read -r -u "$parts" index_time index_bytes || true
+  while read -r -u "$parts" line; do
+    if [ "$line" = ok ]; then ok=1; else ids+=("$line"); fi
+  done
+  exec {parts}<&-
+  [ -n "$ok" ] || { echo "git could not store the index and the refs" >&2; exit 1; }
   r=\${ids[0]} h=\${ids[1]}
   entries=$(printf '040000 tree %s\\tw\\n100644 blob %s\\th\\n100644 blob %s\\tr\\n' "$w" "$h" "$r")
   if [ "\${#ids[@]}" = 4 ]; then
     entries="$entries$(printf '\\n100644 blob %s\\ti\\n100644 blob %s\\tm' "\${ids[2]}" "\${ids[3]}")"
   fi
-  # Bytes of the files that differ from the base, as they are now, plus the index and the refs.
-  # (A repository inside the workspace is one entry, its commit, which is not in this store.)
-  files=0 blobs=
-  while read -r _ mode _ blob status _; do
-    files=$((files + 1))
-    case "$mode:$status" in 160000:*) ;; *:[AMT]*) blobs+="$blob"$'\\n' ;; esac
-  done < <(git diff-tree -r --no-renames "$base" "$w")
-  changed=0
-  if [ -n "$blobs" ]; then
-    while read -r size; do changed=$((changed + size)); done < <(printf '%s' "$blobs" | git cat-file --batch-check='%(objectsize)')
-  fi
-  bytes=$((changed + index_bytes + \${#refs}))
-  if [ "$bytes" -gt "$max" ]; then printf 'over %s %s\\n' "$bytes" "$files"; exit 0; fi
+  # Bytes of the files that differ from the base, as they are now, plus the index and the refs,
+  # counted while the commit is made; past the limit no ref names it (git prunes it in time).
+  exec {counts}< <(count_changes "$w")
   t=$(printf '%s\\n' "$entries" | git mktree)
   k=$(git commit-tree "$t" -p "$base" -m "drydock checkpoint")
+  files= changed= line=
+  read -r -u "$counts" files changed && read -r -u "$counts" line || true
+  exec {counts}<&-
+  [ "$line" = ok ] || { echo "git could not count the changed files" >&2; exit 1; }
+  bytes=$((changed + index_bytes + \${#refs}))
+  if [ "$bytes" -gt "$max" ]; then printf 'over %s %s\\n' "$bytes" "$files"; exit 0; fi
   {
     printf 'update ${CHECKPOINT_REFS}/%s %s\\n' "$slot" "$k"
     keep_updates "$refs"
