@@ -229,6 +229,40 @@ batch_answer() {
   IFS= read -r _ || true
 }
 
+# Refs: those the checkpoint did not have go, the others point where they pointed; those that
+# already do, and HEAD when it is as it was, cost no git. (Ref names hold no spaces or newlines:
+# git refuses them.) Each is written as itself, never through a link the agent made of it since
+# (no-deref: a ref turned into a symbolic ref naming main must not move main).
+put_back_refs() {
+  local -A kept=() now=()
+  local sha ref updates=
+  while read -r sha ref; do [ -z "$ref" ] || kept[$ref]=$sha; done <<<"$refs"
+  while read -r sha ref; do
+    [ -n "$ref" ] || continue
+    now[$ref]=$sha
+    [ -n "\${kept[$ref]+x}" ] || updates+="option no-deref"$'\\n'"delete $ref"$'\\n'
+  done <<<"$refs_now"
+  for ref in "\${!kept[@]}"; do
+    [ "\${now[$ref]-}" = "\${kept[$ref]}" ] || updates+="option no-deref"$'\\n'"update $ref \${kept[$ref]}"$'\\n'
+  done
+  [ -z "$updates" ] || printf '%s' "$updates" | git update-ref --stdin
+  read_head
+  if [ "$head" != "$h" ]; then
+    case "$h" in
+      "ref: refs/"*) git symbolic-ref HEAD "\${h#ref: }" ;;
+      *) git update-ref --no-deref HEAD "$h" ;;
+    esac
+  fi
+}
+
+# The agent's index as it was saved in this box, with its own time: its entries' stat data are
+# this box's, so git looks again only at the files the restore wrote (a few, not the whole tree).
+put_back_index() {
+  rm -f "$agent_index"
+  git cat-file blob "$i" >"$agent_index"
+  if [ -n "$m_time" ] && [ "$m_time" -gt 0 ] 2>/dev/null; then touch -m -d "@$m_time" "$agent_index"; fi
+}
+
 # restore <slot> <commit> <include ignored> [imported] [shell]: "imported" when the checkpoint came
 # from another box (a fork), whose index's stat data are not this box's; "shell" 1: stdin holds the
 # shell's state, for the shell to read once this ends (session/shell-state.ts).
@@ -289,6 +323,14 @@ restore() {
       [[ $found != *' missing'* ]] || missing_objects
     fi
   fi
+  # The refs and HEAD, and an index saved in this box whole, go back while the files do: no git
+  # of one reads or writes what the other does (the files' git works in the diff's index).
+  put_back_refs &
+  refs_job=$! index_job=
+  if [ "$imported" != 1 ] && [ -n "$i" ] && { [ -z "$d" ] || [ "$all" = 1 ]; }; then
+    put_back_index &
+    index_job=$!
+  fi
   if [ "$files" -gt 256 ]; then
     # Many paths: git matches every entry against every path named, so one pass is cheaper.
     git read-tree --reset -u "$w"
@@ -298,28 +340,11 @@ restore() {
   fi
   [ "$all" != 1 ] || rm -f ${WORK_INDEX}
   unset GIT_INDEX_FILE
-  # Refs: those the checkpoint did not have go, the others point where they pointed; those that
-  # already do, and HEAD when it is as it was, cost no git. (Ref names hold no spaces or newlines:
-  # git refuses them.) Each is written as itself, never through a link the agent made of it since
-  # (no-deref: a ref turned into a symbolic ref naming main must not move main).
-  local -A kept=() now=()
-  local sha ref updates=
-  while read -r sha ref; do [ -z "$ref" ] || kept[$ref]=$sha; done <<<"$refs"
-  while read -r sha ref; do
-    [ -n "$ref" ] || continue
-    now[$ref]=$sha
-    [ -n "\${kept[$ref]+x}" ] || updates+="option no-deref"$'\\n'"delete $ref"$'\\n'
-  done <<<"$refs_now"
-  for ref in "\${!kept[@]}"; do
-    [ "\${now[$ref]-}" = "\${kept[$ref]}" ] || updates+="option no-deref"$'\\n'"update $ref \${kept[$ref]}"$'\\n'
-  done
-  [ -z "$updates" ] || printf '%s' "$updates" | git update-ref --stdin
-  read_head
-  if [ "$head" != "$h" ]; then
-    case "$h" in
-      "ref: refs/"*) git symbolic-ref HEAD "\${h#ref: }" ;;
-      *) git update-ref --no-deref HEAD "$h" ;;
-    esac
+  wait "$refs_job" || exit 1
+  if [ -n "$index_job" ]; then
+    wait "$index_job" || exit 1
+    printf 'restored %s\\n' "$files"
+    return
   fi
   rm -f "$agent_index"
   if [ -n "$d" ] && [ "$all" != 1 ]; then
@@ -340,10 +365,6 @@ restore() {
     fi
     # Stat data from another box: every entry is looked at again, once, here.
     git update-index -q --refresh >/dev/null 2>&1 || true
-  elif [ -n "$m_time" ] && [ "$m_time" -gt 0 ] 2>/dev/null; then
-    # The index as it was, with its own time: its entries' stat data are this box's, so git
-    # looks again only at the files the restore wrote (a few, not the whole tree).
-    touch -m -d "@$m_time" "$agent_index"
   fi
   printf 'restored %s\\n' "$files"
 }
