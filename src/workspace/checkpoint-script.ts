@@ -292,16 +292,20 @@ restore() {
   # looks at every file once more.
   files=0
   # A path under another one named (a file that became a directory, or one that replaced it) is
-  # left out: the one above takes it, and git refuses a path no entry is left for.
-  local path up record parts paths=() wanted=
+  # left out: the one above takes it, and git refuses a path no entry is left for. (A fork's box
+  # whose index is empty differs everywhere: the checkout below writes it whole, and no path is
+  # named, so no loop of the shell's runs once for each of its files.)
+  local path up record object paths=() wanted=()
   local -A named=()
-  while IFS= read -r -d '' record && IFS= read -r -d '' path; do
+  [ -n "\${empty_box:-}" ] || while IFS= read -r -d '' record && IFS= read -r -d '' path; do
     files=$((files + 1))
     named["/$path"]=1
-    # ":<mode in w> <mode now> <object in w> <object now> <status>": the object the restore will
-    # write there (none where w has nothing, and a nested repository's commit is not in this store).
-    parts=(\${record#:})
-    case "\${parts[0]}" in (000000|160000) ;; (*) wanted+="\${parts[2]}"$'\\n' ;; esac
+    # ":<mode in w> <mode now> <object in w> <object now> <status>" (modes are six digits): the
+    # object the restore will write there (none where w has nothing, and a nested repository's
+    # commit is not in this store).
+    if [ "$imported" != 1 ]; then
+      case "\${record:1:6}" in (000000|160000) ;; (*) object=\${record:15}; wanted+=("\${object%% *}") ;; esac
+    fi
     up=$path
     while [ "\${up%/*}" != "$up" ]; do
       up=\${up%/*}
@@ -314,12 +318,12 @@ restore() {
   # touched. (The agent's own commits are not walked: a restore puts back the refs it had, and
   # what the agent removed from under its own commits stays removed. A fork's import was checked
   # whole by index-pack.)
-  wait $! || missing_objects
+  [ -n "\${empty_box:-}" ] || wait $! || missing_objects
   if [ "$imported" != 1 ]; then
     local sha ref found
-    while read -r sha ref; do [ -z "$sha" ] || wanted+="$sha"$'\\n'; done <<<"$refs"
-    if [ -n "$wanted" ]; then
-      found=$(printf '%s' "$wanted" | git cat-file --batch-check='%(objecttype)' 2>/dev/null) || missing_objects
+    while read -r sha ref; do [ -z "$sha" ] || wanted+=("$sha"); done <<<"$refs"
+    if [ "\${#wanted[@]}" -gt 0 ]; then
+      found=$(printf '%s\\n' "\${wanted[@]}" | git cat-file --batch-check='%(objecttype)' 2>/dev/null) || missing_objects
       [[ $found != *' missing'* ]] || missing_objects
     fi
   fi
@@ -331,7 +335,7 @@ restore() {
     put_back_index &
     index_job=$!
   fi
-  if [ "$files" -gt 256 ]; then
+  if [ -n "\${empty_box:-}" ] || [ "$files" -gt 256 ]; then
     # Many paths: git matches every entry against every path named, so one pass is cheaper.
     git read-tree --reset -u "$w"
   elif [ "$files" -gt 0 ]; then
@@ -472,8 +476,10 @@ import_pack() {
     { echo "the checkpoint did not arrive" >&2; exit 4; }
   index_path
   read_refs
-  # A box with no files yet starts from an empty index, not the base's: nothing to look at.
-  [ -f ${DIFF_INDEX} ] || GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty
+  # A box with no files yet starts from an empty index, not the base's: nothing to look at, and
+  # the restore checks the whole checkpoint out (it reports no count of paths then).
+  empty_box=
+  [ -f ${DIFF_INDEX} ] || { GIT_INDEX_FILE=${DIFF_INDEX} git read-tree --empty; empty_box=1; }
   prefilled_mark=${PREFILLED_MARK}
   restore "$op" "$slot" "$k" "$all" 1
   keep_updates "$refs" | git update-ref --stdin
