@@ -9,10 +9,11 @@
 //
 // Writes bench/results/checkpoint-<time>.json (git ignores it), or BENCH_RESULTS_DIR.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
+import { benchResults, spread } from "./lib/results.mjs";
 import { compare, interleaved, timed } from "./lib/stats.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
@@ -31,21 +32,8 @@ const engine = await Engine.connect();
 const image = process.env.DRYDOCK_IMAGE ?? (await defaultSandboxImage(engine));
 const docker = (...args) => execFileSync("docker", args, { encoding: "utf8", maxBuffer: 1 << 26 }).trim();
 
-const results = {
-  date: new Date().toISOString(),
-  machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) },
-  image,
-  runs,
-  // Load averages (1, 5, 15 min) when each part starts and when the run ends: the machine is shared.
-  load: [],
-  rows: [],
-};
-const noteLoad = (at) => {
-  const [one, five, fifteen] = loadavg();
-  results.load.push({ at, one, five, fifteen });
-  say(`load average ${one.toFixed(2)} ${five.toFixed(2)} ${fifteen.toFixed(2)} (${at})`);
-};
-const f = (s) => `${s.median.toFixed(1)} (p10-p90 ${s.p10.toFixed(1)}-${s.p90.toFixed(1)})`;
+const { results, noteLoad, write } = benchResults("checkpoint", { image, runs }, say);
+const f = spread;
 function row(name, drydock, baselineName, baseline, target) {
   const versus = baseline ? compare(drydock, baseline) : undefined;
   const met = target === undefined ? undefined : drydock.median <= target;
@@ -176,10 +164,5 @@ for (const files of [10, 10_000]) {
   }
 }
 
-noteLoad("end");
-const dir = resolve(process.env.BENCH_RESULTS_DIR ?? new URL("./results/", import.meta.url).pathname);
-mkdirSync(dir, { recursive: true });
-const out = join(dir, `checkpoint-${results.date.replace(/[:.]/g, "-")}.json`);
-writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
-say(`wrote ${out}`);
+write();
 removeDir(tmp);

@@ -10,11 +10,12 @@
 //                                                       the repository sizes)
 //
 // Writes bench/results/copy-in-cpu-<time>.json (git ignores it), or BENCH_RESULTS_DIR.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { startBurners } from "./lib/burn.mjs";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
+import { benchResults, spread } from "./lib/results.mjs";
 import { compare, interleaved } from "./lib/stats.mjs";
 
 const tmp = mkdtempSync(join(tmpdir(), "drydock-bench-"));
@@ -33,27 +34,14 @@ const engine = await Engine.connect();
 const image = process.env.DRYDOCK_IMAGE ?? (await defaultSandboxImage(engine));
 const all = cpus().length;
 
-const results = {
-  date: new Date().toISOString(),
-  machine: { cpus: all, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) },
-  image,
-  runs,
-  burners,
-  load: [],
-  rows: [],
-};
-const noteLoad = (at) => {
-  const [one, five, fifteen] = loadavg();
-  results.load.push({ at, one, five, fifteen });
-  say(`load average ${one.toFixed(2)} ${five.toFixed(2)} ${fifteen.toFixed(2)} (${at})`);
-};
-const f = (s) => `${s.median.toFixed(1)} (p10-p90 ${s.p10.toFixed(1)}-${s.p90.toFixed(1)})`;
+const { results, noteLoad, write } = benchResults("copy-in-cpu", { image, runs, burners }, say);
+const f = spread;
 
 for (const files of (process.env.BENCH_FILES ?? "10,10000").split(",").map(Number)) {
   const repo = makeRepo(tmp, files);
   const label = `${files.toLocaleString("en-US")} files`;
   try {
-    for (const load of ["quiet", `${burners} burners`]) {
+    for (const load of ["quiet", `${burners} burner${burners === 1 ? "" : "s"}`]) {
       const burning = load === "quiet" ? undefined : startBurners(burners);
       noteLoad(`${label}, ${load}`);
       try {
@@ -79,10 +67,5 @@ for (const files of (process.env.BENCH_FILES ?? "10,10000").split(",").map(Numbe
   }
 }
 
-noteLoad("end");
-const dir = resolve(process.env.BENCH_RESULTS_DIR ?? new URL("./results/", import.meta.url).pathname);
-mkdirSync(dir, { recursive: true });
-const out = join(dir, `copy-in-cpu-${results.date.replace(/[:.]/g, "-")}.json`);
-writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
-say(`wrote ${out}`);
+write();
 removeDir(tmp);
