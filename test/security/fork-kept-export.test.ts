@@ -35,7 +35,11 @@ async function forkOf(source: Session, name: string): Promise<Session> {
   return fork!;
 }
 
-/** The export a fork of `name` to a box holding `have` gets, through a seed of its own. */
+/**
+ * The export a fork of `name` to a box holding `have` gets, through a seed of its own. (Exports
+ * are compared by identity with ===: vitest's toBe, when it fails or is negated, compares the two
+ * deeply to suggest toEqual, byte by byte over packs of megabytes.)
+ */
 async function exportOf(source: Session, name: string, have: string[] = []) {
   const { seed, done } = await forkSeedOf(source, name);
   try {
@@ -62,11 +66,11 @@ describe("a kept checkpoint export", () => {
     await source.checkpoint("k");
     const first = await exportOf(source, "k");
     // Another seed, another call: the same pack, not made again.
-    expect(await exportOf(source, "k")).toBe(first);
+    expect((await exportOf(source, "k")) === first, "the kept export").toBe(true);
     // To a box holding other objects, another pack.
     const withBase = await exportOf(source, "k", [source.hostBaseCommit]);
-    expect(withBase).not.toBe(first);
-    expect(await exportOf(source, "k", [source.hostBaseCommit])).toBe(withBase);
+    expect(withBase === first, "the same export").toBe(false);
+    expect((await exportOf(source, "k", [source.hostBaseCommit])) === withBase, "the kept export").toBe(true);
 
     const one = await forkOf(source, "k");
     sessions.push(one);
@@ -91,7 +95,7 @@ describe("a kept checkpoint export", () => {
     await sh(source, "echo second > a.txt");
     await source.checkpoint("k");
     const now = await exportOf(source, "k");
-    expect(now).not.toBe(old);
+    expect(now === old, "the same export").toBe(false);
     expect(now.commit).not.toBe(old.commit);
     const fork = await forkOf(source, "k");
     sessions.push(fork);
@@ -110,7 +114,7 @@ describe("a kept checkpoint export", () => {
     await b.checkpoint("same");
     const fromA = await exportOf(a, "same");
     const fromB = await exportOf(b, "same");
-    expect(fromB).not.toBe(fromA);
+    expect(fromB === fromA, "the same export").toBe(false);
     const fork = await forkOf(b, "same");
     sessions.push(fork);
     expect(await sh(fork, "cat a.txt")).toBe("only-in-b\n");
@@ -128,7 +132,7 @@ describe("a kept checkpoint export", () => {
     const big = await exportOf(source, "big");
     expect(big.pack.length).toBeGreaterThan(KEPT_EXPORT_BYTES);
     const again = await exportOf(source, "big");
-    expect(again).not.toBe(big);
+    expect(again === big, "the same export").toBe(false);
     expect(again.pack.equals(big.pack)).toBe(true);
   }, 300_000);
 
@@ -145,11 +149,11 @@ describe("a kept checkpoint export", () => {
     }
     const p1 = await exportOf(source, "p1");
     const p2 = await exportOf(source, "p2");
-    expect(await exportOf(source, "p1")).toBe(p1);
+    expect((await exportOf(source, "p1")) === p1, "the kept export").toBe(true);
     const p3 = await exportOf(source, "p3");
     // p2 was used least recently when p3 came: it went, p1 and p3 stay.
-    expect(await exportOf(source, "p1")).toBe(p1);
-    expect(await exportOf(source, "p3")).toBe(p3);
-    expect(await exportOf(source, "p2")).not.toBe(p2);
+    expect((await exportOf(source, "p1")) === p1, "the kept export").toBe(true);
+    expect((await exportOf(source, "p3")) === p3, "the kept export").toBe(true);
+    expect((await exportOf(source, "p2")) === p2, "the same export").toBe(false);
   }, 300_000);
 });
