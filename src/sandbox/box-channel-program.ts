@@ -13,12 +13,15 @@
  * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
  * bytes. End of input ends the program and everything it started.
  */
+import { BOX_TREE_PROGRAM } from "./box-tree-program.js";
 import { BOX_WATCH_PROGRAM } from "./box-watch-program.js";
 
 export const BOX_CHANNEL_PROGRAM = String.raw`
 import json, os, signal, subprocess, sys, tempfile, threading, time
 ${BOX_WATCH_PROGRAM}
 WATCH = Watch(b"/workspace")
+${BOX_TREE_PROGRAM}
+TREE = TreeWriter(WATCH)
 try:
     # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
     # into the channel. Programs it starts are dumpable again once they exec.
@@ -82,9 +85,9 @@ def stop(proc):
 # What a request with changes hands its child: its environment, the files of NUL-ended paths it
 # reads as /dev/fd/N (nothing in /tmp for another program to change; closed here once the child
 # has them), and whether the take asked for a whole update.
-def changes(start):
+def changes(start, tree_reset):
     try:
-        found, whole = WATCH.take(start)
+        found, whole = WATCH.take(start, tree_reset)
     except Exception:
         # A fault in the watch must cost speed, never a wrong index: git looks at everything.
         WATCH.dead = True
@@ -104,10 +107,25 @@ def changes(start):
         env[key] = b"/dev/fd/%d" % listing.fileno()
     return env, listings, whole
 
+def answer(rid, cap, code, o, e):
+    send({"id": rid, "exit": code, "out": min(len(o), cap), "err": min(len(e), cap),
+          "truncated": len(o) > cap or len(e) > cap}, o[:cap], e[:cap])
+
 def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     took = req.get("changes") in (True, "start")
-    env, listings, whole = changes(req["changes"] == "start") if took else (None, [], False)
+    # A checkpoint's save the tree writer can vouch for needs no script (box-tree-program.ts).
+    fast = req.get("fast") if took else None
+    if fast is not None and fast.get("op") == "save":
+        try:
+            done = TREE.save(fast)
+        except Exception as error:
+            done = TREE.declined("%s: %s" % (type(error).__name__, error))
+        if done is not None:
+            answer(rid, cap, *done)
+            return
+    env, listings, whole = changes(req["changes"] == "start", fast is not None) if took else (None, [], False)
+    epoch = WATCH.tree_epoch
     try:
         proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True, env=env,
@@ -136,6 +154,10 @@ def serve(req, data):
     code = proc.wait()
     if took:
         WATCH.done(code == 0, whole)
+    if fast is not None and code == 0 and outs[0][0].startswith(b"saved "):
+        # The tree the script wrote is the tree writer's from here on.
+        commit = outs[0][0][6:46]
+        threading.Thread(target=TREE.load, args=(commit, epoch), daemon=True).start()
     with lock:
         procs.pop(rid, None)
         killed.discard(rid)

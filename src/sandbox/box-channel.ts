@@ -110,6 +110,7 @@ export class BoxChannel {
     argv: string[],
     options: ExecOptions = {},
     changes: BoxShOptions["changes"] = false,
+    fast?: BoxShOptions["fast"],
   ): Promise<ExecResult | undefined> {
     if (!this.open) return Promise.resolve(undefined);
     if (options.signal?.aborted) return Promise.reject(new Error("cancelled"));
@@ -144,7 +145,14 @@ export class BoxChannel {
           resolve(undefined);
         },
       });
-      const request = { id, argv, stdin: stdin.length, cap, ...(changes ? { changes } : {}) };
+      const request = {
+        id,
+        argv,
+        stdin: stdin.length,
+        cap,
+        ...(changes ? { changes } : {}),
+        ...(changes && fast ? { fast } : {}),
+      };
       const head = Buffer.from(`${JSON.stringify(request)}\n`);
       this.input.write(stdin.length > 0 ? Buffer.concat([head, stdin]) : head);
     });
@@ -250,6 +258,12 @@ export interface BoxShOptions extends ExecOptions {
    * it took are lost to the next.
    */
   changes?: boolean | "start";
+  /**
+   * With `changes`: the program in the box may answer the request itself, without running the
+   * script, when it can vouch for the answer being the script's (box-tree-program.ts: a
+   * checkpoint's save, `{ op: "save", … }`). Through an exec the script always runs.
+   */
+  fast?: Record<string, string | number | boolean>;
 }
 
 /**
@@ -264,7 +278,7 @@ export async function boxSh(
   args: string[] = [],
   options: BoxShOptions = {},
 ): Promise<ExecResult> {
-  const { changes = false, ...execOptions } = options;
+  const { changes = false, fast, ...execOptions } = options;
   const plain =
     execOptions.user === undefined &&
     execOptions.workdir === undefined &&
@@ -278,7 +292,12 @@ export async function boxSh(
     void openBoxChannel(box);
     const channel = channels.get(box)?.channel;
     if (channel?.open) {
-      const result = await channel.run(["bash", "-c", script, "drydock", ...args], execOptions, changes);
+      const result = await channel.run(
+        ["bash", "-c", script, "drydock", ...args],
+        execOptions,
+        changes,
+        fast,
+      );
       if (result !== undefined) return result;
     }
   }

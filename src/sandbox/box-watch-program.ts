@@ -60,6 +60,14 @@ class Watch:
         self.links = set()
         self.config = None
         self.inflight = 0
+        # The tree writer's own account (box-tree-program.ts): the paths changed since its tree
+        # was last known, whole when it cannot vouch for them.
+        self.tree_dirty = set()
+        self.tree_whole = True
+        self.tree_config = None
+        self.tree_epoch = 0
+        # Every .gitattributes seen: while one exists, git add may filter what it stores.
+        self.attributes = set()
         home = os.environb.get(b"HOME", b"/nonexistent")
         xdg = os.environb.get(b"XDG_CONFIG_HOME") or home + b"/.config"
         self.config_files = [root + b"/.git/config", root + b"/.git/info/exclude", home + b"/.gitconfig",
@@ -90,6 +98,8 @@ class Watch:
         self.fd = -1
         self.wds.clear()
         self.dirty.clear()
+        self.tree_dirty.clear()
+        self.tree_whole = True
         self.links.clear()
 
     def read_forever(self):
@@ -149,6 +159,8 @@ class Watch:
                 return
             for entry in entries:
                 sub = rel + b"/" + entry.name if rel else entry.name
+                if entry.name == b".gitattributes":
+                    self.attributes.add(sub)
                 try:
                     if entry.is_dir(follow_symlinks=False) and sub != b".git":
                         todo.append(sub)
@@ -164,10 +176,17 @@ class Watch:
         self.wds.clear()
         self.dirty.clear()
         self.whole = True
+        self.tree_dirty.clear()
+        self.tree_whole = True
         self.suspended = True
 
     # (Counted even when the next take is whole anyway: a flood stops the watch either way.)
     def note(self, rel):
+        if not self.tree_whole:
+            self.tree_dirty.add(rel)
+            if len(self.tree_dirty) > MAX_PATHS:
+                self.tree_dirty.clear()
+                self.tree_whole = True
         self.dirty.add(rel)
         if len(self.dirty) > MAX_PATHS:
             self.lost()
@@ -207,6 +226,10 @@ class Watch:
         rel = base + b"/" + name if base else name
         if name == b".gitignore":
             self.whole = True
+            self.tree_whole = True
+        if name == b".gitattributes":
+            self.attributes.add(rel)
+            self.tree_whole = True
         if mask & IN_ISDIR:
             if mask & IN_MOVED_FROM:
                 self.lost()
@@ -281,7 +304,7 @@ class Watch:
             return None
         return True, rel
 
-    def take(self, start):
+    def take(self, start, tree_reset=False):
         with self.lock:
             # A request that took changes and has not ended may yet fail (a client gave it up:
             # its git is being stopped): until it ends, what it took is not known to be in the
@@ -307,6 +330,12 @@ class Watch:
             dirty = self.dirty
             self.dirty = set()
             self.whole = False
+            if tree_reset and config is not None:
+                # The tree the request writes is the tree from now on: later changes are its.
+                self.tree_dirty = set()
+                self.tree_whole = False
+                self.tree_config = config
+                self.tree_epoch += 1
             if whole:
                 return None, True
             paths, gone = set(), set()
@@ -316,6 +345,30 @@ class Watch:
                     return None, True
                 (paths if found[0] else gone).add(found[1])
             return (sorted(paths), sorted(gone)), False
+
+    # The tree writer's take: the paths changed since its tree was last known, or None when it
+    # cannot vouch for them (it then has the request's script write the tree, as without it).
+    def tree_take(self):
+        with self.lock:
+            if self.fd < 0 or self.dead or self.suspended or self.inflight:
+                return None
+            self.drain()
+            if self.dead or self.suspended or self.tree_whole:
+                return None
+            self.links = {rel for rel in self.links if self.nlink(rel) > 1}
+            self.attributes = {rel for rel in self.attributes if os.path.lexists(self.full(rel))}
+            config = self.config_print()
+            if self.links or self.attributes or config is None or config != self.tree_config:
+                return None
+            dirty = self.tree_dirty
+            self.tree_dirty = set()
+            return dirty
+
+    # A tree write that took changes failed: it vouches for nothing until a script writes one.
+    def tree_lost(self):
+        with self.lock:
+            self.tree_dirty.clear()
+            self.tree_whole = True
 
     def done(self, ok, whole):
         with self.lock:

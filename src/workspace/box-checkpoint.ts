@@ -7,7 +7,14 @@
 import type { Box } from "../sandbox/box.js";
 import { boxSh } from "../sandbox/box-channel.js";
 import { CheckpointDamagedError, CommandExitError, LimitExceededError } from "../util/errors.js";
-import { CHECKPOINT_SCRIPT, MAX_SHELL_STATE_FILE_BYTES } from "./checkpoint-script.js";
+import {
+  CHECKPOINT_REFS,
+  CHECKPOINT_SCRIPT,
+  KEEP_REFS,
+  MAX_SHELL_STATE_FILE_BYTES,
+  SHELL_STATE_FILE,
+} from "./checkpoint-script.js";
+import { BASE_REF, DIFF_INDEX } from "./snapshot-receiver.js";
 
 /** Where a checkpoint lives in its box: a host-made name, never the one a client gave. */
 export type CheckpointSlot = string;
@@ -21,6 +28,8 @@ export interface SavedCheckpoint {
   files: number;
   /** With `shellState`: the bytes of SHELL_STATE_FILE, as the shell wrote them before the save. */
   shellState?: Buffer;
+  /** The box's tree writer saved it, not the script (sandbox/box-tree-program.ts). */
+  byTreeWriter: boolean;
 }
 
 /** A checkpoint taken out of its box for a fork: the base commit's bytes and a pack of what the new box lacks. */
@@ -45,6 +54,7 @@ function run(
     maxOutputBytes?: number;
     signal?: AbortSignal;
     changes?: boolean | "start";
+    fast?: Record<string, string | number | boolean>;
   } = {},
 ) {
   return boxSh(box, CHECKPOINT_SCRIPT, args, {
@@ -53,6 +63,7 @@ function run(
     stdin: options.stdin,
     signal: options.signal,
     changes: options.changes ?? false,
+    ...(options.fast ? { fast: options.fast } : {}),
   }).then((result) => {
     if (result.exitCode === 4) throw new CheckpointDamagedError(what, result.stderr.toString("utf8").trim());
     if (result.exitCode !== 0) {
@@ -94,6 +105,24 @@ export async function saveCheckpoint(
       // Without ignored files, the save brings the diff's index up to date (add_changes); a
       // session's first checkpoint starts the box's watch, for its later diffs and checkpoints.
       changes: options.includeIgnored ? false : "start",
+      // The box's tree writer answers in the script's place when it can vouch for the working
+      // tree (sandbox/box-tree-program.ts); the names it writes are the script's.
+      ...(options.includeIgnored
+        ? {}
+        : {
+            fast: {
+              op: "save",
+              slot,
+              max: options.maxBytes,
+              shell: options.shellState === true,
+              index: DIFF_INDEX,
+              baseRef: BASE_REF,
+              checkpointRefs: CHECKPOINT_REFS,
+              keepRefs: KEEP_REFS,
+              shellFile: SHELL_STATE_FILE,
+              shellMax: MAX_SHELL_STATE_FILE_BYTES,
+            },
+          }),
     },
   );
   const newline = result.stdout.indexOf(10);
@@ -107,12 +136,13 @@ export async function saveCheckpoint(
       `checkpoint ${JSON.stringify(options.name)} would hold ${Number(over[1]).toLocaleString("en-US")} bytes (${over[2]} changed files), over the limit of ${options.maxBytes.toLocaleString("en-US")} bytes per checkpoint; nothing was saved. Remove large generated files from the workspace (or add them to .gitignore), or ask the operator for a larger --checkpoint-max-mb`,
     );
   }
-  const saved = /^saved ([0-9a-f]{40}) (\d+) (\d+)$/.exec(line);
+  const saved = /^saved ([0-9a-f]{40}) (\d+) (\d+)( fast)?$/.exec(line);
   if (!saved) throw new CommandExitError(0, line.slice(0, 200), `checkpoint ${options.name}: saving`);
   return {
     commit: saved[1]!,
     bytes: Number(saved[2]),
     files: Number(saved[3]),
+    byTreeWriter: saved[4] !== undefined,
     ...(options.shellState ? { shellState: result.stdout.subarray(newline + 1) } : {}),
   };
 }

@@ -1,0 +1,219 @@
+/**
+ * The box's tree writer (sandbox/box-tree-program.ts) saves a checkpoint without its script when
+ * it can vouch for the working tree: a path it got wrong would be a file a restore or a fork
+ * loses, or one it brings back that was never there. After every step of an agent's work, honest
+ * and hostile, each save is checked against what git itself makes of the same workspace: the
+ * working tree's tree (`git add -A` and `write-tree` on the diff's index as it was), HEAD, the
+ * refs, the agent's index and its time, the parent, the counts, and git's own check of every
+ * object. Most saves must have been the tree writer's, or the test would prove nothing; the cases
+ * it must leave to the script (attributes, a config that changes how files are stored, a file too
+ * large, a second name of a file, a FIFO, a nested repository) must still give git's answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { boxSh } from "../../src/sandbox/box-channel.js";
+import type { Session } from "../../src/session/session.js";
+import { saveCheckpoint, type SavedCheckpoint } from "../../src/workspace/box-checkpoint.js";
+import { BASE_REF, DIFF_INDEX } from "../../src/workspace/snapshot-receiver.js";
+import { AGENT_STEPS, random } from "../helpers/agent-steps.js";
+import { tempRepo, type TempRepo } from "../helpers/repos.js";
+import { boxRuntime } from "../helpers/runtime.js";
+import { testSession } from "../helpers/sessions.js";
+
+/**
+ * Checks checkpoint commit $1 against git's own account of the workspace now; prints "same" and
+ * then "<paths that differ from the base> <bytes>", or what differs.
+ */
+const CHECK = `
+set -e
+cd /workspace
+k=$1
+rm -f /tmp/.ref-index
+[ ! -f ${DIFF_INDEX} ] || cp ${DIFF_INDEX} /tmp/.ref-index
+export GIT_INDEX_FILE=/tmp/.ref-index
+[ -f "$GIT_INDEX_FILE" ] || git read-tree ${BASE_REF}
+git add -A >/dev/null 2>&1 || true
+w=$(git write-tree)
+unset GIT_INDEX_FILE
+base=$(git rev-parse ${BASE_REF})
+read -r head < .git/HEAD
+refs=$(git for-each-ref --format='%(objectname) %(refname) %(symref)' | while read -r sha ref sym; do
+  case "$ref" in refs/drydock/*) ;; *) [ -n "$sym" ] || echo "$sha $ref" ;; esac; done)
+bad=
+[ "$(git rev-parse "$k:w")" = "$w" ] || bad+=" w"
+[ "$(git cat-file blob "$k:h")" = "$head" ] || bad+=" h"
+[ "$(git cat-file blob "$k:r")" = "$refs" ] || bad+=" r"
+[ "$(git rev-parse "$k:i")" = "$(git hash-object .git/index)" ] || bad+=" i"
+[ "$(git cat-file blob "$k:m")" = "$(stat -c %Y .git/index)" ] || bad+=" m"
+[ "$(git rev-parse "$k^")" = "$base" ] || bad+=" parent"
+[ "$(git rev-parse "$k^{tree}")" = "$(printf '100644 blob %s\\th\\n100644 blob %s\\ti\\n100644 blob %s\\tm\\n100644 blob %s\\tr\\n040000 tree %s\\tw\\n' \\
+  "$(git rev-parse "$k:h")" "$(git rev-parse "$k:i")" "$(git rev-parse "$k:m")" "$(git rev-parse "$k:r")" "$w" | git mktree)" ] || bad+=" top"
+git fsck --strict --no-dangling --no-progress >/tmp/.fsck 2>&1 || bad+=" fsck:$(head -c 300 /tmp/.fsck)"
+if [ -n "$bad" ]; then
+  echo "differs:$bad"
+  git diff-tree -r "$k:w" "$w" | head -20
+  exit 0
+fi
+files=0 bytes=0
+while read -r _ mode _ blob status _; do
+  files=$((files + 1))
+  case "$mode:$status" in 160000:*) ;; *:[AMT]*) bytes=$((bytes + $(git cat-file -s "$blob"))) ;; esac
+done < <(git diff-tree -r --no-renames "$base" "$w")
+echo same
+echo "$files $((bytes + $(stat -c %s .git/index) + \${#refs}))"
+`;
+
+let slots = 0;
+/** A fresh slot name: 16 hex digits. */
+function slot(): string {
+  slots += 1;
+  return slots.toString(16).padStart(16, "0");
+}
+
+async function bash(session: Session, command: string): Promise<void> {
+  const r = await session.bash(command, { timeoutMs: 120_000 });
+  expect(r.exitCode, r.output).toBe(0);
+}
+
+/** Saves a checkpoint and checks it against git's account; returns the save. */
+async function saveAndCheck(session: Session, what: string): Promise<SavedCheckpoint> {
+  const saved = await saveCheckpoint(session.box, slot(), {
+    name: "t",
+    includeIgnored: false,
+    maxBytes: 1 << 30,
+  });
+  const r = await boxSh(session.box, CHECK, [saved.commit], { maxOutputBytes: 1 << 20 });
+  expect(r.exitCode, r.stderr.toString()).toBe(0);
+  const [verdict, counts] = r.stdout.toString().trim().split("\n");
+  const how = saved.byTreeWriter ? "the tree writer" : "the script";
+  expect(verdict, `${what} (saved by ${how})\n${r.stdout.toString()}`).toBe("same");
+  expect(counts, `${what} (saved by ${how}): paths and bytes`).toBe(`${saved.files} ${saved.bytes}`);
+  return saved;
+}
+
+/** Waits until the tree writer has the tree a script save left (it reads it in the background). */
+async function settle(session: Session): Promise<void> {
+  await bash(session, "sleep 0.3");
+}
+
+describe("the box's tree writer", () => {
+  let repo: TempRepo;
+  let session: Session;
+  beforeAll(async () => {
+    const files: Record<string, string> = { ".gitignore": "*.log\n" };
+    for (let d = 0; d < 3; d++) for (let f = 0; f < 4; f++) files[`d${d}/f${f}.txt`] = `d${d} f${f}\n`;
+    repo = tempRepo(files);
+    session = await testSession(repo.path);
+    await bash(
+      session,
+      "mkdir sub && cd sub && git init -q && echo s > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s",
+    );
+  });
+  afterAll(async () => {
+    await session?.destroy();
+    repo?.[Symbol.dispose]();
+  });
+
+  it("a save with nothing changed, and one of many paths, are git's too", async () => {
+    await saveAndCheck(session, "settling");
+    await settle(session);
+    expect((await saveAndCheck(session, "nothing changed")).byTreeWriter).toBe(true);
+    expect((await saveAndCheck(session, "again")).byTreeWriter).toBe(true);
+    await bash(
+      session,
+      "cd /workspace && mkdir -p many && for i in $(seq 1 100); do echo $i > many/$i.txt; done",
+    );
+    await saveAndCheck(session, "a hundred new files");
+    await bash(session, "cd /workspace && rm -rf many");
+    await saveAndCheck(session, "a hundred removed");
+  });
+
+  it("saves what git would save, step after step of an agent's work", async () => {
+    const pick = random(20261128);
+    const p = (n: number) => Math.floor(pick() * n);
+    await saveAndCheck(session, "the first save");
+    await settle(session);
+    const by: boolean[] = [];
+    const rounds = boxRuntime() === "runsc" ? 25 : 50;
+    for (let round = 0; round < rounds; round++) {
+      const steps = Array.from({ length: 1 + p(3) }, () => AGENT_STEPS[p(AGENT_STEPS.length)]!(p));
+      await bash(
+        session,
+        `cd /workspace && { ${steps.map((s) => `{ ${s}; } 2>/dev/null`).join("; ")}; true; }`,
+      );
+      const saved = await saveAndCheck(session, `round ${round}: ${steps.join(" ; ")}`);
+      by.push(saved.byTreeWriter);
+      if (!saved.byTreeWriter) await settle(session);
+    }
+    // The tree writer was used, not bypassed.
+    expect(by.filter(Boolean).length, by.join(" ")).toBeGreaterThan(rounds / 3);
+  });
+
+  it("leaves to the script what it cannot vouch for, and the script's answer stands", async () => {
+    const cases: Array<[string, string, boolean]> = [
+      // [what, the step, whether the save after it may be the tree writer's]
+      [
+        "files of its own",
+        "rm -rf c && mkdir -p c/a c/b && for i in 0 1 2 3; do echo $i > c/a/f$i.txt; echo $i > c/b/f$i.txt; done",
+        true,
+      ],
+      ["a file edited", "echo x >> c/a/f1.txt", true],
+      [
+        "attributes that change line endings",
+        "printf '*.txt text eol=crlf\\n' > c/.gitattributes && printf 'a\\r\\nb\\r\\n' > c/a/crlf.txt",
+        false,
+      ],
+      ["attributes still there", "echo y >> c/a/f1.txt", false],
+      ["attributes gone", "rm c/.gitattributes", false],
+      ["after the script", "echo z >> c/a/f1.txt", true],
+      ["core.fileMode off", "git config core.fileMode false && chmod +x c/b/f2.txt", false],
+      ["core.fileMode back", "git config core.fileMode true && chmod -x c/b/f2.txt", false],
+      ["a file over 16 MiB", "head -c 17000000 /dev/zero > c/big.bin", false],
+      ["the big file gone", "rm c/big.bin", true],
+      ["a second name of a file", "ln c/a/f0.txt c/a/second && echo through >> c/a/second", false],
+      ["the second name gone", "rm c/a/second && echo once >> c/a/f0.txt", true],
+      ["a FIFO where a file was", "rm c/b/f3.txt && mkfifo c/b/f3.txt", false],
+      ["the FIFO gone", "rm c/b/f3.txt", true],
+      [
+        "a commit in the nested repository",
+        "cd sub && echo c >> s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm c",
+        true,
+      ],
+      [
+        "a new nested repository",
+        "mkdir -p c/inner && cd c/inner && git init -q && echo i > i && git add i && git -c user.name=a -c user.email=a@b commit -qm i",
+        true,
+      ],
+      ["a symlink in place of a directory", "rm -rf c/b && ln -s /etc c/b", true],
+      ["a file edited after", "echo w >> c/a/f0.txt", true],
+      ["a name git could read as a pattern", "echo p > 'c/a/*' && echo q > 'c/a/:(top)'", true],
+      [
+        "a name with a newline and bytes that are not UTF-8",
+        "printf n > \"c/a/x$(printf '\\nb\\377')\"",
+        true,
+      ],
+      ["a link to outside", "ln -s /etc/passwd c/a/pw", true],
+      [
+        "a directory of new files",
+        "mkdir -p c/new/deeper && echo a > c/new/a && echo b > c/new/deeper/b && echo i > c/new/i.log",
+        true,
+      ],
+      ["a file made a directory", "rm c/a/f2.txt && mkdir c/a/f2.txt && echo in > c/a/f2.txt/in", true],
+      ["an ignored file", "echo ignored > c/a/more.log", true],
+      [
+        "HEAD detached, a branch and a tag",
+        "git checkout -q --detach && git branch -f other && git tag -f t1",
+        true,
+      ],
+    ];
+    await saveAndCheck(session, "settling");
+    await settle(session);
+    const wrong: string[] = [];
+    for (const [what, step, may] of cases) {
+      await bash(session, `cd /workspace && ${step}`);
+      const saved = await saveAndCheck(session, what);
+      if (saved.byTreeWriter && !may) wrong.push(what);
+      if (!saved.byTreeWriter) await settle(session);
+    }
+    expect(wrong, "the tree writer saved what it cannot vouch for").toEqual([]);
+  });
+});
