@@ -345,13 +345,20 @@ class TreeWriter:
         w, sizes = model["w"], model["sizes"]
         if not rels:
             return
-        paths = set()
+        paths, repos = set(), {}
         for rel in rels:
             parts = rel.split(b"/")
             if b".git" in parts:
-                # Inside a nested repository's .git: that repository, one entry (its commit).
                 parts = parts[:parts.index(b".git")]
-                rel = b"/".join(parts)
+            # Inside a nested repository: that repository, one entry (its commit).
+            for i in range(1, len(parts)):
+                up = b"/".join(parts[:i])
+                if up not in repos:
+                    repos[up] = os.path.lexists(ROOT + b"/" + up + b"/.git")
+                if repos[up]:
+                    parts = parts[:i]
+                    break
+            rel = b"/".join(parts)
             if not rel or parts[-1] == b".gitattributes":
                 raise Decline("a change at the root or to attributes")
             paths.add(rel)
@@ -360,12 +367,27 @@ class TreeWriter:
         listed = git([b"ls-files", b"-z", b"--cached", b"--others", b"--exclude-standard", b"--"] + sorted(paths),
                      extra={b"GIT_INDEX_FILE": self.index})
         keep = {path.rstrip(b"/") for path in listed.split(b"\0") if path}
-        was = model["was"]
+        for path in keep:
+            # A path under another (files git tracks inside what is now a repository): git's
+            # answer for those is not this writer's to guess.
+            up = path
+            while b"/" in up:
+                up = up.rpartition(b"/")[0]
+                if up in keep:
+                    raise Decline("a path under another")
+        was, old = model["was"], {}
         for rel in paths:
             for path, value in self.files_under(w, rel).items():
                 was.setdefault(path, value)
+                old[path] = value
             self.drop(w, rel)
         for path in sorted(keep):
+            if path in old and path not in paths:
+                # Under a directory that changed, a file that did not: the watch names every file
+                # written, so this one is as it was, and git, whose index entry is stat-clean,
+                # would not read it again either.
+                self.put(w, path, *old[path])
+                continue
             found = self.blob_of(path)
             if found is None:
                 continue

@@ -96,13 +96,14 @@ worktree_tree() {
   else
     export GIT_INDEX_FILE=${DIFF_INDEX}
   fi
+  # (A command substitution runs this without set -e: each failure is passed on by hand, or a
+  # git add that failed, as on a FIFO where git holds a file, would save the index as it was.)
   if [ "$1" = 1 ]; then
-    [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base"
-    git add -A -f >/dev/null
-  elif [ -f "$GIT_INDEX_FILE" ]; then add_changes
-  else git read-tree "$base"; add_changes whole; fi
+    [ -f "$GIT_INDEX_FILE" ] || git read-tree "$base" || return
+    git add -A -f >/dev/null || return
+  elif [ -f "$GIT_INDEX_FILE" ]; then add_changes || return
+  else { git read-tree "$base" && add_changes whole; } || return; fi
   git write-tree
-  unset GIT_INDEX_FILE
 }
 
 # Prints one "update <keep ref> <object>" line per object the refs ($1: "<object> <name>" lines) name.

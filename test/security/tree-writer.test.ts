@@ -149,8 +149,8 @@ describe("the box's tree writer", () => {
   });
 
   it("leaves to the script what it cannot vouch for, and the script's answer stands", async () => {
-    const cases: Array<[string, string, boolean]> = [
-      // [what, the step, whether the save after it may be the tree writer's]
+    const cases: Array<[string, string, boolean | "fails"]> = [
+      // [what, the step, whether the save after it may be the tree writer's, or must fail]
       [
         "files of its own",
         "rm -rf c && mkdir -p c/a c/b && for i in 0 1 2 3; do echo $i > c/a/f$i.txt; echo $i > c/b/f$i.txt; done",
@@ -171,7 +171,8 @@ describe("the box's tree writer", () => {
       ["the big file gone", "rm c/big.bin", true],
       ["a second name of a file", "ln c/a/f0.txt c/a/second && echo through >> c/a/second", false],
       ["the second name gone", "rm c/a/second && echo once >> c/a/f0.txt", true],
-      ["a FIFO where a file was", "rm c/b/f3.txt && mkfifo c/b/f3.txt", false],
+      // Git cannot add it: the save fails, saving nothing, rather than keep the index as it was.
+      ["a FIFO where a file was", "rm c/b/f3.txt && mkfifo c/b/f3.txt && echo more >> c/a/f1.txt", "fails"],
       ["the FIFO gone", "rm c/b/f3.txt", true],
       [
         "a commit in the nested repository",
@@ -183,6 +184,12 @@ describe("the box's tree writer", () => {
         "mkdir -p c/inner && cd c/inner && git init -q && echo i > i && git add i && git -c user.name=a -c user.email=a@b commit -qm i",
         true,
       ],
+      [
+        "a repository made where git tracks files",
+        "cd c/a && git init -q && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m e && cd ../.. && echo t >> c/a/f1.txt",
+        true,
+      ],
+      ["that repository gone", "rm -rf c/a/.git && echo u >> c/a/f1.txt", true],
       ["a symlink in place of a directory", "rm -rf c/b && ln -s /etc c/b", true],
       ["a file edited after", "echo w >> c/a/f0.txt", true],
       ["a name git could read as a pattern", "echo p > 'c/a/*' && echo q > 'c/a/:(top)'", true],
@@ -210,6 +217,13 @@ describe("the box's tree writer", () => {
     const wrong: string[] = [];
     for (const [what, step, may] of cases) {
       await bash(session, `cd /workspace && ${step}`);
+      if (may === "fails") {
+        await expect(
+          saveCheckpoint(session.box, slot(), { name: "t", includeIgnored: false, maxBytes: 1 << 30 }),
+          what,
+        ).rejects.toThrow(/can only add regular files/);
+        continue;
+      }
       const saved = await saveAndCheck(session, what);
       if (saved.byTreeWriter && !may) wrong.push(what);
       if (!saved.byTreeWriter) await settle(session);
