@@ -382,7 +382,7 @@ class TreeWriter:
                 old[path] = value
             self.drop(w, rel)
         for path in sorted(keep):
-            if path in old and path not in paths:
+            if path in old and path not in paths and path not in rels:
                 # Under a directory that changed, a file that did not: the watch names every file
                 # written, so this one is as it was, and git, whose index entry is stat-clean,
                 # would not read it again either.
