@@ -12,7 +12,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { boxSh } from "../../src/sandbox/box-channel.js";
 import type { Session } from "../../src/session/session.js";
-import { saveCheckpoint, type SavedCheckpoint } from "../../src/workspace/box-checkpoint.js";
+import {
+  restoreCheckpoint,
+  saveCheckpoint,
+  type SavedCheckpoint,
+} from "../../src/workspace/box-checkpoint.js";
+import { ADD_CHANGES } from "../../src/workspace/changed-paths.js";
 import { BASE_REF, DIFF_INDEX } from "../../src/workspace/snapshot-receiver.js";
 import { AGENT_STEPS, random } from "../helpers/agent-steps.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
@@ -60,6 +65,28 @@ while read -r _ mode _ blob status _; do
 done < <(git diff-tree -r --no-renames "$base" "$w")
 echo same
 echo "$files $((bytes + $(stat -c %s .git/index) + \${#refs}))"
+`;
+
+/**
+ * After a restore to checkpoint $1: "same" when the diff's index, brought up to date through the
+ * watch (this request takes its changes), holds the checkpoint's working tree, and so does a copy
+ * of it brought up to date by git looking at every file; else what differs.
+ */
+const RESTORED = `
+set -e
+cd /workspace
+${ADD_CHANGES}
+export GIT_INDEX_FILE=${DIFF_INDEX}
+add_changes >/dev/null 2>&1 || true
+watched=$(git write-tree)
+cp ${DIFF_INDEX} /tmp/.whole-index
+export GIT_INDEX_FILE=/tmp/.whole-index
+git add -A >/dev/null 2>&1 || true
+whole=$(git write-tree)
+want=$(git rev-parse "$1:w")
+if [ "$whole" = "$want" ] && [ "$watched" = "$want" ]; then echo same; else
+  echo "whole $whole watched $watched checkpoint $want"; git diff-tree -r "$want" "$whole" | head; git diff-tree -r "$want" "$watched" | head
+fi
 `;
 
 let slots = 0;
@@ -111,7 +138,7 @@ describe("the box's tree writer", () => {
   afterAll(async () => {
     await session?.destroy();
     repo?.[Symbol.dispose]();
-  });
+  }, 600_000);
 
   it("a save with nothing changed, and one of many paths, are git's too", async () => {
     await saveAndCheck(session, "settling");
@@ -125,7 +152,7 @@ describe("the box's tree writer", () => {
     await saveAndCheck(session, "a hundred new files");
     await bash(session, "cd /workspace && rm -rf many");
     await saveAndCheck(session, "a hundred removed");
-  });
+  }, 600_000);
 
   it("saves what git would save, step after step of an agent's work", async () => {
     const pick = random(20261128);
@@ -146,7 +173,46 @@ describe("the box's tree writer", () => {
     }
     // The tree writer was used, not bypassed.
     expect(by.filter(Boolean).length, by.join(" ")).toBeGreaterThan(rounds / 3);
-  });
+  }, 600_000);
+
+  it("a restore of what it saved puts every path back, and the diff after is git's", async () => {
+    const pick = random(11);
+    const p = (n: number) => Math.floor(pick() * n);
+    const saved: Array<{ slot: string; commit: string }> = [];
+    const by: boolean[] = [];
+    for (let round = 0; round < (boxRuntime() === "runsc" ? 8 : 16); round++) {
+      const steps = Array.from({ length: 1 + p(3) }, () => AGENT_STEPS[p(AGENT_STEPS.length)]!(p));
+      const what = `round ${round}: ${steps.join(" ; ")}`;
+      await bash(
+        session,
+        `cd /workspace && { ${steps.map((s) => `{ ${s}; } 2>/dev/null`).join("; ")}; true; }`,
+      );
+      if (saved.length === 0 || p(2) === 0) {
+        const name = slot();
+        const k = await saveCheckpoint(session.box, name, {
+          name: "t",
+          includeIgnored: false,
+          maxBytes: 1 << 30,
+        });
+        saved.push({ slot: name, commit: k.commit });
+        by.push(k.byTreeWriter);
+        await settle(session);
+        continue;
+      }
+      const back = saved[p(saved.length)]!;
+      await restoreCheckpoint(session.box, back.slot, {
+        name: "t",
+        commit: back.commit,
+        includeIgnored: false,
+      });
+      // The diff's index, brought up to date through the watch, holds every file as the
+      // checkpoint does, and so does git looking at every file.
+      const r = await boxSh(session.box, RESTORED, [back.commit], { changes: true, maxOutputBytes: 1 << 20 });
+      expect(r.exitCode, r.stderr.toString()).toBe(0);
+      expect(r.stdout.toString().trim(), what).toBe("same");
+    }
+    expect(by.filter(Boolean).length, by.join(" ")).toBeGreaterThan(0);
+  }, 600_000);
 
   it("leaves to the script what it cannot vouch for, and the script's answer stands", async () => {
     const cases: Array<[string, string, boolean | "fails"]> = [
@@ -229,5 +295,5 @@ describe("the box's tree writer", () => {
       if (!saved.byTreeWriter) await settle(session);
     }
     expect(wrong, "the tree writer saved what it cannot vouch for").toEqual([]);
-  });
+  }, 600_000);
 });
