@@ -48,9 +48,13 @@ def git_env(extra=None):
         env.update(extra)
     return env
 
+# A git that blocks (a FIFO the agent put where git reads) must not hold the writer: its request
+# cannot be killed as a script's can. Past GIT_TIMEOUT it is, and the script runs instead.
+GIT_TIMEOUT = 30
+
 def git(args, extra=None, stdin=None, cwd=None):
     proc = subprocess.run([b"git"] + args, cwd=cwd or ROOT, env=git_env(extra), input=stdin,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT)
     if proc.returncode != 0:
         raise Decline("git %s failed" % args[0].decode())
     return proc.stdout
@@ -144,12 +148,10 @@ class TreeWriter:
         for path in self.watch.config_files:
             if not path.endswith(b"config"):
                 continue
-            try:
-                with open(path, "rb") as f:
-                    text = f.read(MAX_CONFIG_BYTES + 1)
-            except FileNotFoundError:
+            if not os.path.lexists(path):
                 continue
-            if len(text) > MAX_CONFIG_BYTES:
+            text = read_regular(path, MAX_CONFIG_BYTES + 1)
+            if text is None or len(text) > MAX_CONFIG_BYTES:
                 return False
             found = parse_config(text)
             if found is None:
@@ -472,7 +474,14 @@ class TreeWriter:
         try:
             self.refresh(model, rels)
         finally:
-            refs_out = refs_proc.communicate()[0]
+            try:
+                refs_out = refs_proc.communicate(timeout=GIT_TIMEOUT)[0]
+            except subprocess.TimeoutExpired:
+                refs_proc.kill()
+                refs_proc.wait()
+                raise Decline("git for-each-ref did not end")
+        if refs_proc.returncode != 0:
+            raise Decline("git for-each-ref failed")
         w = model["w"]
         wtree = self.write_trees(w)
         base_ref = req["baseRef"].encode()
@@ -490,9 +499,11 @@ class TreeWriter:
         if base is None or base != model["base_commit"]:
             raise Decline("the base moved")
         refs_text = b"\n".join(refs)
-        with open(ROOT + b"/.git/HEAD", "rb") as f:
-            head = f.read(4096).split(b"\n")[0].strip(b" \t")
-        if os.path.islink(ROOT + b"/.git/HEAD") or not (
+        head = read_regular(ROOT + b"/.git/HEAD", 4096) if not os.path.islink(ROOT + b"/.git/HEAD") else None
+        if head is None:
+            raise Decline("HEAD is not a file")
+        head = head.split(b"\n")[0].strip(b" \t")
+        if not (
                 head.startswith(b"ref: refs/") or (len(head) == 40 and all(c in b"0123456789abcdef" for c in head))):
             raise Decline("HEAD is not plain")
         o = self.objects
@@ -502,8 +513,9 @@ class TreeWriter:
         agent_index = ROOT + b"/.git/index"
         if os.path.lexists(agent_index):
             st = os.stat(agent_index)
-            with open(agent_index, "rb") as f:
-                body = f.read()
+            body = read_regular(agent_index, st.st_size + 1)
+            if body is None or len(body) != st.st_size:
+                raise Decline("the index is not a plain file")
             index_bytes = len(body)
             entries.append((b"i", b"100644", o.write(b"blob", body)))
             entries.append((b"m", b"100644", o.write(b"blob", b"%d\n" % int(st.st_mtime))))
@@ -531,10 +543,9 @@ class TreeWriter:
         out = b"saved %s %d %d fast\n" % (commit, total, files)
         if req.get("shell"):
             # As the script's head -c: a shell state the agent broke fails the call.
-            try:
-                with open(req["shellFile"].encode(), "rb") as f:
-                    out += f.read(int(req["shellMax"]))
-            except OSError as error:
-                return 1, out, b"the shell's state is unreadable: %s\n" % str(error).encode()
+            state = read_regular(req["shellFile"].encode(), int(req["shellMax"]))
+            if state is None:
+                return 1, out, b"the shell's state is not a readable file\n"
+            out += state
         return 0, out, b""
 `;

@@ -46,6 +46,29 @@ MAX_ENTRIES = 200000
 MAX_PATHS = 128
 MAX_CONFIG_BYTES = 65536
 
+# At most limit bytes of a regular file, or None: a FIFO the agent put in its place would block
+# the reader (and, under the watch's lock, every request after it) for good.
+def read_regular(path, limit):
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat_.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while size < limit:
+            chunk = os.read(fd, min(65536, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
 class Watch:
     def __init__(self, root):
         self.root = root
@@ -262,11 +285,10 @@ class Watch:
             if path.endswith(b"config"):
                 if st.st_size > MAX_CONFIG_BYTES:
                     return None
-                try:
-                    with open(path, "rb") as f:
-                        text = f.read(MAX_CONFIG_BYTES).lower()
-                except OSError:
+                text = read_regular(path, MAX_CONFIG_BYTES)
+                if text is None:
                     return None
+                text = text.lower()
                 if b"excludesfile" in text or b"include" in text:
                     return None
         return prints

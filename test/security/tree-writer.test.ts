@@ -220,6 +220,32 @@ describe("the box's tree writer", () => {
     expect(by.filter(Boolean).length, by.join(" ")).toBeGreaterThan(0);
   }, 600_000);
 
+  it("a FIFO where the box's channel reads a config does not stop later saves", async () => {
+    // Any git there blocks on it, as the save's script does until it is given up; what reads it
+    // in the channel (the watch, the tree writer) must not, or every later request would wait.
+    await saveAndCheck(session, "settling");
+    await bash(
+      session,
+      "cd /workspace && cp .git/config /tmp/config.kept && rm .git/config && mkfifo .git/config",
+    );
+    await expect(
+      saveCheckpoint(session.box, slot(), {
+        name: "t",
+        includeIgnored: false,
+        maxBytes: 1 << 30,
+        signal: AbortSignal.timeout(5_000),
+      }),
+    ).rejects.toThrow();
+    await bash(
+      session,
+      "cd /workspace && rm .git/config && cp /tmp/config.kept .git/config && mkdir -p fifo-case && echo after >> fifo-case/f",
+    );
+    await saveAndCheck(session, "after the FIFO");
+    await settle(session);
+    await bash(session, "cd /workspace && echo again >> fifo-case/f");
+    expect((await saveAndCheck(session, "the writer again")).byTreeWriter).toBe(true);
+  }, 600_000);
+
   it("leaves to the script what it cannot vouch for, and the script's answer stands", async () => {
     const cases: Array<[string, string, boolean | "fails"]> = [
       // [what, the step, whether the save after it may be the tree writer's, or must fail]
