@@ -52,3 +52,14 @@ line"`,
   () => `rm -f d0 && mkdir -p d0 && echo back > d0/f0.txt`,
   (p) => `cp d${p(3)}/f${p(4)}.txt d${p(3)}/f${p(4)}.txt.bak 2>/dev/null; true`,
 ];
+
+/** The files of the workspace AGENT_STEPS work on: d0..d2/f0..f3.txt, and `*.log` ignored. */
+export function agentStepFiles(): Record<string, string> {
+  const files: Record<string, string> = { ".gitignore": "*.log\n" };
+  for (let d = 0; d < 3; d++) for (let f = 0; f < 4; f++) files[`d${d}/f${f}.txt`] = `d${d} f${f}\n`;
+  return files;
+}
+
+/** Run in /workspace: makes `sub`, a repository inside the workspace (git holds it as one entry, its commit). */
+export const NESTED_REPOSITORY =
+  "mkdir sub && cd sub && git init -q && echo s > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s";

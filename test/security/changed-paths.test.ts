@@ -14,7 +14,7 @@ import type { Session } from "../../src/session/session.js";
 import { restoreCheckpoint, saveCheckpoint } from "../../src/workspace/box-checkpoint.js";
 import { ADD_CHANGES } from "../../src/workspace/changed-paths.js";
 import { BASE_REF, DIFF_INDEX } from "../../src/workspace/snapshot-receiver.js";
-import { AGENT_STEPS as STEPS, random } from "../helpers/agent-steps.js";
+import { AGENT_STEPS as STEPS, agentStepFiles, NESTED_REPOSITORY, random } from "../helpers/agent-steps.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { boxRuntime } from "../helpers/runtime.js";
 import { testSession } from "../helpers/sessions.js";
@@ -62,15 +62,9 @@ describe("the watch of the workspace", () => {
   let repo: TempRepo;
   let session: Session;
   beforeAll(async () => {
-    const files: Record<string, string> = { ".gitignore": "*.log\n" };
-    for (let d = 0; d < 3; d++) for (let f = 0; f < 4; f++) files[`d${d}/f${f}.txt`] = `d${d} f${f}\n`;
-    repo = tempRepo(files);
+    repo = tempRepo(agentStepFiles());
     session = await testSession(repo.path);
-    // A repository inside the workspace: git holds it as one entry, its commit.
-    await bash(
-      session,
-      "mkdir sub && cd sub && git init -q && echo s > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s",
-    );
+    await bash(session, `cd /workspace && ${NESTED_REPOSITORY}`);
   });
   afterAll(async () => {
     await session?.destroy();

@@ -19,7 +19,7 @@ import {
 } from "../../src/workspace/box-checkpoint.js";
 import { ADD_CHANGES } from "../../src/workspace/changed-paths.js";
 import { BASE_REF, DIFF_INDEX } from "../../src/workspace/snapshot-receiver.js";
-import { AGENT_STEPS, random } from "../helpers/agent-steps.js";
+import { AGENT_STEPS, agentStepFiles, NESTED_REPOSITORY, random } from "../helpers/agent-steps.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { boxRuntime } from "../helpers/runtime.js";
 import { testSession } from "../helpers/sessions.js";
@@ -132,14 +132,9 @@ describe("the box's tree writer", () => {
   let repo: TempRepo;
   let session: Session;
   beforeAll(async () => {
-    const files: Record<string, string> = { ".gitignore": "*.log\n" };
-    for (let d = 0; d < 3; d++) for (let f = 0; f < 4; f++) files[`d${d}/f${f}.txt`] = `d${d} f${f}\n`;
-    repo = tempRepo(files);
+    repo = tempRepo(agentStepFiles());
     session = await testSession(repo.path);
-    await bash(
-      session,
-      "mkdir sub && cd sub && git init -q && echo s > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s",
-    );
+    await bash(session, `cd /workspace && ${NESTED_REPOSITORY}`);
   });
   afterAll(async () => {
     await session?.destroy();
