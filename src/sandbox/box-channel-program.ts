@@ -13,6 +13,7 @@
  * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
  * bytes. End of input ends the program and everything it started.
  */
+import { BOX_GIT_PROGRAM } from "./box-git-program.js";
 import { BOX_TREE_PROGRAM } from "./box-tree-program.js";
 import { BOX_WATCH_PROGRAM } from "./box-watch-program.js";
 
@@ -20,7 +21,7 @@ export const BOX_CHANNEL_PROGRAM = String.raw`
 import json, os, signal, subprocess, sys, tempfile, threading, time
 ${BOX_WATCH_PROGRAM}
 WATCH = Watch(b"/workspace")
-${BOX_TREE_PROGRAM}
+${BOX_GIT_PROGRAM}${BOX_TREE_PROGRAM}
 TREE = TreeWriter(WATCH)
 try:
     # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
