@@ -12,13 +12,14 @@ import hashlib, zlib
 
 MAX_FILE = 16 << 20
 TREE_MODE = b"40000"
-GIT_ENV_KEEP = (b"PATH", b"HOME", b"USER", b"LOGNAME")
 
 class Decline(Exception):
     pass
 
+# The environment the save's script would have (the program's own), so that git reads the same
+# config and ignore files for both, with the script's settings.
 def git_env(extra=None):
-    env = {k: v for k, v in os.environb.items() if k in GIT_ENV_KEEP}
+    env = dict(os.environb)
     env.update({b"LC_ALL": b"C", b"GIT_TERMINAL_PROMPT": b"0", b"GIT_NO_REPLACE_OBJECTS": b"1",
                 b"GIT_LITERAL_PATHSPECS": b"1"})
     if extra:
