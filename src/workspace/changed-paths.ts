@@ -6,24 +6,37 @@
  * script ran as an exec, not through the channel), "all", or `add_changes whole` (the index was
  * just made from a commit, so every path may differ) look at everything.
  *
- * Paths gone from the root leave the index with `git rm --cached --ignore-unmatch`: one git's
- * index may not hold (a file that came and went) would stop `git add`, with 128, before it added
- * anything (the watch gives one gone from a directory as that directory). `git add
- * -A` with paths exits 1 when one of them is ignored, having added the others. Any other failure
- * falls back to git looking at everything. Pathspecs are literal: a file named `*` or `:(top)` is
- * a path, not a pattern.
+ * For named paths, git itself says which entries are under them: `git ls-files --cached
+ * --others --exclude-standard` lists the index's entries there and the files git add -A would add
+ * (a repository inside the workspace as its directory, with a slash), and one `git update-index
+ * --add --remove --replace` takes each as add -A does: changed ones hashed (by their stat data,
+ * as add -A), gone ones removed, a file that became a directory or the other way replaced (the
+ * index's entries go first, so one that became a directory leaves before the files in it come).
+ * These two gits take about half the time of the `git rm --cached` and `git add -A` with the
+ * paths they replace, at 10,000 files: add's own walk over every entry of the index, and a second
+ * read and write of the whole index, are gone. Pathspecs are literal: a file named `*` or
+ * `:(top)` is a path, not a pattern; update-index reads paths, never patterns. Any failure (a path
+ * beyond a symbolic link, a file git cannot store) leaves the index as it was (update-index writes
+ * it whole or not at all) and falls back to git looking at everything.
  */
 export const ADD_CHANGES = `
 add_changes() {
-  local changes=\${DRYDOCK_CHANGES:-all} gone=\${DRYDOCK_GONE:-none} added=0
+  local changes=\${DRYDOCK_CHANGES:-all} gone=\${DRYDOCK_GONE:-none} named=() listed=()
   [ "\${1:-}" != whole ] || changes=all
   if [ "$changes" = all ]; then git add -A >/dev/null; return; fi
-  if [ "$gone" != none ]; then
-    GIT_LITERAL_PATHSPECS=1 git rm -r -q --cached --ignore-unmatch --pathspec-from-file="$gone" --pathspec-file-nul >/dev/null 2>&1 ||
-      { git add -A >/dev/null; return; }
-  fi
-  [ "$changes" != none ] || return 0
-  GIT_LITERAL_PATHSPECS=1 git add -A --pathspec-from-file="$changes" --pathspec-file-nul >/dev/null 2>&1 || added=$?
-  [ "$added" -le 1 ] || git add -A >/dev/null
+  [ "$gone" = none ] || mapfile -d '' -t named <"$gone"
+  [ "$changes" = none ] || mapfile -d '' -t -O "\${#named[@]}" named <"$changes"
+  [ "\${#named[@]}" -gt 0 ] || return 0
+  mapfile -d '' -t listed < <(GIT_LITERAL_PATHSPECS=1 git ls-files -z -t --cached --others --exclude-standard -- "\${named[@]}" 2>/dev/null)
+  wait $! || { git add -A >/dev/null; return; }
+  [ "\${#listed[@]}" -gt 0 ] || return 0
+  # The index's entries first ("H path"; "S" skip-worktree), then the files to add ("? path"): an
+  # entry that is now a directory leaves before the files in it come.
+  local entry held=() new=()
+  for entry in "\${listed[@]}"; do
+    case "$entry" in ("? "*) new+=("\${entry:2}") ;; (*) held+=("\${entry:2}") ;; esac
+  done
+  printf '%s\\0' "\${held[@]}" "\${new[@]%/}" | git update-index --add --remove --replace -z --stdin >/dev/null 2>&1 ||
+    git add -A >/dev/null
 }
 `;

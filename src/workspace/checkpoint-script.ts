@@ -297,7 +297,7 @@ restore() {
   # left out: the one above takes it, and git refuses a path no entry is left for. (A fork's box
   # whose index is empty differs everywhere: the checkout below writes it whole, and no path is
   # named, so no loop of the shell's runs once for each of its files.)
-  local path up record object paths=() wanted=()
+  local path up record object paths=() wanted=() links=()
   local -A named=()
   [ -n "\${empty_box:-}" ] || while IFS= read -r -d '' record && IFS= read -r -d '' path; do
     files=$((files + 1))
@@ -308,6 +308,7 @@ restore() {
     if [ "$imported" != 1 ]; then
       case "\${record:1:6}" in (000000|160000) ;; (*) object=\${record:15}; wanted+=("\${object%% *}") ;; esac
     fi
+    case "\${record:1:6} \${record:8:6}" in (160000*|*160000) links+=("$path") ;; esac
     up=$path
     while [ "\${up%/*}" != "$up" ]; do
       up=\${up%/*}
@@ -343,6 +344,14 @@ restore() {
   elif [ "$files" -gt 0 ]; then
     GIT_LITERAL_PATHSPECS=1 git -c core.hooksPath=/dev/null restore -q --source="$w" --staged --worktree \
       --pathspec-from-file=<(printf '%s\\0' "\${paths[@]}") --pathspec-file-nul
+  fi
+  # A repository inside the workspace is left as it is: git writes no commit of another
+  # repository, and removes none (the checkpoint holds only the commit it was at, not its files).
+  # The diff's index takes each as it now is, as git add -A would, or the next diff would say the
+  # checkpoint's commit of a repository that is at another.
+  if [ "$all" != 1 ] && [ "\${#links[@]}" -gt 0 ]; then
+    printf '%s\\0' "\${links[@]}" | git update-index --add --remove --replace -z --stdin >/dev/null 2>&1 ||
+      git add -A >/dev/null 2>&1 || true
   fi
   [ "$all" != 1 ] || rm -f ${WORK_INDEX}
   unset GIT_INDEX_FILE

@@ -51,6 +51,10 @@ line"`,
   () => `rm -rf d0 && echo file > d0`,
   () => `rm -f d0 && mkdir -p d0 && echo back > d0/f0.txt`,
   (p) => `cp d${p(3)}/f${p(4)}.txt d${p(3)}/f${p(4)}.txt.bak 2>/dev/null; true`,
+  // Names like the tags of git ls-files -t, which the diff's add reads ("H path", "? path").
+  (p) => `echo t > 'd${p(3)}/? x${p(3)}' && echo h > 'd${p(3)}/H y${p(3)}'`,
+  // A directory git may track files in, now a link out of the workspace.
+  (p) => `rm -rf d${p(3)}/deep${p(5)} && ln -sfn /etc d${p(3)}/deep${p(5)}`,
 ];
 
 /** The files of the workspace AGENT_STEPS work on: d0..d2/f0..f3.txt, and `*.log` ignored. */
@@ -63,3 +67,10 @@ export function agentStepFiles(): Record<string, string> {
 /** Run in /workspace: makes `sub`, a repository inside the workspace (git holds it as one entry, its commit). */
 export const NESTED_REPOSITORY =
   "mkdir sub && cd sub && git init -q && echo s > s.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm s";
+
+/**
+ * A line of `git diff-tree -r` that only a repository inside the workspace makes (either side
+ * mode 160000), as an extended regular expression: a restore leaves such a repository at the
+ * commit it is at, so the restored tree may differ from the checkpoint's there and nowhere else.
+ */
+export const NESTED_DIFFERS = "^:(160000 [0-7]{6}|[0-7]{6} 160000) ";
