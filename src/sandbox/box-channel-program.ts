@@ -14,6 +14,7 @@
  * bytes. End of input ends the program and everything it started.
  */
 import { BOX_GIT_PROGRAM } from "./box-git-program.js";
+import { BOX_RESTORE_PROGRAM } from "./box-restore-program.js";
 import { BOX_TREE_PROGRAM } from "./box-tree-program.js";
 import { BOX_WATCH_PROGRAM } from "./box-watch-program.js";
 
@@ -23,6 +24,8 @@ ${BOX_WATCH_PROGRAM}
 WATCH = Watch(b"/workspace")
 ${BOX_GIT_PROGRAM}${BOX_TREE_PROGRAM}
 TREE = TreeWriter(WATCH)
+${BOX_RESTORE_PROGRAM}
+RESTORE = Restorer(WATCH)
 try:
     # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
     # into the channel. Programs it starts are dumpable again once they exec.
@@ -115,9 +118,11 @@ def answer(rid, cap, code, o, e):
 def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     took = req.get("changes") in (True, "start")
-    # A checkpoint's save the tree writer can vouch for needs no script (box-tree-program.ts).
+    # A checkpoint's save the tree writer can vouch for needs no script (box-tree-program.ts),
+    # nor does a plain restore (box-restore-program.ts).
     fast = req.get("fast") if took else None
-    if fast is not None and fast.get("op") == "save":
+    saving = fast is not None and fast.get("op") == "save"
+    if saving:
         try:
             done = TREE.save(fast)
         except Exception as error:
@@ -125,7 +130,15 @@ def serve(req, data):
         if done is not None:
             answer(rid, cap, *done)
             return
-    env, listings, whole = changes(req["changes"] == "start", fast is not None) if took else (None, [], False)
+    elif fast is not None and fast.get("op") == "restore":
+        try:
+            done = RESTORE.restore(fast, data)
+        except Exception as error:
+            done = RESTORE.declined("%s: %s" % (type(error).__name__, error))
+        if done is not None:
+            answer(rid, cap, *done)
+            return
+    env, listings, whole = changes(req["changes"] == "start", saving) if took else (None, [], False)
     epoch = WATCH.tree_epoch
     try:
         proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -155,7 +168,7 @@ def serve(req, data):
     code = proc.wait()
     if took:
         WATCH.done(code == 0, whole)
-    if fast is not None and code == 0 and outs[0][0].startswith(b"saved "):
+    if saving and code == 0 and outs[0][0].startswith(b"saved "):
         # The tree the script wrote is the tree writer's from here on.
         commit = outs[0][0][6:46]
         threading.Thread(target=TREE.load, args=(commit, epoch), daemon=True).start()

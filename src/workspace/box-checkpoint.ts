@@ -13,6 +13,7 @@ import {
   KEEP_REFS,
   MAX_SHELL_STATE_FILE_BYTES,
   SHELL_STATE_FILE,
+  WORK_INDEX,
 } from "./checkpoint-script.js";
 import { BASE_REF, DIFF_INDEX } from "./snapshot-receiver.js";
 
@@ -161,7 +162,7 @@ export async function restoreCheckpoint(
     shellState?: Buffer;
     signal?: AbortSignal;
   },
-): Promise<{ files: number }> {
+): Promise<{ files: number; byChannel: boolean }> {
   const result = await run(
     box,
     [
@@ -177,16 +178,33 @@ export async function restoreCheckpoint(
       signal: options.signal,
       ...(options.shellState ? { stdin: options.shellState } : {}),
       changes: !options.includeIgnored,
+      // The box channel's program restores in the script's place when nothing is unusual
+      // (sandbox/box-restore-program.ts), with the script's names and the same answer.
+      ...(options.includeIgnored
+        ? {}
+        : {
+            fast: {
+              op: "restore",
+              slot,
+              commit: options.commit,
+              shell: options.shellState !== undefined,
+              index: DIFF_INDEX,
+              workIndex: WORK_INDEX,
+              baseRef: BASE_REF,
+              checkpointRefs: CHECKPOINT_REFS,
+              shellFile: SHELL_STATE_FILE,
+            },
+          }),
     },
   );
-  return { files: parseRestored(result.stdout, options.name) };
+  return parseRestored(result.stdout, options.name);
 }
 
-function parseRestored(stdout: Buffer, name: string): number {
+function parseRestored(stdout: Buffer, name: string): { files: number; byChannel: boolean } {
   const line = stdout.toString("utf8").trim().split("\n").pop() ?? "";
-  const restored = /^restored (\d+)$/.exec(line);
+  const restored = /^restored (\d+)( fast)?$/.exec(line);
   if (!restored) throw new CommandExitError(0, line.slice(0, 200), `checkpoint ${name}: restoring`);
-  return Number(restored[1]);
+  return { files: Number(restored[1]), byChannel: restored[2] !== undefined };
 }
 
 /** Removes checkpoint `slot` from the box (its objects go at git's next prune). */

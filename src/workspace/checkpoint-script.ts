@@ -20,7 +20,7 @@ import { BASE_REF, DIFF_INDEX } from "./snapshot-receiver.js";
 
 export { CHECKPOINT_REFS, KEEP_REFS };
 /** A restore's and an include_ignored checkpoint's own index: the diff's index is not theirs to spoil. */
-const WORK_INDEX = "/tmp/.drydock-checkpoint-index";
+export const WORK_INDEX = "/tmp/.drydock-checkpoint-index";
 /**
  * Where the session's shell state passes between the shell and the box channel (see
  * session/shell-state.ts): the working directory, NUL, \`compgen -e\`, NUL, \`export -p\`, NUL.
@@ -276,7 +276,11 @@ restore() {
   # git moves it to the checkpoint's tree, writing and removing only the paths that differ (as
   # reset --hard does). Git keeps an index whole at every step, so one left midway still says
   # what the files hold. (A fork's box also loses the mark of its prefill.)
-  rm -f ${WORK_INDEX} \${prefilled_mark:-}
+  # (rm only for what is there: a process costs 2 ms in a box, and these are seldom there.)
+  local left
+  for left in ${WORK_INDEX} \${prefilled_mark:-}; do
+    if [ -e "$left" ] || [ -L "$left" ]; then rm -f -- "$left"; fi
+  done
   if [ "$all" != 1 ]; then export GIT_INDEX_FILE=${DIFF_INDEX}
   else
     if [ -f ${DIFF_INDEX} ]; then cp -p ${DIFF_INDEX} ${WORK_INDEX}; fi

@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
+import { restoreCheckpoint } from "../../src/workspace/box-checkpoint.js";
 import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
 import { git, tempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
@@ -233,6 +234,40 @@ describe("symlinks in a checkpoint", () => {
     expect(readdirSync(repo.path).sort()).toEqual([".git", "a"]);
     expect(readFileSync(join(repo.path, "a/b.txt"), "utf8")).toBe("bee\n");
     expect(existsSync(join(repo.path, "passwd"))).toBe(false);
+  });
+});
+
+describe("the restore in the box channel's program", () => {
+  it("puts the index back in place of a link the agent left there, writing nothing through it; a HEAD made a link goes to the script", async () => {
+    using repo = tempRepo({ "a.txt": "one\n", "b.txt": "bee\n" });
+    await using session = await testSession(repo.path);
+    await sh(session, "echo two > a.txt && git add a.txt && echo dirty > b.txt");
+    await session.checkpoint("c");
+    const entry = session.checkpoints.get("c");
+    const restore = () =>
+      restoreCheckpoint(session.box, entry.slot, { name: "c", commit: entry.commit, includeIgnored: false });
+    // The index a link to a file of the agent's outside the workspace, and the files changed.
+    await sh(
+      session,
+      "echo victim > /tmp/victim && rm .git/index && ln -s /tmp/victim .git/index && echo three > a.txt && rm b.txt",
+    );
+    const first = await restore();
+    expect(first.byChannel).toBe(true);
+    expect(
+      await sh(
+        session,
+        "cat /tmp/victim; test ! -L .git/index && echo plain; cat a.txt b.txt; git show :a.txt",
+      ),
+    ).toBe("victim\nplain\ntwo\ndirty\ntwo\n");
+    expect(await sh(session, "git status --porcelain; ls .git | grep -c drydock || true")).toBe(
+      "M  a.txt\n M b.txt\n0\n",
+    );
+    // HEAD a link (to its branch, as git once made it): not a plain restore's to read; the script
+    // restores, with the same answer.
+    await sh(session, 'b=$(git symbolic-ref HEAD) && ln -sfn "$b" .git/HEAD && echo four > a.txt');
+    const second = await restore();
+    expect(second).toEqual({ files: 1, byChannel: false });
+    expect(await sh(session, "cat a.txt; git status --porcelain")).toBe("two\nM  a.txt\n M b.txt\n");
   });
 });
 
