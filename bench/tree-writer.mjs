@@ -2,7 +2,10 @@
 // by its script, in one box, in turn (the order swapped every round), at 10 and 10,000 files with
 // 20 changed and one more file edited before each save. Both go through the box channel, as a
 // session's saves do; the script's save is the request without the writer's part, so the box, the
-// repository and the load are the same for both.
+// repository and the load are the same for both. Then a restore by the channel's program
+// (sandbox/box-restore-program.ts) against the same restore by its script, the same way, after
+// the same mess before each: the changed files edited again, the added one removed, the removed
+// one back, a new one.
 //
 //   npm run build && node bench/tree-writer.mjs        (BENCH_RUNS=N rounds, default 30)
 //
@@ -21,7 +24,7 @@ const { Engine } = await import("../dist/engine/engine.js");
 const { defaultSandboxImage } = await import("../dist/sandbox/sandbox-image.js");
 const { boxSh } = await import("../dist/sandbox/box-channel.js");
 const { SessionManager } = await import("../dist/session/session-manager.js");
-const { saveCheckpoint } = await import("../dist/workspace/box-checkpoint.js");
+const { restoreCheckpoint, saveCheckpoint } = await import("../dist/workspace/box-checkpoint.js");
 const { CHECKPOINT_SCRIPT } = await import("../dist/workspace/checkpoint-script.js");
 const { setLogLevel } = await import("../dist/util/log.js");
 
@@ -82,6 +85,44 @@ for (const files of [10, 10_000]) {
     results.rows.push({ name: `checkpoint save (${label})`, writer: a, script: b, versus, byWriter });
     say(
       `checkpoint save (${label}) | tree writer ${spread(a)} (${byWriter} of ${runs} by the writer) | script ${spread(b)} | ${versus.verdict} (p ${versus.p.toFixed(3)}, ${versus.test}), lower in ${writer.filter((x, i) => x < script[i]).length} of ${runs}`,
+    );
+
+    const target = slot();
+    const kept = await saveCheckpoint(session.box, target, { name: "bench", includeIgnored: false, maxBytes: MAX });
+    const mess = `cd /workspace && for f in ${edited.join(" ")}; do echo mess >> $f; done && rm -f added.js && mkdir -p ${at(files - 1).split("/")[0]} && echo back > ${at(files - 1)} && echo junk > junk.js`;
+    noteLoad(`${label}: restore`);
+    const program = [];
+    const scripted = [];
+    let byProgram = 0;
+    for (let round = 0; round < runs; round++) {
+      for (const which of round % 2 ? ["program", "script"] : ["script", "program"]) {
+        const messed = await session.bash(mess);
+        if (messed.exitCode !== 0) throw new Error(messed.output);
+        const start = performance.now();
+        if (which === "program") {
+          const back = await restoreCheckpoint(session.box, target, {
+            name: "bench",
+            commit: kept.commit,
+            includeIgnored: false,
+          });
+          program.push(performance.now() - start);
+          if (back.byChannel) byProgram++;
+        } else {
+          const back = await boxSh(session.box, CHECKPOINT_SCRIPT, ["restore", target, kept.commit, "0", "0", "0"], {
+            timeoutMs: 120_000,
+            changes: true,
+          });
+          scripted.push(performance.now() - start);
+          if (back.exitCode !== 0) throw new Error(back.stderr.toString());
+        }
+      }
+    }
+    const c = stats(program);
+    const d = stats(scripted);
+    const restoreVersus = compare(c, d);
+    results.rows.push({ name: `checkpoint restore (${label})`, program: c, script: d, versus: restoreVersus, byProgram });
+    say(
+      `checkpoint restore (${label}) | channel's program ${spread(c)} (${byProgram} of ${runs} by the program) | script ${spread(d)} | ${restoreVersus.verdict} (p ${restoreVersus.p.toFixed(3)}, ${restoreVersus.test}), lower in ${program.filter((x, i) => x < scripted[i]).length} of ${runs}`,
     );
     await manager.destroy(session.id);
   } finally {

@@ -94,13 +94,17 @@ class Batch:
         writer.join(max(0.0, self.deadline - time.monotonic()))
         return answers
 
+    # (Its end is waited for beside the answer, not before it.)
     def close(self):
         try:
             self.proc.stdin.close()
         except OSError:
             pass
+        threading.Thread(target=self.reap, daemon=True).start()
+
+    def reap(self):
         try:
-            self.proc.wait(timeout=1)
+            self.proc.wait(timeout=GIT_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
@@ -151,9 +155,23 @@ class Restorer:
         if not is_id(k) or not all(c in b"0123456789abcdef" for c in slot):
             raise Decline("not a checkpoint's name")
 
-        # What is there now: the refs (but drydock's and symbolic ones), the base, HEAD.
-        code, out = run_git([b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"])
-        if code != 0:
+        # What is there now: the refs (but drydock's and symbolic ones), the base, HEAD; the git
+        # that lists the refs runs while the one that reads objects starts and answers.
+        listing = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"],
+                                   cwd=ROOT, env=git_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            parts = batch.ask([
+                b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
+                b"contents %s:h" % k, b"contents %s:r" % k, b"contents %s:i" % k, b"contents %s:m" % k,
+                b"info %s:d" % k])
+        finally:
+            try:
+                out = listing.communicate(timeout=GIT_TIMEOUT)[0]
+            except subprocess.TimeoutExpired:
+                listing.kill()
+                listing.wait()
+                raise Decline("git for-each-ref did not end")
+        if listing.returncode != 0:
             raise Decline("git for-each-ref failed")
         base_ref = req["baseRef"].encode()
         refs_now, base = {}, None
@@ -170,12 +188,9 @@ class Restorer:
         head_now = self.head()
 
         # The checkpoint: its ref still names it, and its parts are as a save writes them.
-        parts = batch.ask([
-            b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
-            b"contents %s:h" % k, b"contents %s:r" % k, b"contents %s:i" % k, b"contents %s:m" % k,
-            b"info %s^{tree}" % base, b"info %s:d" % k, b"info %s^{commit}" % base])
         (ref_k, ref_type, _), (w, w_type, _), (_, h_type, h), (_, r_type, r), (i, i_type, i_body), \
-            (_, m_type, m), (_, base_tree_type, _), (d, _, _), (_, base_type, _) = parts
+            (_, m_type, m), (d, _, _) = parts
+        (_, base_tree_type, _), (_, base_type, _) = batch.ask([b"info %s^{tree}" % base, b"info %s^{commit}" % base])
         if ref_type != b"commit" or ref_k != k or w_type != b"tree" or h_type != b"blob" or r_type != b"blob":
             raise Decline("the checkpoint is not as saved")
         if base_tree_type != b"tree" or base_type != b"commit":
