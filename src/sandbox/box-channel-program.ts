@@ -119,9 +119,10 @@ def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     took = req.get("changes") in (True, "start")
     # A checkpoint's save the tree writer can vouch for needs no script (box-tree-program.ts),
-    # nor does a plain restore (box-restore-program.ts).
-    fast = req.get("fast") if took else None
-    saving = fast is not None and fast.get("op") == "save"
+    # nor does a plain restore or a fork's import (box-restore-program.ts).
+    fast = req.get("fast")
+    op = fast.get("op") if isinstance(fast, dict) else None
+    saving = took and op == "save"
     if saving:
         try:
             done = TREE.save(fast)
@@ -130,9 +131,9 @@ def serve(req, data):
         if done is not None:
             answer(rid, cap, *done)
             return
-    elif fast is not None and fast.get("op") == "restore":
+    elif (took and op == "restore") or (not took and op == "import"):
         try:
-            done = RESTORE.restore(fast, data)
+            done = RESTORE.restore(fast, data) if op == "restore" else RESTORE.import_(fast, data)
         except Exception as error:
             done = RESTORE.declined("%s: %s" % (type(error).__name__, error))
         if done is not None:

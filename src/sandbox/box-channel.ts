@@ -151,7 +151,7 @@ export class BoxChannel {
         stdin: stdin.length,
         cap,
         ...(changes ? { changes } : {}),
-        ...(changes && fast ? { fast } : {}),
+        ...(fast ? { fast } : {}),
       };
       const head = Buffer.from(`${JSON.stringify(request)}\n`);
       this.input.write(stdin.length > 0 ? Buffer.concat([head, stdin]) : head);
@@ -259,9 +259,11 @@ export interface BoxShOptions extends ExecOptions {
    */
   changes?: boolean | "start";
   /**
-   * With `changes`: the program in the box may answer the request itself, without running the
-   * script, when it can vouch for the answer being the script's (box-tree-program.ts: a
-   * checkpoint's save, `{ op: "save", … }`). Through an exec the script always runs.
+   * The program in the box may answer the request itself, without running the script, when it
+   * can vouch for the answer being the script's: a checkpoint's save (`{ op: "save", … }`, with
+   * `changes`: box-tree-program.ts), a restore (`{ op: "restore", … }`, with `changes`) or a
+   * fork's import (`{ op: "import", … }`: box-restore-program.ts). Through an exec the script
+   * always runs.
    */
   fast?: Record<string, string | number | boolean>;
 }

@@ -21,6 +21,7 @@
  * this program did before declining: it moves the workspace to the checkpoint from any state.
  */
 export const BOX_RESTORE_PROGRAM = String.raw`
+import base64
 # The most bytes of one object the restore reads here (the agent's index is the largest).
 MAX_OBJECT = 256 << 20
 
@@ -109,6 +110,27 @@ class Batch:
             self.proc.kill()
             self.proc.wait()
 
+AGENT_INDEX = ROOT + b"/.git/index"
+
+# A new file beside the agent's index, for a rename over it (never written through a link the
+# agent left there); its mode as bash gives a file it makes: 0666 less the umask.
+def new_index_file(body):
+    tmp = ROOT + b"/.git/index.drydock-" + os.urandom(8).hex().encode()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(body)
+    except BaseException:
+        drop_file(tmp)
+        raise
+    return tmp
+
+def drop_file(path):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
 def is_id(text):
     return len(text) == 40 and all(c in b"0123456789abcdef" for c in text)
 
@@ -135,6 +157,118 @@ class Restorer:
                 if batch is not None:
                     batch.close()
 
+    # A fork's import into its new box (the script's import_pack): the pack, the source's base
+    # commit, then the restore of a box that holds what its diff's index says (a prefilled
+    # commit: no change of the agent's to look for), the agent's index made from the diff's as
+    # the checkpoint's delta changes it, and the refs with the base's and the checkpoint's own,
+    # in one transaction.
+    def import_(self, req, data):
+        with self.lock:
+            batch = None
+            try:
+                batch = Batch()
+                return self.import_with(req, data, batch)
+            except Exception as error:
+                return self.declined(str(error) or type(error).__name__)
+            finally:
+                if batch is not None:
+                    batch.close()
+
+    def import_with(self, req, data, batch):
+        self.plain_repository()
+        index = req["index"].encode()
+        if not os.path.lexists(index) or not stat_.S_ISREG(os.lstat(index).st_mode):
+            raise Decline("a box with no files yet")
+        slot, k, base = req["slot"].encode(), req["commit"].encode(), req["baseCommit"].encode()
+        if not is_id(k) or not is_id(base) or not slot or not all(c in b"0123456789abcdef" for c in slot):
+            raise Decline("not a checkpoint's name")
+        proc = subprocess.run([b"git", b"index-pack", b"--stdin", b"--strict"], cwd=ROOT, env=git_env(), input=data,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT)
+        if proc.returncode != 0:
+            raise Decline("git index-pack refused the pack")
+        raw = base64.b64decode(req["baseRaw"], validate=True)
+        if Objects(ROOT).write(b"commit", raw).hex().encode() != base:
+            raise Decline("the source's base commit did not arrive whole")
+        listing = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"],
+                                   cwd=ROOT, env=git_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            parts = batch.ask([b"info %s" % k, b"info %s:w" % k, b"contents %s:h" % k, b"contents %s:r" % k,
+                               b"info %s:i" % k, b"contents %s:d" % k, b"info %s^{tree}" % base,
+                               b"info %s^{commit}" % base])
+        finally:
+            try:
+                out = listing.communicate(timeout=GIT_TIMEOUT)[0]
+            except subprocess.TimeoutExpired:
+                listing.kill()
+                listing.wait()
+                raise Decline("git for-each-ref did not end")
+        if listing.returncode != 0:
+            raise Decline("git for-each-ref failed")
+        (_, k_type, _), (w, w_type, _), (_, h_type, h), (_, r_type, r), (i, _, _), (d, d_type, d_body), \
+            (_, base_tree_type, _), (_, base_type, _) = parts
+        if k_type != b"commit" or w_type != b"tree" or h_type != b"blob" or r_type != b"blob":
+            raise Decline("the checkpoint is not whole")
+        if base_tree_type != b"tree" or base_type != b"commit":
+            raise Decline("the base is not whole")
+        if i is not None or (d is not None and d_type != b"blob"):
+            raise Decline("an index that is not a delta")
+        refs_now = self.refs(out, req["baseRef"].encode())[0]
+        head_now = self.head()
+        kept = self.kept(r)
+
+        for left in (req["workIndex"].encode(), req["prefilledMark"].encode()):
+            if os.path.lexists(left):
+                os.unlink(left)
+        files, paths, _, links = self.differing(index, w)
+        self.write_files(index, w, files, paths, links)
+        if d is None:
+            if os.path.lexists(AGENT_INDEX):
+                os.unlink(AGENT_INDEX)
+        else:
+            # The diff's index now holds w with this box's stat data; the delta makes it the agent's.
+            body = read_regular(index, os.lstat(index).st_size + 1)
+            if body is None:
+                raise Decline("the diff's index is not a plain file")
+            tmp = new_index_file(body)
+            try:
+                if run_git([b"update-index", b"-z", b"--index-info"], index=tmp, stdin=d_body)[0] != 0:
+                    raise Decline("git update-index refused the delta")
+                os.rename(tmp, AGENT_INDEX)
+            except BaseException:
+                drop_file(tmp)
+                raise
+        first = [b"update %s %s\n" % (req["baseRef"].encode(), base),
+                 b"update %s/%s %s\n" % (req["checkpointRefs"].encode(), slot, k)]
+        self.put_refs(first, kept, refs_now, h, head_now, keep=b"%s/%s" % (req["keepRefs"].encode(), slot))
+        return 0, b"restored %d fast\n" % files, b""
+
+    def plain_repository(self):
+        for path in (ROOT + b"/.git", ROOT + b"/.git/objects"):
+            if not stat_.S_ISDIR(os.lstat(path).st_mode):
+                raise Decline("not a plain repository")
+
+    # The refs but drydock's and symbolic ones, by name, and the base, from for-each-ref's lines.
+    def refs(self, out, base_ref):
+        refs_now, base = {}, None
+        for line in out.split(b"\n"):
+            if not line:
+                continue
+            sha, ref, sym = (line.split(b" ") + [b""])[:3]
+            if ref == base_ref:
+                base = sha
+            elif not ref.startswith(b"refs/drydock/") and not sym:
+                refs_now[ref] = sha
+        return refs_now, base
+
+    # The refs a checkpoint holds (its r: "<object> <name>" a line), by name.
+    def kept(self, r):
+        kept = {}
+        for line in r.split(b"\n"):
+            if line:
+                sha, _, ref = line.partition(b" ")
+                kept[ref] = sha
+        return kept
+
     def declined(self, why):
         try:
             sys.stderr.write("restore: the script restores: %s\n" % why)
@@ -144,10 +278,7 @@ class Restorer:
         return None
 
     def restore_with(self, req, data, batch):
-        git_dir = ROOT + b"/.git"
-        for path in (git_dir, git_dir + b"/objects"):
-            if not stat_.S_ISDIR(os.lstat(path).st_mode):
-                raise Decline("not a plain repository")
+        self.plain_repository()
         index = req["index"].encode()
         if not stat_.S_ISREG(os.lstat(index).st_mode):
             raise Decline("the diff's index is not a file")
@@ -173,16 +304,7 @@ class Restorer:
                 raise Decline("git for-each-ref did not end")
         if listing.returncode != 0:
             raise Decline("git for-each-ref failed")
-        base_ref = req["baseRef"].encode()
-        refs_now, base = {}, None
-        for line in out.split(b"\n"):
-            if not line:
-                continue
-            sha, ref, sym = (line.split(b" ") + [b""])[:3]
-            if ref == base_ref:
-                base = sha
-            elif not ref.startswith(b"refs/drydock/") and not sym:
-                refs_now[ref] = sha
+        refs_now, base = self.refs(out, req["baseRef"].encode())
         if base is None or not is_id(base):
             raise Decline("no base")
         head_now = self.head()
@@ -199,11 +321,7 @@ class Restorer:
             raise Decline("an index as a delta")
         if i is not None and i_type != b"blob":
             raise Decline("the index is not a blob")
-        kept = {}
-        for line in r.split(b"\n"):
-            if line:
-                sha, _, ref = line.partition(b" ")
-                kept[ref] = sha
+        kept = self.kept(r)
         m_time = 0
         if m_type == b"blob":
             text = m.strip()
@@ -270,7 +388,33 @@ class Restorer:
             raise Decline("git add failed")
 
     def move(self, req, index, batch, w, kept, refs_now, h, head_now, i, i_body, m_time):
-        # Every path where the index (the working tree now) differs from the checkpoint's tree.
+        files, paths, wanted, links = self.differing(index, w)
+        wanted += list(kept.values())
+        if wanted:
+            for sha, _, _ in batch.ask([b"info " + x for x in wanted]):
+                if sha is None:
+                    raise Decline("an object the restore reads is missing")
+        self.put_refs([], kept, refs_now, h, head_now)
+
+        # The agent's index, byte for byte, with its own time.
+        if i is None:
+            if os.path.lexists(AGENT_INDEX):
+                os.unlink(AGENT_INDEX)
+        else:
+            tmp = new_index_file(i_body)
+            try:
+                if m_time > 0:
+                    os.utime(tmp, (time.time(), m_time))
+                os.rename(tmp, AGENT_INDEX)
+            except BaseException:
+                drop_file(tmp)
+                raise
+        self.write_files(index, w, files, paths, links)
+        return 0, b"restored %d fast\n" % files, b""
+
+    # Every path where the index (the working tree now) differs from tree w: how many, those to
+    # name to git (none under another named), the objects w has there, and nested repositories.
+    def differing(self, index, w):
         code, out = run_git([b"diff-index", b"--cached", b"--no-renames", b"-z", b"--raw", w], index=index)
         if code != 0:
             raise Decline("a tree of the checkpoint is missing")
@@ -296,20 +440,25 @@ class Restorer:
                     break
             if not under:
                 paths.append(path)
-        wanted += list(kept.values())
-        if wanted:
-            for sha, _, _ in batch.ask([b"info " + x for x in wanted]):
-                if sha is None:
-                    raise Decline("an object the restore reads is missing")
+        return files, paths, wanted, links
 
-        # Refs and HEAD, each written as itself (no-deref), only where they differ.
-        updates = []
+    # Refs and HEAD, each written as itself (no-deref), only where they differ; after the
+    # updates given first (an import's base and checkpoint refs, in the same transaction).
+    def put_refs(self, first, kept, refs_now, h, head_now, keep=None):
+        updates = list(first)
         for ref in refs_now:
             if ref not in kept:
                 updates.append(b"option no-deref\ndelete %s\n" % ref)
         for ref, sha in kept.items():
             if refs_now.get(ref) != sha:
                 updates.append(b"option no-deref\nupdate %s %s\n" % (ref, sha))
+        if keep is not None:
+            # The objects the refs name, kept alive under the checkpoint's slot (keep_updates).
+            seen = {}
+            for sha in kept.values():
+                if sha not in seen:
+                    seen[sha] = len(seen) + 1
+                    updates.append(b"update %s/%d %s\n" % (keep, seen[sha], sha))
         if updates and run_git([b"update-ref", b"--stdin"], stdin=b"".join(updates))[0] != 0:
             raise Decline("git update-ref failed")
         if h != head_now:
@@ -322,45 +471,22 @@ class Restorer:
             if run_git(args)[0] != 0:
                 raise Decline("HEAD could not be put back")
 
-        # The agent's index, byte for byte, with its own time, put in place by a rename (never
-        # written through a link the agent left there).
-        agent_index = ROOT + b"/.git/index"
-        if i is None:
-            if os.path.lexists(agent_index):
-                os.unlink(agent_index)
-        else:
-            tmp = ROOT + b"/.git/index.drydock-" + os.urandom(8).hex().encode()
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(i_body)
-                if m_time > 0:
-                    os.utime(tmp, (time.time(), m_time))
-                os.rename(tmp, agent_index)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
-
-        # The files: those that differ written from the checkpoint or removed, by one git.
-        restore_env = [b"-c", b"core.hooksPath=/dev/null"]
+    # The files: those that differ written from w or removed, by one git; a repository inside
+    # the workspace is left as it is, and the diff's index says where it is.
+    def write_files(self, index, w, files, paths, links):
         if files > 256:
             code, _ = run_git([b"read-tree", b"--reset", b"-u", w], index=index)
         elif paths:
-            code, _ = run_git(restore_env + [b"restore", b"-q", b"--source=" + w, b"--staged", b"--worktree",
-                                             b"--pathspec-from-file=-", b"--pathspec-file-nul"],
+            code, _ = run_git([b"-c", b"core.hooksPath=/dev/null", b"restore", b"-q", b"--source=" + w, b"--staged",
+                               b"--worktree", b"--pathspec-from-file=-", b"--pathspec-file-nul"],
                               index=index, stdin=b"".join(p + b"\0" for p in paths))
         else:
             code = 0
         if code != 0:
             raise Decline("git could not write the files")
-        # A repository inside the workspace is left as it is; the diff's index says where it is.
         if links:
             code, _ = run_git([b"update-index", b"--add", b"--remove", b"--replace", b"-z", b"--stdin"], index=index,
                               stdin=b"".join(p + b"\0" for p in links))
             if code != 0:
                 run_git([b"add", b"-A"], index=index)
-        return 0, b"restored %d fast\n" % files, b""
 `;

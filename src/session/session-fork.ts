@@ -243,8 +243,11 @@ export async function takeFork(session: Session, seed: ForkSeed, holds?: string[
   // The shell's state goes into the box beside the import (the channel serves both at once).
   const writing = shell === undefined ? undefined : putShellStateInBox(session.box, shell);
   writing?.catch(() => undefined);
-  await session.oneDiffAtATime(() => importCheckpoint(session.box, slot, exported, { name }));
-  step("import");
+  const imported = await session.oneDiffAtATime(() =>
+    importCheckpoint(session.box, slot, exported, { name }),
+  );
+  session.forkImportedByChannel = imported.byChannel;
+  step(imported.byChannel ? "import (by the box's program)" : "import");
   if (writing) {
     await writing;
     await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }));

@@ -168,6 +168,11 @@ export class Session {
   outputLimitBytes = DEFAULT_MAX_OUTPUT_BYTES_LIMIT;
   /** The session's checkpoints, as the host knows them (their data is in the box). */
   readonly checkpoints: CheckpointBook;
+  /**
+   * For a fork: whether the box channel's program imported its checkpoint, or the script did
+   * (sandbox/box-restore-program.ts); said in the log and looked at by tests.
+   */
+  forkImportedByChannel?: boolean;
 
   /** The session's current shell (a new one after a shell stopped answering). */
   get shell(): PtyShell {

@@ -15,7 +15,7 @@ import {
   SHELL_STATE_FILE,
   WORK_INDEX,
 } from "./checkpoint-script.js";
-import { BASE_REF, DIFF_INDEX } from "./snapshot-receiver.js";
+import { BASE_REF, DIFF_INDEX, PREFILLED_MARK } from "./snapshot-receiver.js";
 
 /** Where a checkpoint lives in its box: a host-made name, never the one a client gave. */
 export type CheckpointSlot = string;
@@ -287,7 +287,7 @@ export async function importCheckpoint(
   slot: CheckpointSlot,
   checkpoint: CheckpointExport,
   options: { name: string; signal?: AbortSignal },
-): Promise<void> {
+): Promise<{ files: number; byChannel: boolean }> {
   const result = await run(
     box,
     [
@@ -299,7 +299,29 @@ export async function importCheckpoint(
       checkpoint.baseRaw,
     ],
     options.name,
-    { stdin: checkpoint.pack, signal: options.signal },
+    {
+      stdin: checkpoint.pack,
+      signal: options.signal,
+      // The box channel's program imports in the script's place when the box holds files and
+      // the checkpoint's index is a delta (sandbox/box-restore-program.ts).
+      ...(checkpoint.includeIgnored
+        ? {}
+        : {
+            fast: {
+              op: "import",
+              slot,
+              commit: checkpoint.commit,
+              baseCommit: checkpoint.baseCommit,
+              baseRaw: checkpoint.baseRaw,
+              index: DIFF_INDEX,
+              workIndex: WORK_INDEX,
+              prefilledMark: PREFILLED_MARK,
+              baseRef: BASE_REF,
+              checkpointRefs: CHECKPOINT_REFS,
+              keepRefs: KEEP_REFS,
+            },
+          }),
+    },
   );
-  parseRestored(result.stdout, options.name);
+  return parseRestored(result.stdout, options.name);
 }

@@ -144,6 +144,11 @@ describe("a fork on a prefilled warm box", () => {
           made.push(cold!);
           expect(warm!.warm).toBe(true);
           expect(cold!.warm).toBe(false);
+          // The warm box's import ran in its channel's program, the cold box's (no files yet) in
+          // the script: the two ends compared below are the two ways. (An index with entries
+          // that are not plain travels whole, not as a delta: the script imports it.)
+          expect(warm!.forkImportedByChannel).toBe(!more);
+          expect(cold!.forkImportedByChannel).toBe(false);
           const warmView = await view(warm!);
           expect(warmView).toBe(await view(cold!));
           expect(warmView).toBe(expected);
