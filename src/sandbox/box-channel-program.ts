@@ -119,7 +119,7 @@ def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     took = req.get("changes") in (True, "start")
     # A checkpoint's save the tree writer can vouch for needs no script (box-tree-program.ts),
-    # nor does a plain restore or a fork's import (box-restore-program.ts).
+    # nor does a plain restore, nor a fork's export and import (box-restore-program.ts).
     fast = req.get("fast")
     op = fast.get("op") if isinstance(fast, dict) else None
     saving = took and op == "save"
@@ -131,9 +131,10 @@ def serve(req, data):
         if done is not None:
             answer(rid, cap, *done)
             return
-    elif (took and op == "restore") or (not took and op == "import"):
+    elif (took and op == "restore") or (not took and op in ("import", "export")):
         try:
-            done = RESTORE.restore(fast, data) if op == "restore" else RESTORE.import_(fast, data)
+            done = (RESTORE.restore(fast, data) if op == "restore" else
+                    RESTORE.import_(fast, data) if op == "import" else RESTORE.export_(fast, data))
         except Exception as error:
             done = RESTORE.declined("%s: %s" % (type(error).__name__, error))
         if done is not None:

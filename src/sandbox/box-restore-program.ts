@@ -112,6 +112,28 @@ class Batch:
 
 AGENT_INDEX = ROOT + b"/.git/index"
 
+# Whether an index file is plain (the script's plain_index): version 2, whole (its checksum), every
+# entry at stage 0 with no flag (assume-unchanged, extended), and not split or sparse.
+def plain_index(body):
+    if len(body) < 32 or body[:4] != b"DIRC" or hashlib.sha1(body[:-20]).digest() != body[-20:]:
+        return False
+    version, count = struct.unpack(">II", body[4:12])
+    if version != 2:
+        return False
+    at, end = 12, len(body) - 20
+    for _ in range(count):
+        if at + 62 > end or struct.unpack(">H", body[at + 60:at + 62])[0] & 0xf000:
+            return False
+        nul = body.find(b"\0", at + 62, end)
+        if nul < 0:
+            return False
+        at += (62 + nul - (at + 62) + 8) & ~7
+    while at + 8 <= end:
+        if body[at:at + 4] in (b"link", b"sdir"):
+            return False
+        at += 8 + struct.unpack(">I", body[at + 4:at + 8])[0]
+    return at == end
+
 # A new file beside the agent's index, for a rename over it (never written through a link the
 # agent left there); its mode as bash gives a file it makes: 0666 less the umask.
 def new_index_file(body):
@@ -241,6 +263,107 @@ class Restorer:
                  b"update %s/%s %s\n" % (req["checkpointRefs"].encode(), slot, k)]
         self.put_refs(first, kept, refs_now, h, head_now, keep=b"%s/%s" % (req["keepRefs"].encode(), slot))
         return 0, b"restored %d fast\n" % files, b""
+
+    # A checkpoint taken out of its box for a fork (the script's export_pack): the base commit's
+    # bytes (base64, a line), the commit the new box restores (a line: the checkpoint's, or one
+    # made for forks with its index as a delta when that index is plain), then a pack of every
+    # object that commit needs but those the new box has (data: their ids, a line each).
+    def export_(self, req, data):
+        with self.lock:
+            batch = None
+            try:
+                batch = Batch()
+                return self.export_with(req, data, batch)
+            except Exception as error:
+                return self.declined(str(error) or type(error).__name__)
+            finally:
+                if batch is not None:
+                    batch.close()
+
+    def export_with(self, req, data, batch):
+        self.plain_repository()
+        slot, k = req["slot"].encode(), req["commit"].encode()
+        if not is_id(k) or not slot or not all(c in b"0123456789abcdef" for c in slot):
+            raise Decline("not a checkpoint's name")
+        keep = b"%s/%s/" % (req["keepRefs"].encode(), slot)
+        listing = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname)", keep], cwd=ROOT, env=git_env(),
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            (ref_k, ref_type, _), (w, w_type, _), (h, h_type, _), (r, r_type, _), (i, i_type, i_body), \
+                (_, _, k_body), (base, base_type, base_raw) = batch.ask([
+                    b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
+                    b"info %s:h" % k, b"info %s:r" % k, b"contents %s:i" % k, b"contents %s" % k,
+                    b"contents %s^{commit}" % req["baseRef"].encode()])
+        finally:
+            try:
+                out = listing.communicate(timeout=GIT_TIMEOUT)[0]
+            except subprocess.TimeoutExpired:
+                listing.kill()
+                listing.wait()
+                raise Decline("git for-each-ref did not end")
+        if listing.returncode != 0:
+            raise Decline("git for-each-ref failed")
+        if ref_type != b"commit" or ref_k != k or w_type != b"tree" or h_type != b"blob" or r_type != b"blob":
+            raise Decline("the checkpoint is not as saved")
+        if base_type != b"commit" or batch.ask([b"info %s^{tree}" % base])[0][1] != b"tree":
+            raise Decline("the base is not whole")
+        fork_k = k
+        if i is not None and not req.get("includeIgnored") and i_type == b"blob" and plain_index(i_body):
+            fork_k = self.fork_commit(k_body, base, w, h, r, self.index_delta(i_body, w))
+        haves = [line for line in data.split(b"\n") if is_id(line)]
+        present = []
+        if haves:
+            asked = batch.ask([b"info " + x for x in haves] + [b"info %s^{tree}" % x for x in haves])
+            present = [sha for sha, _, _ in asked if sha is not None]
+        keeps = [line for line in out.split(b"\n") if is_id(line)]
+        wanted = b"".join(x + b"\n" for x in [fork_k] + keeps) + b"--not\n" + b"".join(x + b"\n" for x in present)
+        proc = subprocess.run([b"git", b"-c", b"pack.compression=1", b"pack-objects", b"--window=0", b"--revs", b"--stdout",
+                               b"-q"], cwd=ROOT, env=git_env(), input=wanted, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT)
+        if proc.returncode != 0:
+            raise Decline("git pack-objects failed")
+        return 0, base64.b64encode(base_raw) + b"\n" + fork_k + b"\n" + proc.stdout, b"exported by the box's program\n"
+
+    # The index as what it changes in tree w (the script's index_delta): one "<mode> <object>\t
+    # <path>" NUL-ended record per path it holds otherwise (mode 0: not in the index), as a blob.
+    def index_delta(self, body, w):
+        tmp = b"/tmp/.drydock-export-index-" + os.urandom(8).hex().encode()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(body)
+            code, out = run_git([b"diff-index", b"--cached", b"--no-renames", b"-z", b"--raw", w], index=tmp)
+        finally:
+            drop_file(tmp)
+        if code != 0:
+            raise Decline("git diff-index failed on the index")
+        fields, records = out.split(b"\0"), []
+        for at in range(0, len(fields) - 1, 2):
+            words = fields[at][1:].split(b" ")
+            if len(words) < 5:
+                raise Decline("git diff-index answered oddly")
+            mode = b"0" if words[4] == b"D" else words[1]
+            records.append(b"%s %s\t%s\0" % (mode, words[3], fields[at + 1]))
+        return Objects(ROOT).write(b"blob", b"".join(records)).hex().encode()
+
+    # The checkpoint's commit for forks: w, h, r and the delta d, at the checkpoint's own time, so
+    # the same checkpoint gives the same commit whichever box it goes to (commit-tree's bytes).
+    def fork_commit(self, k_body, base, w, h, r, d):
+        when = None
+        for line in k_body.split(b"\n"):
+            if line.startswith(b"committer "):
+                when = line.rsplit(b"> ", 1)[1]
+                break
+            if not line:
+                break
+        if when is None:
+            raise Decline("the checkpoint has no time")
+        o = Objects(ROOT)
+        entries = [(b"d", b"100644", d), (b"h", b"100644", h), (b"r", b"100644", r), (b"w", TREE_MODE, w)]
+        tree = o.write(b"tree", b"".join(m + b" " + n + b"\0" + bytes.fromhex(x.decode()) for n, m, x in entries))
+        who = b"drydock <drydock@localhost> " + when
+        return o.write(b"commit", b"tree %s\nparent %s\nauthor %s\ncommitter %s\n\ndrydock checkpoint\n" % (
+            tree.hex().encode(), base, who, who)).hex().encode()
 
     def plain_repository(self):
         for path in (ROOT + b"/.git", ROOT + b"/.git/objects"):

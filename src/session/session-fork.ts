@@ -236,7 +236,7 @@ export async function takeFork(session: Session, seed: ForkSeed, holds?: string[
   const have = holds ?? (await refTips(session.box, seed.hostBaseCommit));
   if (holds === undefined) step("tips");
   const exported = await seed.exportFor(have);
-  step(`export (${exported.pack.length} bytes)`);
+  step(`export (${exported.pack.length} bytes${exported.byChannel ? ", by the box's program" : ""})`);
   const slot = newCheckpointSlot();
   const name = seed.name ?? "fork";
   const shell = seed.shell;

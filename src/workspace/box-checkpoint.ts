@@ -41,7 +41,12 @@ export interface CheckpointExport {
   baseRaw: string;
   pack: Buffer;
   includeIgnored: boolean;
+  /** Whether the box channel's program made it, or the script did (sandbox/box-restore-program.ts). */
+  byChannel?: boolean;
 }
+
+/** What the box channel's program says on stderr of an export it made in the script's place. */
+const EXPORTED_BY_CHANNEL = "exported by the box's program\n";
 
 const SHA = /^[0-9a-f]{40}$/;
 const TIMEOUT_MS = 120_000;
@@ -250,6 +255,16 @@ export async function exportCheckpoint(
       stdin: Buffer.from(options.have.join("\n") + "\n"),
       maxOutputBytes: options.maxBytes + 1024 * 1024,
       signal: options.signal,
+      // The box channel's program exports in the script's place (sandbox/box-restore-program.ts).
+      fast: {
+        op: "export",
+        slot,
+        commit: options.commit,
+        includeIgnored: options.includeIgnored,
+        baseRef: BASE_REF,
+        checkpointRefs: CHECKPOINT_REFS,
+        keepRefs: KEEP_REFS,
+      },
     },
   );
   if (result.truncated) {
@@ -275,6 +290,7 @@ export async function exportCheckpoint(
     baseRaw,
     pack: result.stdout.subarray(second + 1),
     includeIgnored: options.includeIgnored,
+    byChannel: result.stderr.toString("utf8") === EXPORTED_BY_CHANNEL,
   };
 }
 

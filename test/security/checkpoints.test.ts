@@ -9,7 +9,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
-import { restoreCheckpoint } from "../../src/workspace/box-checkpoint.js";
+import { boxSh } from "../../src/sandbox/box-channel.js";
+import { exportCheckpoint, restoreCheckpoint } from "../../src/workspace/box-checkpoint.js";
+import { CHECKPOINT_SCRIPT } from "../../src/workspace/checkpoint-script.js";
 import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
 import { git, tempRepo } from "../helpers/repos.js";
 import { testSession } from "../helpers/sessions.js";
@@ -268,6 +270,42 @@ describe("the restore in the box channel's program", () => {
     const second = await restore();
     expect(second).toEqual({ files: 1, byChannel: false });
     expect(await sh(session, "cat a.txt; git status --porcelain")).toBe("two\nM  a.txt\n M b.txt\n");
+  });
+});
+
+describe("a fork's export by the box channel's program", () => {
+  it("is the script's, byte for byte: the base, the commit for forks, the pack; with an index that is not plain too", async () => {
+    using repo = tempRepo({ "a.txt": "one\n", "b/c.txt": "see\n" });
+    await using session = await testSession(repo.path);
+    const have = (await sh(session, "git rev-parse HEAD")).trim();
+    const both = async (name: string) => {
+      const entry = session.checkpoints.get(name);
+      const program = await exportCheckpoint(session.box, entry.slot, {
+        name,
+        commit: entry.commit,
+        baseCommit: session.baseCommit,
+        includeIgnored: false,
+        have: [have, "not-an-id"],
+        maxBytes: 1 << 30,
+      });
+      const script = await boxSh(session.box, CHECKPOINT_SCRIPT, ["export", entry.slot, entry.commit, "0"], {
+        stdin: Buffer.from(`${have}\nnot-an-id\n`),
+        maxOutputBytes: 1 << 30,
+      });
+      expect(script.exitCode, script.stderr.toString()).toBe(0);
+      expect(program.byChannel).toBe(true);
+      const made = Buffer.concat([Buffer.from(`${program.baseRaw}\n${program.commit}\n`), program.pack]);
+      expect(made.equals(script.stdout)).toBe(true);
+      return program.commit === entry.commit;
+    };
+    // A plain index: the commit for forks carries it as a delta.
+    await sh(session, "echo two > a.txt && git add a.txt && echo new > n.txt && git checkout -qb side");
+    await session.checkpoint("plain");
+    expect(await both("plain")).toBe(false);
+    // An intent-to-add entry: the index travels whole, in the checkpoint's own commit.
+    await sh(session, "echo later > later.txt && git add -N later.txt");
+    await session.checkpoint("intent");
+    expect(await both("intent")).toBe(true);
   });
 });
 
