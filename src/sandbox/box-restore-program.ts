@@ -11,6 +11,13 @@
  * checkpoint's tree, `update-ref` when a ref moved, and `git restore` writing the paths that
  * differ.
  *
+ * A fork's two halves are here too, with the same aim: its export in the source's box (`"op":
+ * "export"`, the script's export_pack in workspace/fork-script.ts: one cat-file, the plain-index
+ * check and the delta's commit in this program, `diff-index` and `pack-objects`) and its import in
+ * a new box that holds files (`"op": "import"`, import_pack: `index-pack`, the base commit written
+ * here, one cat-file, the restore's gits, `update-index --index-info` for the agent's index, one
+ * `update-ref` for every ref). Both give the script's bytes and refs.
+ *
  * A request that names `"fast": {"op": "restore", …}` is served here when nothing is unusual, and
  * by its script otherwise, which gives the same answer or the same refusal: this program declines
  * (the script then runs, from the start) when the checkpoint's ref, its parts or the base are not
