@@ -607,7 +607,10 @@ class Restorer:
         if files > 256:
             code, _ = run_git([b"read-tree", b"--reset", b"-u", w], index=index)
         elif paths:
-            code, _ = run_git([b"-c", b"core.hooksPath=/dev/null", b"restore", b"-q", b"--source=" + w, b"--staged",
+            # (No preload: it looks at the named entries' files from threads, which in a box held to
+            # one CPU only wait on each other: about 5 ms of 29 at 10,000 files.)
+            code, _ = run_git([b"-c", b"core.hooksPath=/dev/null", b"-c", b"core.preloadIndex=false", b"restore", b"-q",
+                               b"--source=" + w, b"--staged",
                                b"--worktree", b"--pathspec-from-file=-", b"--pathspec-file-nul"],
                               index=index, stdin=b"".join(p + b"\0" for p in paths))
         else:

@@ -346,7 +346,7 @@ restore() {
     # Many paths: git matches every entry against every path named, so one pass is cheaper.
     git read-tree --reset -u "$w"
   elif [ "$files" -gt 0 ]; then
-    GIT_LITERAL_PATHSPECS=1 git -c core.hooksPath=/dev/null restore -q --source="$w" --staged --worktree \
+    GIT_LITERAL_PATHSPECS=1 git -c core.hooksPath=/dev/null -c core.preloadIndex=false restore -q --source="$w" --staged --worktree \
       --pathspec-from-file=<(printf '%s\\0' "\${paths[@]}") --pathspec-file-nul
   fi
   # A repository inside the workspace is left as it is: git writes no commit of another
