@@ -37,6 +37,24 @@ def git(args, extra=None, stdin=None, cwd=None):
         raise Decline("git %s failed" % args[0].decode())
     return proc.stdout
 
+# A git run while work() runs (each waits on its own start and files), its output read after,
+# with the same time limit: (what work returned, what git printed); Decline when git fails.
+def git_beside(args, work):
+    proc = subprocess.Popen([b"git"] + args, cwd=ROOT, env=git_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+    try:
+        done = work()
+    finally:
+        try:
+            out = proc.communicate(timeout=GIT_TIMEOUT)[0]
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise Decline("git %s did not end" % args[0].decode())
+    if proc.returncode != 0:
+        raise Decline("git %s failed" % args[0].decode())
+    return done, out
+
 ROOT = b"/workspace"
 
 def tree_key(name, mode):

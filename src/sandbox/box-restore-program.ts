@@ -174,12 +174,22 @@ class Restorer:
         self.watch = watch
         self.lock = threading.Lock()
 
+    # Each answers as its script would, or None: the script then runs (declined).
     def restore(self, req, data):
+        return self.serve(self.restore_with, req, data)
+
+    def import_(self, req, data):
+        return self.serve(self.import_with, req, data)
+
+    def export_(self, req, data):
+        return self.serve(self.export_with, req, data)
+
+    def serve(self, work, req, data):
         with self.lock:
             batch = None
             try:
                 batch = Batch()
-                return self.restore_with(req, data, batch)
+                return work(req, data, batch)
             except Exception as error:
                 return self.declined(str(error) or type(error).__name__)
             finally:
@@ -191,18 +201,6 @@ class Restorer:
     # commit: no change of the agent's to look for), the agent's index made from the diff's as
     # the checkpoint's delta changes it, and the refs with the base's and the checkpoint's own,
     # in one transaction.
-    def import_(self, req, data):
-        with self.lock:
-            batch = None
-            try:
-                batch = Batch()
-                return self.import_with(req, data, batch)
-            except Exception as error:
-                return self.declined(str(error) or type(error).__name__)
-            finally:
-                if batch is not None:
-                    batch.close()
-
     def import_with(self, req, data, batch):
         self.plain_repository()
         index = req["index"].encode()
@@ -218,21 +216,9 @@ class Restorer:
         raw = base64.b64decode(req["baseRaw"], validate=True)
         if Objects(ROOT).write(b"commit", raw).hex().encode() != base:
             raise Decline("the source's base commit did not arrive whole")
-        listing = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"],
-                                   cwd=ROOT, env=git_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            parts = batch.ask([b"info %s" % k, b"info %s:w" % k, b"contents %s:h" % k, b"contents %s:r" % k,
-                               b"info %s:i" % k, b"contents %s:d" % k, b"info %s^{tree}" % base,
-                               b"info %s^{commit}" % base])
-        finally:
-            try:
-                out = listing.communicate(timeout=GIT_TIMEOUT)[0]
-            except subprocess.TimeoutExpired:
-                listing.kill()
-                listing.wait()
-                raise Decline("git for-each-ref did not end")
-        if listing.returncode != 0:
-            raise Decline("git for-each-ref failed")
+        parts, out = git_beside([b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"], lambda: batch.ask([
+            b"info %s" % k, b"info %s:w" % k, b"contents %s:h" % k, b"contents %s:r" % k, b"info %s:i" % k,
+            b"contents %s:d" % k, b"info %s^{tree}" % base, b"info %s^{commit}" % base]))
         (_, k_type, _), (w, w_type, _), (_, h_type, h), (_, r_type, r), (i, _, _), (d, d_type, d_body), \
             (_, base_tree_type, _), (_, base_type, _) = parts
         if k_type != b"commit" or w_type != b"tree" or h_type != b"blob" or r_type != b"blob":
@@ -275,41 +261,18 @@ class Restorer:
     # bytes (base64, a line), the commit the new box restores (a line: the checkpoint's, or one
     # made for forks with its index as a delta when that index is plain), then a pack of every
     # object that commit needs but those the new box has (data: their ids, a line each).
-    def export_(self, req, data):
-        with self.lock:
-            batch = None
-            try:
-                batch = Batch()
-                return self.export_with(req, data, batch)
-            except Exception as error:
-                return self.declined(str(error) or type(error).__name__)
-            finally:
-                if batch is not None:
-                    batch.close()
-
     def export_with(self, req, data, batch):
         self.plain_repository()
         slot, k = req["slot"].encode(), req["commit"].encode()
         if not is_id(k) or not slot or not all(c in b"0123456789abcdef" for c in slot):
             raise Decline("not a checkpoint's name")
         keep = b"%s/%s/" % (req["keepRefs"].encode(), slot)
-        listing = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname)", keep], cwd=ROOT, env=git_env(),
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            (ref_k, ref_type, _), (w, w_type, _), (h, h_type, _), (r, r_type, _), (i, i_type, i_body), \
-                (_, _, k_body), (base, base_type, base_raw) = batch.ask([
-                    b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
-                    b"info %s:h" % k, b"info %s:r" % k, b"contents %s:i" % k, b"contents %s" % k,
-                    b"contents %s^{commit}" % req["baseRef"].encode()])
-        finally:
-            try:
-                out = listing.communicate(timeout=GIT_TIMEOUT)[0]
-            except subprocess.TimeoutExpired:
-                listing.kill()
-                listing.wait()
-                raise Decline("git for-each-ref did not end")
-        if listing.returncode != 0:
-            raise Decline("git for-each-ref failed")
+        parts, out = git_beside([b"for-each-ref", b"--format=%(objectname)", keep], lambda: batch.ask([
+            b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k, b"info %s:h" % k,
+            b"info %s:r" % k, b"contents %s:i" % k, b"contents %s" % k,
+            b"contents %s^{commit}" % req["baseRef"].encode()]))
+        (ref_k, ref_type, _), (w, w_type, _), (h, h_type, _), (r, r_type, _), (i, i_type, i_body), \
+            (_, _, k_body), (base, base_type, base_raw) = parts
         if ref_type != b"commit" or ref_k != k or w_type != b"tree" or h_type != b"blob" or r_type != b"blob":
             raise Decline("the checkpoint is not as saved")
         if base_type != b"commit" or batch.ask([b"info %s^{tree}" % base])[0][1] != b"tree":
@@ -418,22 +381,10 @@ class Restorer:
 
         # What is there now: the refs (but drydock's and symbolic ones), the base, HEAD; the git
         # that lists the refs runs while the one that reads objects starts and answers.
-        listing = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"],
-                                   cwd=ROOT, env=git_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            parts = batch.ask([
-                b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
-                b"contents %s:h" % k, b"contents %s:r" % k, b"contents %s:i" % k, b"contents %s:m" % k,
-                b"info %s:d" % k])
-        finally:
-            try:
-                out = listing.communicate(timeout=GIT_TIMEOUT)[0]
-            except subprocess.TimeoutExpired:
-                listing.kill()
-                listing.wait()
-                raise Decline("git for-each-ref did not end")
-        if listing.returncode != 0:
-            raise Decline("git for-each-ref failed")
+        parts, out = git_beside([b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"], lambda: batch.ask([
+            b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
+            b"contents %s:h" % k, b"contents %s:r" % k, b"contents %s:i" % k, b"contents %s:m" % k,
+            b"info %s:d" % k]))
         refs_now, base = self.refs(out, req["baseRef"].encode())
         if base is None or not is_id(base):
             raise Decline("no base")

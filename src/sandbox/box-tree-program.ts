@@ -372,19 +372,8 @@ class TreeWriter:
         self.index = req["index"].encode()
         if not os.path.isfile(self.index):
             raise Decline("no diff index")
-        refs_proc = subprocess.Popen([b"git", b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"],
-                                     cwd=ROOT, env=git_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        try:
-            self.refresh(model, rels)
-        finally:
-            try:
-                refs_out = refs_proc.communicate(timeout=GIT_TIMEOUT)[0]
-            except subprocess.TimeoutExpired:
-                refs_proc.kill()
-                refs_proc.wait()
-                raise Decline("git for-each-ref did not end")
-        if refs_proc.returncode != 0:
-            raise Decline("git for-each-ref failed")
+        _, refs_out = git_beside([b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"],
+                                 lambda: self.refresh(model, rels))
         w = model["w"]
         wtree = self.write_trees(w)
         base_ref = req["baseRef"].encode()
