@@ -13,6 +13,7 @@
  * `{"id":N,"exit":CODE,"out":BYTES,"err":BYTES,"truncated":BOOL}\n` then the stdout and stderr
  * bytes. End of input ends the program and everything it started.
  */
+import { BOX_FORK_PROGRAM } from "./box-fork-program.js";
 import { BOX_GIT_PROGRAM } from "./box-git-program.js";
 import { BOX_RESTORE_PROGRAM } from "./box-restore-program.js";
 import { BOX_TREE_PROGRAM } from "./box-tree-program.js";
@@ -24,8 +25,8 @@ ${BOX_WATCH_PROGRAM}
 WATCH = Watch(b"/workspace")
 ${BOX_GIT_PROGRAM}${BOX_TREE_PROGRAM}
 TREE = TreeWriter(WATCH)
-${BOX_RESTORE_PROGRAM}
-RESTORE = Restorer(WATCH)
+${BOX_RESTORE_PROGRAM}${BOX_FORK_PROGRAM}
+RESTORE = Forker(WATCH)
 try:
     # Not dumpable: other processes of the box user cannot open /proc/<pid>/fd and write answers
     # into the channel. Programs it starts are dumpable again once they exec.
@@ -119,7 +120,8 @@ def serve(req, data):
     rid, cap = req["id"], req.get("cap", 1 << 26)
     took = req.get("changes") in (True, "start")
     # A checkpoint's save the tree writer can vouch for needs no script (box-tree-program.ts),
-    # nor does a plain restore, nor a fork's export and import (box-restore-program.ts).
+    # nor does a plain restore (box-restore-program.ts), nor a fork's export and import
+    # (box-fork-program.ts).
     fast = req.get("fast")
     op = fast.get("op") if isinstance(fast, dict) else None
     saving = took and op == "save"

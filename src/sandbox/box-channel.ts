@@ -262,7 +262,7 @@ export interface BoxShOptions extends ExecOptions {
    * The program in the box may answer the request itself, without running the script, when it
    * can vouch for the answer being the script's: a checkpoint's save (`{ op: "save", … }`, with
    * `changes`: box-tree-program.ts), a restore (`{ op: "restore", … }`, with `changes`) or a
-   * fork's import (`{ op: "import", … }`: box-restore-program.ts). Through an exec the script
+   * fork's import (`{ op: "import", … }`: box-restore-program.ts, box-fork-program.ts). Through an exec the script
    * always runs.
    */
   fast?: Record<string, string | number | boolean>;

@@ -170,7 +170,7 @@ export class Session {
   readonly checkpoints: CheckpointBook;
   /**
    * For a fork: whether the box channel's program imported its checkpoint, or the script did
-   * (sandbox/box-restore-program.ts); said in the log and looked at by tests.
+   * (sandbox/box-fork-program.ts); said in the log and looked at by tests.
    */
   forkImportedByChannel?: boolean;
 

@@ -41,7 +41,7 @@ export interface CheckpointExport {
   baseRaw: string;
   pack: Buffer;
   includeIgnored: boolean;
-  /** Whether the box channel's program made it, or the script did (sandbox/box-restore-program.ts). */
+  /** Whether the box channel's program made it, or the script did (sandbox/box-fork-program.ts). */
   byChannel?: boolean;
 }
 
@@ -255,7 +255,7 @@ export async function exportCheckpoint(
       stdin: Buffer.from(options.have.join("\n") + "\n"),
       maxOutputBytes: options.maxBytes + 1024 * 1024,
       signal: options.signal,
-      // The box channel's program exports in the script's place (sandbox/box-restore-program.ts).
+      // The box channel's program exports in the script's place (sandbox/box-fork-program.ts).
       fast: {
         op: "export",
         slot,
@@ -319,7 +319,7 @@ export async function importCheckpoint(
       stdin: checkpoint.pack,
       signal: options.signal,
       // The box channel's program imports in the script's place when the box holds files and
-      // the checkpoint's index is a delta (sandbox/box-restore-program.ts).
+      // the checkpoint's index is a delta (sandbox/box-fork-program.ts).
       ...(checkpoint.includeIgnored
         ? {}
         : {
