@@ -55,6 +55,16 @@ def git_beside(args, work):
         raise Decline("git %s failed" % args[0].decode())
     return done, out
 
+# A request the program leaves to its script, and why: to the channel's stderr, which the host
+# logs at debug level. None, the answer a declined request gives.
+def left_to_script(what, why):
+    try:
+        sys.stderr.write("%s: %s\n" % (what, why))
+        sys.stderr.flush()
+    except Exception:
+        pass
+    return None
+
 ROOT = b"/workspace"
 
 def tree_key(name, mode):

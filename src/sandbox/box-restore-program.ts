@@ -190,12 +190,7 @@ class Restorer:
         return kept
 
     def declined(self, why):
-        try:
-            sys.stderr.write("restore: the script restores: %s\n" % why)
-            sys.stderr.flush()
-        except Exception:
-            pass
-        return None
+        return left_to_script("restore: the script runs", why)
 
     def restore_with(self, req, data, batch):
         self.plain_repository()

@@ -357,14 +357,8 @@ class TreeWriter:
             self.model = model
             return answer
 
-    # (To the channel's stderr, which the host logs at debug level.)
     def declined(self, why):
-        try:
-            sys.stderr.write("tree writer: the script saves: %s\n" % why)
-            sys.stderr.flush()
-        except Exception:
-            pass
-        return None
+        return left_to_script("tree writer: the script saves", why)
 
     def save_with(self, model, req, rels):
         self.objects = Objects(ROOT)
