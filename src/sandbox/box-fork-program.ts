@@ -75,7 +75,7 @@ class Forker(Restorer):
             raise Decline("the base is not whole")
         if i is not None or (d is not None and d_type != b"blob"):
             raise Decline("an index that is not a delta")
-        refs_now = self.refs(out, req["baseRef"].encode())[0]
+        refs_now = parse_refs(out, req["baseRef"].encode())[0]
         head_now = self.head()
         kept = self.kept(r)
 

@@ -65,6 +65,20 @@ def left_to_script(what, why):
         pass
     return None
 
+# The refs of for-each-ref's "<object> <name> <symref>" lines but drydock's and symbolic ones
+# (a symbolic ref follows its target), by name in git's order, and the base's object.
+def parse_refs(out, base_ref):
+    refs, base = {}, None
+    for line in out.split(b"\n"):
+        if not line:
+            continue
+        sha, ref, sym = (line.split(b" ") + [b""])[:3]
+        if ref == base_ref:
+            base = sha
+        elif not ref.startswith(b"refs/drydock/") and not sym:
+            refs[ref] = sha
+    return refs, base
+
 ROOT = b"/workspace"
 
 def tree_key(name, mode):

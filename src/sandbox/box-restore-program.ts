@@ -163,22 +163,7 @@ class Restorer:
                     batch.close()
 
     def plain_repository(self):
-        for path in (ROOT + b"/.git", ROOT + b"/.git/objects"):
-            if not stat_.S_ISDIR(os.lstat(path).st_mode):
-                raise Decline("not a plain repository")
-
-    # The refs but drydock's and symbolic ones, by name, and the base, from for-each-ref's lines.
-    def refs(self, out, base_ref):
-        refs_now, base = {}, None
-        for line in out.split(b"\n"):
-            if not line:
-                continue
-            sha, ref, sym = (line.split(b" ") + [b""])[:3]
-            if ref == base_ref:
-                base = sha
-            elif not ref.startswith(b"refs/drydock/") and not sym:
-                refs_now[ref] = sha
-        return refs_now, base
+        Objects(ROOT).check()
 
     # The refs a checkpoint holds (its r: "<object> <name>" a line), by name.
     def kept(self, r):
@@ -207,7 +192,7 @@ class Restorer:
             b"info %s/%s^{commit}" % (req["checkpointRefs"].encode(), slot), b"info %s:w" % k,
             b"contents %s:h" % k, b"contents %s:r" % k, b"contents %s:i" % k, b"contents %s:m" % k,
             b"info %s:d" % k]))
-        refs_now, base = self.refs(out, req["baseRef"].encode())
+        refs_now, base = parse_refs(out, req["baseRef"].encode())
         if base is None or not is_id(base):
             raise Decline("no base")
         head_now = self.head()

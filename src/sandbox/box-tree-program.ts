@@ -370,18 +370,8 @@ class TreeWriter:
                                  lambda: self.refresh(model, rels))
         w = model["w"]
         wtree = self.write_trees(w)
-        base_ref = req["baseRef"].encode()
-        refs, base = [], None
-        for line in refs_out.split(b"\n"):
-            if not line:
-                continue
-            sha, ref, sym = (line.split(b" ") + [b""])[:3]
-            if ref == base_ref:
-                base = sha
-            elif ref.startswith(b"refs/drydock/"):
-                continue
-            elif not sym:
-                refs.append(sha + b" " + ref)
+        named, base = parse_refs(refs_out, req["baseRef"].encode())
+        refs = [sha + b" " + ref for ref, sha in named.items()]
         if base is None or base != model["base_commit"]:
             raise Decline("the base moved")
         refs_text = b"\n".join(refs)
