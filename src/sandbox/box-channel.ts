@@ -48,7 +48,13 @@ interface Answer {
 export class BoxChannel {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private buffer: Buffer = Buffer.alloc(0);
+  /**
+   * What came and is not yet read, as it came: joined only to read a header line, or once an
+   * answer's bytes are all here. Joining at every chunk copied a large answer once per chunk (a
+   * 20 MB diff in 16 kB frames: about 13 GB of copying, 10 s).
+   */
+  private chunks: Buffer[] = [];
+  private buffered = 0;
   private answer: Answer | undefined;
   private answered = false;
   private done = false;
@@ -165,16 +171,18 @@ export class BoxChannel {
 
   private receive(chunk: Buffer): void {
     if (this.done) return;
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
     for (;;) {
       if (this.answer === undefined) {
-        const newline = this.buffer.indexOf(10);
+        const buffer = this.joined();
+        const newline = buffer.indexOf(10);
         if (newline === -1) {
-          if (this.buffer.length > MAX_HEADER) this.broken("it sent a header line without an end");
+          if (buffer.length > MAX_HEADER) this.broken("it sent a header line without an end");
           return;
         }
-        const line = this.buffer.subarray(0, newline).toString("utf8");
-        this.buffer = this.buffer.subarray(newline + 1);
+        const line = buffer.subarray(0, newline).toString("utf8");
+        this.keep(buffer.subarray(newline + 1));
         let head: unknown;
         try {
           head = JSON.parse(line);
@@ -195,13 +203,25 @@ export class BoxChannel {
         this.answer = answer;
       }
       const { id, exit, out, err, truncated } = this.answer;
-      if (this.buffer.length < out + err) return;
-      const stdout = Buffer.from(this.buffer.subarray(0, out));
-      const stderr = Buffer.from(this.buffer.subarray(out, out + err));
-      this.buffer = this.buffer.subarray(out + err);
+      if (this.buffered < out + err) return;
+      const buffer = this.joined();
+      const stdout = Buffer.from(buffer.subarray(0, out));
+      const stderr = Buffer.from(buffer.subarray(out, out + err));
+      this.keep(buffer.subarray(out + err));
       this.answer = undefined;
       this.pending.get(id)?.resolve({ exitCode: exit, stdout, stderr, truncated: truncated === true });
     }
+  }
+
+  /** Everything not yet read, as one buffer (kept as one, so the next call does not copy it). */
+  private joined(): Buffer {
+    if (this.chunks.length !== 1) this.keep(Buffer.concat(this.chunks, this.buffered));
+    return this.chunks[0]!;
+  }
+
+  private keep(rest: Buffer): void {
+    this.chunks = [rest];
+    this.buffered = rest.length;
   }
 
   private broken(why: string): void {
@@ -213,7 +233,7 @@ export class BoxChannel {
   private end(why: string): void {
     if (this.done) return;
     this.done = true;
-    this.buffer = Buffer.alloc(0);
+    this.keep(Buffer.alloc(0));
     this.opened(false);
     log.debug(`box channel ended: ${why}`);
     for (const request of [...this.pending.values()]) request.lost();

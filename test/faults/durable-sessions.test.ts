@@ -162,12 +162,14 @@ describe("durable sessions", () => {
     expect(after.some((e) => e.tool === "bash" && e.args?.command === "cat notes.txt README.md")).toBe(true);
 
     // The dead server's shells, and the command they were running, were ended at the adoption:
-    // one persistent shell runs (the new one), and the sleep is gone.
+    // one persistent shell runs (the new one), and the sleep is gone. ps writes a file before grep
+    // reads it: in a pipeline, grep's process is a fork of the shell until it execs, and ps could
+    // count it as a second shell.
     const shells = await call(
       "bash",
       {
         command:
-          "ps -eo args= | grep -c '^bash --noprofile --norc /dev/stdin$'; ps -eo args= | grep -c '^sleep 600$'; ps -eo pid,sid,tty,args >&2",
+          "ps -eo args= > /tmp/ps.txt; grep -c '^bash --noprofile --norc /dev/stdin$' /tmp/ps.txt; grep -c '^sleep 600$' /tmp/ps.txt; cat /tmp/ps.txt >&2",
       },
       second.client,
     );

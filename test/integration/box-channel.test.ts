@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOX_CHANNEL_NAME, boxSh, openBoxChannel } from "../../src/sandbox/box-channel.js";
@@ -85,6 +86,17 @@ describe("the box channel", () => {
     expect(capped.exitCode).toBe(0);
     expect(capped.stdout.length).toBe(1000);
     expect(capped.truncated).toBe(true);
+
+    // A large answer, in many of the engine's frames, arrives whole beside a small one.
+    const [large, small] = await Promise.all([
+      boxSh(session.box, "{ head -c 24000000 /dev/urandom | tee /dev/fd/3 | sha256sum >&2; } 3>&1", [], {
+        maxOutputBytes: 32_000_000,
+      }),
+      boxSh(session.box, "echo small"),
+    ]);
+    expect(large.stdout.length).toBe(24_000_000);
+    expect(large.stderr.toString("utf8")).toBe(`${createHash("sha256").update(large.stdout).digest("hex")}  -\n`);
+    expect(small.stdout.toString("utf8")).toBe("small\n");
   });
 
   it("answers a quick request while a slow one runs, and stops a timed-out one with its children", async () => {
