@@ -95,7 +95,9 @@ describe("the box channel", () => {
       boxSh(session.box, "echo small"),
     ]);
     expect(large.stdout.length).toBe(24_000_000);
-    expect(large.stderr.toString("utf8")).toBe(`${createHash("sha256").update(large.stdout).digest("hex")}  -\n`);
+    expect(large.stderr.toString("utf8")).toBe(
+      `${createHash("sha256").update(large.stdout).digest("hex")}  -\n`,
+    );
     expect(small.stdout.toString("utf8")).toBe("small\n");
   });
 
