@@ -42,7 +42,7 @@ function octalRs(text: string): string {
  * nothing) and evaluates the command with stdin from /dev/null and stderr on the second
  * terminal. `__drydock_end` prints the end markers, named by the nonce (set only after the
  * command, so the command never sees it) with the exit status; then sets the terminal raw again
- * in case the command changed it, has `__drydock_save` save the shell's state (variables,
+ * in case the command changed it (unless it started no process: lastPid), has `__drydock_save` save the shell's state (variables,
  * functions, aliases; options and the working directory are among the variables) between a header
  * and a trailer naming the command, for the next command to be stopped or to end the shell, and
  * prints the ready marker. Both happen while the caller reads the answer, so they cost the round
@@ -54,6 +54,19 @@ function octalRs(text: string): string {
  * named eval, printf or read does not break the frame; only one named `builtin` does, and then
  * the command never ends, times out, and the shell it broke is replaced.
  */
+/**
+ * Sets `name` to the last process id the box's kernel gave out (empty where the kernel does not
+ * tell it: gVisor has no ns_last_pid), builtins only. The frame reads it before and after a
+ * command: where it did not move, the command started no process (it ran builtins only: cd,
+ * export, true), and nothing it ran can have changed the terminal, so the terminal reset (a
+ * process of its own, about 1.5 ms) is skipped. A process that was already running (a background
+ * job of an earlier command) could still change the terminal meanwhile, as it can between two
+ * frames: the frame of the next command that starts a process sets it raw again.
+ */
+function lastPid(name: string): string {
+  return `${name}=; IFS= builtin read -r ${name} 2>/dev/null </proc/sys/kernel/ns_last_pid || builtin :; `;
+}
+
 export function frameCode(stateFile?: string): string {
   const start = octalRs(`${RS}DDS%s${RS}`);
   const end = octalRs(`${RS}DDE%s:%d${RS}`);
@@ -64,14 +77,14 @@ export function frameCode(stateFile?: string): string {
       `builtin printf '%s\\n' "${STATE_TRAILER} $__drydock_t"; } >| ${shellQuote(stateFile)}-"\${__drydock_t: -1}" 2>/dev/null || builtin :`
     : "builtin :";
   const run =
-    `IFS= builtin read -r -d '' __drydock_cmd || builtin :; ` +
+    `IFS= builtin read -r -d '' __drydock_cmd || builtin :; ${lastPid("__drydock_p")}` +
     `builtin export ${COMMAND_TOKEN_VARIABLE}=$__drydock_t; builtin printf '${start}' "$__drydock_t"; ` +
     `if [[ -n $__drydock_e ]]; then builtin eval "$__drydock_cmd" </dev/null 2>>"$__drydock_e"; ` +
     `else builtin eval "$__drydock_cmd" </dev/null; fi`;
   const end_ =
     `builtin unset __drydock_cmd; builtin printf '${end}' "$__drydock_n" "$__drydock_rc"; ` +
     `if [[ -n $__drydock_e ]]; then builtin printf '${end}' "$__drydock_n" "$__drydock_rc" 2>/dev/null >>"$__drydock_e" || builtin :; fi; ` +
-    `command stty raw -echo 2>/dev/null || builtin :; ` +
+    `${lastPid("__drydock_q")}[[ -n $__drydock_p && $__drydock_p == "$__drydock_q" ]] || command stty raw -echo 2>/dev/null || builtin :; ` +
     `builtin eval "$__drydock_save"; builtin printf '${ready}' "$__drydock_n"; builtin unset __drydock_n`;
   return `builtin readonly __drydock_run=${shellQuote(run)} __drydock_end=${shellQuote(end_)} __drydock_save=${shellQuote(save)}`;
 }

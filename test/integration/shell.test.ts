@@ -175,6 +175,23 @@ describe("PtyShell in a real box", () => {
     }
   });
 
+  it("resets the terminal after a command that started a process, and only then", async () => {
+    using repo = tempRepo();
+    await using session = await testSession(repo.path);
+    // The kernel's last process id in the box (runc; gVisor does not tell it, and resets always).
+    const lastPid = async () =>
+      Number((await session.bash("read -r p < /proc/sys/kernel/ns_last_pid; echo $p")).output);
+    const before = await lastPid();
+    await session.bash("true");
+    await session.bash("cd /tmp; export X=1; cd /workspace");
+    expect(await lastPid(), "builtins only: no process, not even the frame's stty").toBe(before);
+    await session.bash("/bin/true");
+    expect(await lastPid(), "the command's process, then the frame's stty").toBe(before + 2);
+    // Left cooked by a command, the terminal is raw again for the next (^U and ^C typed verbatim).
+    await session.bash("stty sane < /dev/tty; true");
+    expect((await session.bash("printf '%s|' 'a\x15b' 'c\x03d'; echo")).output).toBe("ab|cd|\n");
+  });
+
   it("caps a 100 MB output, keeps head and tail, and the shell still works", async () => {
     using repo = tempRepo();
     await using session = await testSession(repo.path);
