@@ -7,6 +7,7 @@ import { lstat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "../util/errors.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
+import { knownLayout, rememberLayout, treeStatus, type TreeStatus } from "./repo-status.js";
 
 export interface SnapshotPlan {
   repo: HostRepo;
@@ -42,7 +43,15 @@ export async function resolveCommit(repo: HostRepo, ref: string): Promise<string
 
 /** Works out what to send for a snapshot of the repository at `repoPath` (its working tree, or `ref`). */
 export async function planSnapshot(repoPath: string, ref?: string): Promise<SnapshotPlan> {
-  const repo = await openHostRepo(repoPath);
+  if (ref === undefined) {
+    const known = await knownStatus(repoPath);
+    if (known !== undefined && known.status.head !== null) {
+      const { repo, status } = known;
+      const files = [...new Set([...status.changed, ...status.untracked])];
+      return { repo, commit: status.head!, files, skip: new Set(files), untracked: status.untracked };
+    }
+  }
+  const repo = await openRepo(repoPath);
   if (ref !== undefined) {
     const commit = await resolveCommit(repo, ref);
     return { repo, commit, detach: commit, files: [], skip: new Set() };
@@ -74,9 +83,13 @@ export async function planDelta(
   // questions openHostRepo asks (one git start's wait, not two, at every warm start). They are
   // kept only when run at the repository's top (ls-files names paths from where it runs).
   const absolute = isAbsolute(repoPath) ? repoPath : resolve(repoPath);
+  const known = await knownStatus(absolute);
+  if (known !== undefined && known.status.head === base) {
+    return finishDelta(known.repo, known.status.changed, known.status.untracked);
+  }
   const early = deltaListings(absolute, base);
   early.catch(() => undefined);
-  const repo = await openHostRepo(repoPath);
+  const repo = known?.repo ?? (await openRepo(repoPath));
   if (repo.head === null) return undefined;
   let changed: Buffer, untracked: Buffer;
   try {
@@ -90,8 +103,16 @@ export async function planDelta(
     if (!has) return undefined;
     throw error;
   }
-  const others = split(untracked);
-  const paths = [...new Set([...split(changed), ...others])];
+  return finishDelta(repo, split(changed), split(untracked));
+}
+
+/** The delta from the paths that differ from the base and the untracked files: those gone from the host are deleted, not sent. */
+async function finishDelta(
+  repo: HostRepo,
+  changed: string[],
+  others: string[],
+): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] }> {
+  const paths = [...new Set([...changed, ...others])];
   const deletes: string[] = [];
   await Promise.all(
     paths.map(async (path) => {
@@ -101,6 +122,26 @@ export async function planDelta(
   );
   const gone = new Set(deletes);
   return { repo, files: paths.filter((p) => !gone.has(p)), deletes: deletes.sort(), untracked: others };
+}
+
+/** Opens the repository, remembering its layout for the next snapshot of it (knownStatus). */
+async function openRepo(repoPath: string): Promise<HostRepo> {
+  const repo = await openHostRepo(repoPath);
+  rememberLayout(isAbsolute(repoPath) ? repoPath : resolve(repoPath), repo);
+  return repo;
+}
+
+/**
+ * For a repository opened before (its layout known and its `.git` the same): HEAD and what
+ * changed, from one git. Undefined when the layout is not known or status fails (the caller then
+ * asks as for a repository never seen).
+ */
+async function knownStatus(repoPath: string): Promise<{ repo: HostRepo; status: TreeStatus } | undefined> {
+  const layout = knownLayout(isAbsolute(repoPath) ? repoPath : resolve(repoPath));
+  if (layout === undefined) return undefined;
+  const status = await treeStatus(layout.root).catch(() => undefined);
+  if (status === undefined) return undefined;
+  return { repo: { ...layout, head: status.head }, status };
 }
 
 /** The tracked paths that differ from `base`, and the untracked ones not ignored, both NUL-separated. */

@@ -111,7 +111,10 @@ const DELTA = `
       dirty=1
     fi
   fi
-  git update-ref ${BASE_REF} "$base"
+  # The base written as git writes a loose ref (the tar brings its directory): one process less at
+  # every warm start. git update-ref where the file cannot be written (the host's refs hold a
+  # directory by that name).
+  { builtin printf '%s\\n' "$base" >| .git/${BASE_REF}; } 2>/dev/null || git update-ref ${BASE_REF} "$base"
   if [ "$fresh" = 0 ]; then
     detach=-
     ${FRESHEN_AGENT_INDEX}

@@ -235,6 +235,8 @@ export async function packSnapshot(
         if (immutable) stats.objects.push(job.name);
       }
       await treeJobs(".git/refs", join(repo.commonDir, "refs"), git);
+      // Where the box writes its base (refs/drydock/base) as a file, without a process to make it.
+      git.push({ name: ".git/refs/drydock" });
       git.push({ name: ".git/packed-refs", absolute: join(repo.commonDir, "packed-refs") });
     }
     git.push({ name: ".git/shallow", absolute: join(repo.commonDir, "shallow") });
