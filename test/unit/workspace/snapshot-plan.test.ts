@@ -122,6 +122,24 @@ describe("planDelta", () => {
     expect((await planSnapshot(dir)).commit).toBe(git(dir, "rev-parse", "HEAD").trim());
   });
 
+  it("names that look like status lines or hold newlines are paths, however git status prints them", async () => {
+    scratch = new Scratch();
+    const odd = [
+      "# branch.oid 0123456789abcdef0123456789abcdef01234567",
+      "line\nbreak.txt",
+      " lead.txt",
+      "? q.txt",
+    ];
+    const dir = makeRepo(join(scratch.root, "repo"), Object.fromEntries(odd.map((name) => [name, "x\n"])));
+    const base = git(dir, "rev-parse", "HEAD").trim();
+    await planDelta(dir, base);
+    for (const name of odd) writeFileSync(join(dir, name), "edited\n");
+    for (const name of odd) writeFileSync(join(dir, `new ${name}`), "new\n");
+    const delta = await planDelta(dir, base);
+    expect([...(delta?.files ?? [])].sort()).toEqual([...odd, ...odd.map((n) => `new ${n}`)].sort());
+    expect((await planSnapshot(dir)).commit).toBe(base);
+  });
+
   it("reads git status's porcelain v2, and refuses what it does not know", () => {
     const out = Buffer.from(
       [
