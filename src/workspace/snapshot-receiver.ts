@@ -88,7 +88,11 @@ const DELTA = `
   export GIT_INDEX_FILE=${DIFF_INDEX}
   head=$(git rev-parse --verify -q HEAD) || head=
   fresh=0
-  if [ -f ${PREFILLED_LISTING} ] && GIT_INDEX_FILE=.git/index git ls-files -v -s 2>/dev/null | cmp -s - ${PREFILLED_LISTING}; then
+  if [ "$index" = kept ]; then
+    # The host sent no index: the one the prefill made is the agent's (or, were it gone, HEAD's
+    # tree, which the host's index lists: its stat data is then made below).
+    if [ -f .git/index ]; then fresh=1; else GIT_INDEX_FILE=.git/index git read-tree "$prefilled"; fi
+  elif [ -f ${PREFILLED_LISTING} ] && GIT_INDEX_FILE=.git/index git ls-files -v -s 2>/dev/null | cmp -s - ${PREFILLED_LISTING}; then
     cp ${DIFF_INDEX} .git/index
     fresh=1
   fi
@@ -119,7 +123,7 @@ const DELTA = `
     detach=-
     ${FRESHEN_AGENT_INDEX}
   fi
-  printf '%s %s' "$base" "$dirty"
+  printf '%s %s %s' "$base" "$dirty" "$fresh"
   exit 0`;
 
 const RECEIVE = `
@@ -131,7 +135,7 @@ set -e
 links() { if [ -f ${ENV_LINKS} ]; then tar -x -f ${ENV_LINKS} -C /workspace; fi; }
 [ -e ${PREFILLED_MARK} ] || links
 echo ${READY} >&2
-IFS=' ' read -r stamp detach mode deletes sent || exit 0
+IFS=' ' read -r stamp detach mode deletes sent index || exit 0
 [ -n "$stamp" ] || exit 0
 cd /workspace
 case "\${mode:-full}" in
@@ -169,7 +173,10 @@ case "\${mode:-full}" in
     # Every path that differs from the prefilled commit: git looks at these and no other.
     if [ "$sent" -gt 0 ]; then head -c "$sent" >> /tmp/.drydock-deletes; fi
     # What names commits comes whole from the host: a ref deleted there is gone here too.
-    rm -rf .git/refs .git/packed-refs .git/HEAD .git/index .git/shallow ${PREFILLED_MARK} ;;
+    # The agent's index stays when the host sends none ("kept": the host's index is one it knows
+    # to list the prefilled commit's tree exactly): the prefill made it, with this box's stat data.
+    if [ "$index" = kept ]; then agent_kept=; else agent_kept=.git/index; fi
+    rm -rf .git/refs .git/packed-refs .git/HEAD $agent_kept .git/shallow ${PREFILLED_MARK} ;;
   *) echo "unknown mode" >&2; exit 3 ;;
 esac
 tar -x -f - -C /workspace
@@ -183,6 +190,9 @@ if [ "$mode" = prefill ]; then
   GIT_INDEX_FILE=${DIFF_INDEX} git read-tree "$detach"
   GIT_INDEX_FILE=${DIFF_INDEX} git update-index -q --refresh >/dev/null 2>&1 || true
   GIT_INDEX_FILE=${DIFF_INDEX} git ls-files -v -s > ${PREFILLED_LISTING}
+  # The agent's index for a session whose host index lists this commit's tree exactly (the host
+  # then sends none): the same entries, with this box's stat data.
+  cp ${DIFF_INDEX} .git/index
   printf '%s\\n' "$detach" > ${PREFILLED_MARK}
   printf 'prefilled'
   exit 0
@@ -269,6 +279,11 @@ export class SnapshotReceiver {
       deletes?: readonly string[];
       /** For a delta: the working-tree paths the tar stream may hold (git looks at no other). */
       sent?: readonly string[];
+      /**
+       * For a delta: the stream holds no `.git/index`, as the host's lists the prefilled commit's
+       * tree exactly: the agent's index is the one the prefill made.
+       */
+      indexKept?: boolean;
     } = {},
   ): Promise<ExecResult> {
     if (this.used) throw new Error("a snapshot receiver takes one snapshot");
@@ -279,7 +294,8 @@ export class SnapshotReceiver {
     const sent = nul(options.sent);
     const mode = options.mode ?? "full";
     async function* all() {
-      yield Buffer.from(`${stamp} ${detach ?? "-"} ${mode} ${deletes.length} ${sent.length}\n`);
+      const index = options.indexKept ? "kept" : "sent";
+      yield Buffer.from(`${stamp} ${detach ?? "-"} ${mode} ${deletes.length} ${sent.length} ${index}\n`);
       if (deletes.length > 0) yield deletes;
       if (sent.length > 0) yield sent;
       yield* tarStream;

@@ -101,6 +101,24 @@ async function load(job: Job): Promise<Loaded> {
   }
 }
 
+/**
+ * A regular file's bytes, read as `load` reads one (never through a link, never a FIFO or
+ * device); undefined for anything else, for a missing file and past `maxBytes`.
+ */
+export async function readRegularFile(absolute: string, maxBytes: number): Promise<Buffer | undefined> {
+  const loaded = await load({ name: absolute, absolute }).catch(() => undefined);
+  if (loaded?.kind === "file") return loaded.data.length > maxBytes ? undefined : loaded.data;
+  if (loaded?.kind !== "large" || loaded.size > maxBytes) return undefined;
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    const data = await handle.readFile();
+    return data.length > maxBytes ? undefined : data;
+  } finally {
+    await handle.close();
+  }
+}
+
 function entry(pack: tar.Pack, header: Partial<tar.Header> & { name: string }, data?: Buffer): Promise<void> {
   // The callback comes once the entry is in the stream: waiting for it is the back-pressure.
   return new Promise((resolve, reject) => {
@@ -196,8 +214,10 @@ const IMMUTABLE_OBJECT_FILE =
 export interface PackOptions {
   /** Content for `.git/HEAD` instead of the host's (a detached commit for a session on a ref). */
   head?: string;
-  /** Leave out the host's `.git/index` (the box builds one). */
+  /** Leave out the host's `.git/index` (the box builds one, or has it). */
   withoutIndex?: boolean;
+  /** The bytes to send as `.git/index`, read by the caller (who must know what was sent). */
+  index?: Buffer;
   /**
    * `.git/objects` files the box has already (by name: object and pack files never change once
    * written): they are not sent again.
@@ -241,9 +261,16 @@ export async function packSnapshot(
     }
     git.push({ name: ".git/shallow", absolute: join(repo.commonDir, "shallow") });
     if (options.head === undefined) git.push({ name: ".git/HEAD", absolute: join(repo.gitDir, "HEAD") });
-    if (!options.withoutIndex) git.push({ name: ".git/index", absolute: join(repo.gitDir, "index") });
+    if (!options.withoutIndex && options.index === undefined) {
+      git.push({ name: ".git/index", absolute: join(repo.gitDir, "index") });
+    }
     await packJobs(pack, git, stats);
     const own = { uid: UID, gid: UID, mode: 0o644 };
+    if (!options.withoutIndex && options.index !== undefined) {
+      await entry(pack, { ...own, name: ".git/index" }, options.index);
+      stats.files++;
+      stats.bytes += options.index.length;
+    }
     if (options.head !== undefined)
       await entry(pack, { ...own, name: ".git/HEAD" }, Buffer.from(options.head));
     // The host's excludes, plus drydock's own temporary files (the file tools write through a

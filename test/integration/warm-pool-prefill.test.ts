@@ -165,4 +165,42 @@ describe("a warm pool prefilled with the served repository", () => {
       }
     });
   });
+
+  it("a host index once found to list the prefilled commit is not sent again; one staged or flagged since is, and checked", async () => {
+    const repo = newRepo({ "a.txt": "a\n", "b.txt": "b\n", "dir/c.txt": "c\n" });
+    await withPrefilledPool(repo.path, async (manager) => {
+      // The agent's index in a warm box, and when it was written: before the session was asked
+      // for, it is the one the prefill made (the host sent none).
+      const next = async () => {
+        await manager.pool!.full();
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const asked = Date.now() / 1000;
+        const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
+        expect(warm.warm).toBe(true);
+        const written = Number((await warm.bash("stat -c %.3Y /workspace/.git/index")).output);
+        const cold = await testSession(repo.path);
+        try {
+          expect(await view(warm)).toBe(await view(cold));
+          await warm.bash("echo more >> a.txt");
+          await cold.bash("echo more >> a.txt");
+          expect(await warm.diff()).toBe(await cold.diff());
+        } finally {
+          await cold.destroy();
+          await manager.destroy(warm.id);
+        }
+        return written < asked - 0.5 ? "kept" : "sent";
+      };
+      // The first start learns that the host's index lists the commit; the next sends none.
+      expect(await next()).toBe("sent");
+      expect(await next()).toBe("kept");
+      // Staged since: other bytes, sent, and the box finds they list another tree.
+      repo.write("b.txt", "b, staged\n");
+      git(repo.path, "add", "b.txt");
+      expect(await next()).toBe("sent");
+      // The same entries with a flag (skip-worktree): other bytes again, sent, and not the prefill's.
+      git(repo.path, "reset", "-q", "b.txt");
+      git(repo.path, "update-index", "--skip-worktree", "dir/c.txt");
+      expect(await next()).toBe("sent");
+    });
+  });
 });
