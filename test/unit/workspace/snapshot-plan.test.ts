@@ -18,11 +18,7 @@ describe("planDelta", () => {
     scratch = new Scratch();
     const dir = makeRepo(join(scratch.root, "repo"), { "a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n" });
     const base = git(dir, "rev-parse", "HEAD").trim();
-    writeFileSync(join(dir, "a.txt"), "edited\n");
-    rmSync(join(dir, "b.txt"));
-    rmSync(join(dir, "c.txt"));
-    mkdirSync(join(dir, "c.txt"));
-    writeFileSync(join(dir, "c.txt", "inside.txt"), "now a directory\n");
+    editDeleteAndReplace(dir);
     writeFileSync(join(dir, "new.txt"), "new\n");
     const delta = await planDelta(dir, base);
     expect(delta?.files.sort()).toEqual(["a.txt", "c.txt/inside.txt", "new.txt"]);
@@ -56,11 +52,7 @@ describe("planDelta", () => {
     const base = git(dir, "rev-parse", "HEAD").trim();
     // Every kind of change: edited, deleted, a file become a directory, staged then reverted,
     // staged as new, untracked (also in a new directory and with spaces), ignored.
-    writeFileSync(join(dir, "a.txt"), "edited\n");
-    rmSync(join(dir, "b.txt"));
-    rmSync(join(dir, "c.txt"));
-    mkdirSync(join(dir, "c.txt"));
-    writeFileSync(join(dir, "c.txt", "inside.txt"), "now a directory\n");
+    editDeleteAndReplace(dir);
     writeFileSync(join(dir, "d.txt"), "staged\n");
     git(dir, "add", "d.txt");
     writeFileSync(join(dir, "d.txt"), "d\n");
@@ -163,6 +155,15 @@ describe("planDelta", () => {
     expect(() => parseTreeStatus(Buffer.from("? a\0"))).toThrow(/HEAD/);
   });
 });
+
+/** a.txt edited, b.txt deleted, c.txt replaced by a directory holding inside.txt. */
+function editDeleteAndReplace(dir: string): void {
+  writeFileSync(join(dir, "a.txt"), "edited\n");
+  rmSync(join(dir, "b.txt"));
+  rmSync(join(dir, "c.txt"));
+  mkdirSync(join(dir, "c.txt"));
+  writeFileSync(join(dir, "c.txt", "inside.txt"), "now a directory\n");
+}
 
 /** Puts a git on PATH that counts its runs in a file, then runs the real one. */
 function countGit(root: string): { count: () => number; restore: () => void } {
