@@ -3,7 +3,6 @@
  * and take out the diff of everything that changed since. The diff is built with a private index
  * so the agent's own index, commits and branches in the box never change what comes out.
  */
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import tar from "tar-stream";
 import type { Box } from "../sandbox/box.js";
@@ -18,6 +17,7 @@ import { planDelta, planSnapshot } from "./snapshot-plan.js";
 import { ADD_CHANGES } from "./changed-paths.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
 import { snapshotCommit } from "./snapshot-commit.js";
+import { knownIndex } from "./repo-status.js";
 import { packSnapshot, readRegularFile, type SnapshotStats } from "./snapshot-tar.js";
 import { largeUntrackedTrees, untrackedTreesNote } from "./untracked-trees.js";
 
@@ -162,21 +162,8 @@ function failedCopy(box: Box, received: { exitCode: number; stderr: Buffer }): v
   throw new CommandExitError(received.exitCode, stderr, "copying the repository into the box");
 }
 
-/**
- * Host indexes (by repository, prefilled commit and the index file's sha256) that a prefilled box
- * found to list that commit's tree exactly, entries, stages and flags: the next delta with the
- * same bytes sends no index, and the box keeps the one its prefill made (no listing compared, no
- * copy). Learned from the box's answer, never assumed; bounded.
- */
-const listsCommit = new Set<string>();
-const MAX_KNOWN_INDEXES = 64;
 /** A host index larger than this (a tree of over a million files) is sent as a file, unhashed. */
 const SMALL_INDEX_READ_BYTES = 64 * 1024 * 1024;
-
-function rememberListsCommit(key: string): void {
-  if (listsCommit.size >= MAX_KNOWN_INDEXES) listsCommit.delete(listsCommit.values().next().value!);
-  listsCommit.add(key);
-}
 
 /** Into a prefilled box: the paths gone since its commit, then only what differs from it. */
 async function copyDelta(
@@ -185,12 +172,11 @@ async function copyDelta(
   delta: NonNullable<Awaited<ReturnType<typeof planDelta>>>,
   prefilled: Prefilled,
 ): Promise<CopyInResult> {
-  // The host's index, read once: sent as read, or (known to list the prefilled commit's tree, see
-  // listsCommit) not sent at all.
+  // The host's index, read once: sent as read, or (known to list the prefilled commit's tree) not
+  // sent at all.
   const index = await readRegularFile(join(delta.repo.gitDir, "index"), SMALL_INDEX_READ_BYTES);
-  const indexKey =
-    index && `${delta.repo.root}\0${prefilled.commit}\0${createHash("sha256").update(index).digest("hex")}`;
-  const indexKept = indexKey !== undefined && listsCommit.has(indexKey);
+  const known = index && knownIndex(delta.repo.root, prefilled.commit, index);
+  const indexKept = known?.listsCommit === true;
   const pack = tar.pack();
   const packing = packSnapshot(delta.repo, delta.files, pack, {
     knownObjects: prefilled.objects,
@@ -212,7 +198,7 @@ async function copyDelta(
   const stats = await packing;
   noteLargeUntrackedTrees(delta.repo.root, delta.untracked, stats);
   const [baseCommit, dirty, fresh] = received.stdout.toString("utf8").trim().split(" ");
-  if (indexKey !== undefined && !indexKept && fresh === "1") rememberListsCommit(indexKey);
+  if (known !== undefined && !indexKept && fresh === "1") known.remember();
   log.debug(
     `box ${box.shortId}: prefilled with ${prefilled.commit.slice(0, 12)}; ${stats.files} files and ${stats.bytes} bytes from the host, ${delta.deletes.length} deleted; base ${baseCommit!.slice(0, 12)}`,
   );

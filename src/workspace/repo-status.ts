@@ -9,6 +9,7 @@
  * was opened, for as long as its `.git` is the same directory or file: a repository made anew at
  * the same path has a new `.git`, and is opened again.
  */
+import { createHash } from "node:crypto";
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { hostGit, type HostRepo } from "./host-repo.js";
@@ -100,4 +101,29 @@ export function parseTreeStatus(out: Buffer): TreeStatus {
   }
   if (head === undefined) throw new Error("git status named no commit for HEAD");
   return { head, changed, untracked };
+}
+
+/**
+ * Host indexes (by repository, prefilled commit and the index file's sha256) that a prefilled box
+ * found to list that commit's tree exactly, entries, stages and flags: the next warm start with
+ * the same bytes sends no index, and the box keeps the one its prefill made (no listing compared,
+ * no copy). Learned from a box's answer, never assumed; bounded.
+ */
+const listingCommit = new Set<string>();
+const MAX_KNOWN_INDEXES = 64;
+
+/** What is known of the host's index `bytes` against `commit`, and how to remember that a box found it lists it. */
+export function knownIndex(
+  root: string,
+  commit: string,
+  bytes: Buffer,
+): { listsCommit: boolean; remember: () => void } {
+  const key = `${root}\0${commit}\0${createHash("sha256").update(bytes).digest("hex")}`;
+  return {
+    listsCommit: listingCommit.has(key),
+    remember: () => {
+      if (listingCommit.size >= MAX_KNOWN_INDEXES) listingCommit.delete(listingCommit.values().next().value!);
+      listingCommit.add(key);
+    },
+  };
 }
