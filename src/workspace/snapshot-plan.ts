@@ -46,9 +46,7 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
   if (ref === undefined) {
     const known = await knownStatus(repoPath);
     if (known !== undefined && known.status.head !== null) {
-      const { repo, status } = known;
-      const files = [...new Set([...status.changed, ...status.untracked])];
-      return { repo, commit: status.head!, files, skip: new Set(files), untracked: status.untracked };
+      return workingTreePlan(known.repo, known.status.head, known.status.changed, known.status.untracked);
     }
   }
   const repo = await openRepo(repoPath);
@@ -64,9 +62,23 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
     hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", repo.head, "--"]),
     hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
   ]);
-  const others = split(untracked);
-  const files = [...new Set([...split(changed), ...others])];
-  return { repo, commit: repo.head, files, skip: new Set(files), untracked: others };
+  return workingTreePlan(repo, repo.head, split(changed), split(untracked));
+}
+
+/** A snapshot of the working tree at `commit`: the changed and untracked paths sent from the host. */
+function workingTreePlan(
+  repo: HostRepo,
+  commit: string,
+  changed: string[],
+  untracked: string[],
+): SnapshotPlan {
+  const files = [...new Set([...changed, ...untracked])];
+  return { repo, commit, files, skip: new Set(files), untracked };
+}
+
+/** The absolute path a repository path names (the key its layout is kept under). */
+function absolutePath(repoPath: string): string {
+  return isAbsolute(repoPath) ? repoPath : resolve(repoPath);
 }
 
 /**
@@ -82,7 +94,7 @@ export async function planDelta(
   // The base is known before the repository is opened, so the two listings start beside the
   // questions openHostRepo asks (one git start's wait, not two, at every warm start). They are
   // kept only when run at the repository's top (ls-files names paths from where it runs).
-  const absolute = isAbsolute(repoPath) ? repoPath : resolve(repoPath);
+  const absolute = absolutePath(repoPath);
   const known = await knownStatus(absolute);
   if (known !== undefined && known.status.head === base) {
     return finishDelta(known.repo, known.status.changed, known.status.untracked);
@@ -127,7 +139,7 @@ async function finishDelta(
 /** Opens the repository, remembering its layout for the next snapshot of it (knownStatus). */
 async function openRepo(repoPath: string): Promise<HostRepo> {
   const repo = await openHostRepo(repoPath);
-  rememberLayout(isAbsolute(repoPath) ? repoPath : resolve(repoPath), repo);
+  rememberLayout(absolutePath(repoPath), repo);
   return repo;
 }
 
@@ -137,7 +149,7 @@ async function openRepo(repoPath: string): Promise<HostRepo> {
  * asks as for a repository never seen).
  */
 async function knownStatus(repoPath: string): Promise<{ repo: HostRepo; status: TreeStatus } | undefined> {
-  const layout = knownLayout(isAbsolute(repoPath) ? repoPath : resolve(repoPath));
+  const layout = knownLayout(absolutePath(repoPath));
   if (layout === undefined) return undefined;
   const status = await treeStatus(layout.root).catch(() => undefined);
   if (status === undefined) return undefined;
