@@ -142,6 +142,10 @@ describe("durable sessions", () => {
       .toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await boxesOf(id), "the kept box outlived its server").toBe(1);
+    // Running, not only there: where it stopped, how (exit code, OOM, the runtime's error) says why.
+    const [kept] = await engine.listBoxes(LABEL_SESSION, id);
+    const stopped = await engine.docker.getContainer(kept!.id).inspect();
+    expect(stopped.State.Running, `the kept box stopped: ${JSON.stringify(stopped.State)}`).toBe(true);
 
     // A new client resumes the session: the workspace, the task stack and the log continue.
     await call("session_resume", { session_secret: secret }, second.client);
