@@ -86,7 +86,21 @@ fi`;
 // copy-in makes one with the same entries. With nothing to send and HEAD unmoved, the base is HEAD.
 const DELTA = `
   export GIT_INDEX_FILE=${DIFF_INDEX}
-  head=$(git rev-parse --verify -q HEAD) || head=
+  # HEAD read as git reads it where it names the prefilled commit, detached or through a loose ref
+  # (a loose ref wins over packed-refs): no process at a warm start. Only regular files are read (a
+  # link could lead to a FIFO). Anything else (a packed ref, a ref naming another commit, a name
+  # outside refs/, a link) is git's to resolve, as before.
+  head= at=
+  if [ -f .git/HEAD ] && [ ! -L .git/HEAD ]; then { IFS= read -r at < .git/HEAD; } 2>/dev/null || at=; fi
+  case "$at" in
+    "ref: refs/"*) ref=\${at#ref: }
+      case "$ref" in
+        (*..*|*//*|*/) ;;
+        (*) if [ -f ".git/$ref" ] && [ ! -L ".git/$ref" ]; then { IFS= read -r head < ".git/$ref"; } 2>/dev/null || head=; fi ;;
+      esac ;;
+    *) head=$at ;;
+  esac
+  if [ -z "$prefilled" ] || [ "$head" != "$prefilled" ]; then head=$(git rev-parse --verify -q HEAD) || head=; fi
   fresh=0
   if [ "$index" = kept ]; then
     # The host sent no index: the one the prefill made is the agent's (or, were it gone, HEAD's

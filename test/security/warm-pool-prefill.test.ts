@@ -4,11 +4,11 @@
  * chose to delete (option-like names, newlines, spaces) are removed as names, never as options.
  * Runs under runc and gVisor.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Session } from "../../src/session/session.js";
-import { tempRepo, type TempRepo } from "../helpers/repos.js";
+import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 import { withPrefilledPool } from "../helpers/prefilled-pool.js";
 import { sandboxImage, testSession } from "../helpers/sessions.js";
 
@@ -63,6 +63,67 @@ describe("a prefilled warm box", () => {
         expect((await onRef.bash("ls")).output).not.toContain("later.txt");
       } finally {
         await cold.destroy();
+      }
+    });
+  });
+
+  it("reads HEAD as git does: detached, packed, through a link, or through a ref that is a link", async () => {
+    const repo = newRepo({ "a.txt": "a\n" });
+    const commit = git(repo.path, "rev-parse", "HEAD").trim();
+    // What the host's git says of HEAD and the tree, to be the box's too.
+    const hostView = () =>
+      [
+        git(repo.path, "rev-parse", "HEAD").trim(),
+        git(repo.path, "rev-parse", "--symbolic-full-name", "HEAD").trim(),
+        git(repo.path, "status", "--porcelain"),
+      ].join("|");
+    const boxView = async (session: Session) =>
+      (
+        await session.bash(
+          'cd /workspace && printf \'%s|%s|%s\' "$(git rev-parse HEAD)" "$(git rev-parse --symbolic-full-name HEAD)" "$(git status --porcelain)"',
+        )
+      ).output;
+    const cases: Array<[string, () => void]> = [
+      ["detached at the prefilled commit", () => git(repo.path, "checkout", "-q", "--detach")],
+      [
+        "the branch only in packed-refs",
+        () => {
+          git(repo.path, "checkout", "-q", "main");
+          git(repo.path, "pack-refs", "--all");
+        },
+      ],
+      [
+        "HEAD a link to the branch, as git once wrote it",
+        () => {
+          rmSync(join(repo.path, ".git", "HEAD"));
+          symlinkSync("refs/heads/main", join(repo.path, ".git", "HEAD"));
+        },
+      ],
+      [
+        "the branch's ref a link to a file holding the commit",
+        () => {
+          rmSync(join(repo.path, ".git", "HEAD"));
+          writeFileSync(join(repo.path, ".git", "HEAD"), "ref: refs/heads/main\n");
+          writeFileSync(join(repo.path, ".git", "commit-id"), `${commit}\n`);
+          symlinkSync("../../commit-id", join(repo.path, ".git", "refs", "heads", "main"));
+        },
+      ],
+    ];
+    await withPrefilledPool(repo.path, async (manager) => {
+      for (const [what, change] of cases) {
+        change();
+        // The next box holds the same commit: the start sends what changed in .git, and the box
+        // reads HEAD from it.
+        await manager.pool!.full();
+        const warm = await manager.create({ repo: repo.path, image: sandboxImage() });
+        try {
+          expect(warm.warm, what).toBe(true);
+          expect(warm.baseCommit, what).toBe(commit);
+          expect(await boxView(warm), what).toBe(hostView());
+          expect(await warm.diff(), what).toBe("");
+        } finally {
+          await manager.destroy(warm.id);
+        }
       }
     });
   });
