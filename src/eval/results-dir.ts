@@ -10,10 +10,11 @@
  * a run killed mid-attempt leaves none and the attempt runs again on resume.
  */
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { AttemptResult } from "./attempt-result.js";
 import type { TaskProblem } from "./task-parse.js";
+import { writeFileAtomic } from "../util/write-atomic.js";
 
 export const ATTEMPT_FILES = {
   diff: "patch.diff",
@@ -91,11 +92,6 @@ export function attemptRelDir(taskId: string, attempt: number): string {
   return attempt === 1 ? `tasks/${taskId}` : `tasks/${taskId}/attempt-${attempt}`;
 }
 
-async function writeAtomic(path: string, data: string): Promise<void> {
-  const temp = `${path}.tmp-${process.pid}`;
-  await writeFile(temp, data);
-  await rename(temp, path);
-}
 
 /** Writes an attempt's files, result.json last. */
 export async function writeAttempt(out: string, result: AttemptResult, texts: AttemptTexts): Promise<void> {
@@ -107,7 +103,7 @@ export async function writeAttempt(out: string, result: AttemptResult, texts: At
     writeFile(join(dir, ATTEMPT_FILES.agentLog), texts.agentLog),
     writeFile(join(dir, ATTEMPT_FILES.testOutput), texts.testOutput),
   ]);
-  await writeAtomic(join(dir, ATTEMPT_FILES.result), JSON.stringify(result, null, 2) + "\n");
+  await writeFileAtomic(join(dir, ATTEMPT_FILES.result), JSON.stringify(result, null, 2) + "\n");
 }
 
 /** Removes an attempt's result so it runs again (a finished result of an older task version). */
@@ -187,9 +183,9 @@ export async function readRunInfo(out: string): Promise<RunInfo | undefined> {
 
 export async function writeRunInfo(out: string, info: RunInfo): Promise<void> {
   await mkdir(out, { recursive: true });
-  await writeAtomic(join(out, "run.json"), JSON.stringify(info, null, 2) + "\n");
+  await writeFileAtomic(join(out, "run.json"), JSON.stringify(info, null, 2) + "\n");
 }
 
 export async function writeReportFile(out: string, name: string, text: string): Promise<void> {
-  await writeAtomic(join(out, name), text);
+  await writeFileAtomic(join(out, name), text);
 }

@@ -4,9 +4,10 @@
  * image and limits. One small JSON file per session, in the state directory, outside the directory
  * the box sees; removed with the session or by prune (kept with `--keep-sessions`).
  */
-import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { stateDir } from "../util/paths.js";
+import { writeFileAtomic } from "../util/write-atomic.js";
 import type { Session } from "./session.js";
 
 export interface SessionRecord {
@@ -65,7 +66,9 @@ export function sessionRecordsDir(state: string = stateDir()): string {
 export async function writeSessionRecord(sessionId: string, record: SessionRecord): Promise<void> {
   const dir = sessionRecordsDir();
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFile(join(dir, `${sessionId}.json`), JSON.stringify(record) + "\n", { mode: 0o600 });
+  // Whole or not at all: a reaper reading it mid-write would take a kept session for one without a
+  // record, and remove its box.
+  await writeFileAtomic(join(dir, `${sessionId}.json`), JSON.stringify(record) + "\n", { mode: 0o600 });
 }
 
 /** The record of a session made with the given state directory, or undefined (none, unreadable). */
