@@ -4,9 +4,10 @@
  * its first whole lines up to the cap and ends with a line saying where it was cut, so nobody
  * applies it believing it whole. Written when the server removes the session; removed with its log.
  */
-import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { stateDir } from "../util/paths.js";
+import { writeFileAtomic } from "../util/write-atomic.js";
 import { auditDir } from "./audit-log.js";
 
 /** The most of a diff kept after its session ends. */
@@ -40,9 +41,9 @@ export async function saveFinalDiff(
   if (!path) throw new Error(`not a session id: ${sessionId}`);
   await mkdir(auditDir(state), { recursive: true, mode: 0o700 });
   const bytes = finalDiffBytes(diff);
-  await writeFile(path, bytes, { mode: 0o600 });
-  // A file that was there before keeps its mode through writeFile: tighten it.
-  await chmod(path, 0o600);
+  // Whole or not at all, beside and then over any file there (`sessions diff` may read it now).
+  // A new file each time: none there before lends it a wider mode.
+  await writeFileAtomic(path, bytes, { mode: 0o600 });
   return { path, bytes: bytes.length, cut: bytes.length !== diff.length };
 }
 
