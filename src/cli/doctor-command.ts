@@ -1,5 +1,4 @@
 import { isKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
-import { kubernetesChecks } from "./doctor-kubernetes.js";
 import { execFileSync } from "node:child_process";
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
@@ -92,6 +91,8 @@ async function engineChecks(urls: string[], tlsDir: string | undefined, image?: 
   let first: { engine: Engine; image: string } | undefined;
   for (const url of urls) {
     if (isKubernetesTarget(url)) {
+      // Loaded only for a Kubernetes engine: its client library is large (connect-engine.ts).
+      const { kubernetesChecks } = await import("./doctor-kubernetes.js");
       checks.push(...(await kubernetesChecks(url, image)));
       continue;
     }

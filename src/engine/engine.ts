@@ -2,7 +2,7 @@
  * The container backend: the only place that knows dockerode. Every call logs what it does with
  * the short container id and rethrows with context.
  */
-import Docker from "dockerode";
+import type Docker from "dockerode";
 import type { Duplex, Readable } from "node:stream";
 import { BoxGoneError, DrydockError, EngineUnavailableError, ImageMissingError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -70,7 +70,11 @@ export class Engine implements BoxEngine, ImageEngine {
    */
   static async connect(options: { timeoutMs?: number; url?: string; tlsDir?: string } = {}): Promise<Engine> {
     const address = options.url ? parseEngineAddress(options.url, options.tlsDir) : undefined;
-    const docker = new Docker({ ...address?.options, timeout: options.timeoutMs });
+    // Loaded at the first connection, not with every module that names the engine: with its
+    // dependencies (gRPC, protobuf, ssh2) it is a large part of a command's start, and a command
+    // that refuses its flags never connects.
+    const { default: DockerClient } = await import("dockerode");
+    const docker = new DockerClient({ ...address?.options, timeout: options.timeoutMs });
     const engine = new Engine(docker, address?.name);
     try {
       await docker.ping();

@@ -12,9 +12,8 @@
  * its nodes', and an image reaches its nodes by its loader (KubernetesEngine.ensureImage).
  */
 import type { BoxEngine } from "../engine/box-engine.js";
-import { closeEngine } from "../engine/connect-engine.js";
+import { closeEngine, kubernetesBackend } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
-import { KubernetesEngine } from "../engine/kubernetes/kubernetes-engine.js";
 import { SessionManager } from "../session/session-manager.js";
 
 export interface EngineSlot {
@@ -130,8 +129,11 @@ export class EnginePool {
     let sending = slot.images.get(ref);
     if (!sending) {
       sending = (async () => {
-        if (target instanceof KubernetesEngine) return target.ensureImage(ref);
-        if (!(target instanceof Engine)) throw new Error(`${target.name} cannot be sent images`);
+        if (!(target instanceof Engine)) {
+          const { KubernetesEngine } = await kubernetesBackend();
+          if (target instanceof KubernetesEngine) return target.ensureImage(ref);
+          throw new Error(`${target.name} cannot be sent images`);
+        }
         const [there, here] = await Promise.all([target.imageId(ref), this.images.imageId(ref)]);
         if (there !== undefined && (here === undefined || there === here)) return;
         if (here === undefined) throw new Error(`${this.images.name} has no image ${ref} to send`);
