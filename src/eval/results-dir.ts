@@ -92,7 +92,6 @@ export function attemptRelDir(taskId: string, attempt: number): string {
   return attempt === 1 ? `tasks/${taskId}` : `tasks/${taskId}/attempt-${attempt}`;
 }
 
-
 /** Writes an attempt's files, result.json last. */
 export async function writeAttempt(out: string, result: AttemptResult, texts: AttemptTexts): Promise<void> {
   const dir = attemptDir(out, result.task_id, result.attempt);
