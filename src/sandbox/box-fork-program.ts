@@ -15,7 +15,9 @@ export const BOX_FORK_PROGRAM = String.raw`
 import base64
 
 # Whether an index file is plain (the script's plain_index): version 2, whole (its checksum), every
-# entry at stage 0 with no flag (assume-unchanged, extended), and not split or sparse.
+# entry at stage 0 with no flag (assume-unchanged, extended), and not sparse. A split index is left
+# to the script: its entries are partly in .git/sharedindex.*, which git (the script's ls-files -v)
+# reads and this program does not.
 def plain_index(body):
     if len(body) < 32 or body[:4] != b"DIRC" or hashlib.sha1(body[:-20]).digest() != body[-20:]:
         return False
@@ -31,7 +33,9 @@ def plain_index(body):
             return False
         at += (62 + nul - (at + 62) + 8) & ~7
     while at + 8 <= end:
-        if body[at:at + 4] in (b"link", b"sdir"):
+        if body[at:at + 4] == b"link":
+            raise Decline("a split index")
+        if body[at:at + 4] == b"sdir":
             return False
         at += 8 + struct.unpack(">I", body[at + 4:at + 8])[0]
     return at == end
@@ -126,8 +130,10 @@ class Forker(Restorer):
         if base_type != b"commit" or batch.ask([b"info %s^{tree}" % base])[0][1] != b"tree":
             raise Decline("the base is not whole")
         fork_k = k
-        if i is not None and not req.get("includeIgnored") and i_type == b"blob" and plain_index(i_body):
-            fork_k = self.fork_commit(k_body, base, w, h, r, self.index_delta(i_body, w))
+        if i is not None and not req.get("includeIgnored") and i_type == b"blob":
+            delta = self.index_delta(i_body, w)
+            if delta is not None:
+                fork_k = self.fork_commit(k_body, base, w, h, r, delta)
         haves = [line for line in data.split(b"\n") if is_id(line)]
         present = []
         if haves:
@@ -143,18 +149,27 @@ class Forker(Restorer):
         return 0, base64.b64encode(base_raw) + b"\n" + fork_k + b"\n" + proc.stdout, b"exported by the box's program\n"
 
     # The index as what it changes in tree w (the script's index_delta): one "<mode> <object>\t
-    # <path>" NUL-ended record per path it holds otherwise (mode 0: not in the index), as a blob.
+    # <path>" NUL-ended record per path it holds otherwise (mode 0: not in the index), as a blob;
+    # None when the index is not plain. git lists the changes while this program checks that the
+    # index is plain (about 10 ms each at 10,000 entries, one beside the other).
     def index_delta(self, body, w):
         tmp = b"/tmp/.drydock-export-index-" + os.urandom(8).hex().encode()
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        checked = []
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(body)
-            code, out = run_git([b"diff-index", b"--cached", b"--no-renames", b"-z", b"--raw", w], index=tmp)
+            plain, out = git_beside([b"diff-index", b"--cached", b"--no-renames", b"-z", b"--raw", w],
+                                    lambda: checked.append(plain_index(body)) or checked[0], index=tmp)
+        except Decline:
+            # (git may fail on an index that is not plain, a split one: the index then goes whole.)
+            if checked == [False]:
+                return None
+            raise
         finally:
             drop_file(tmp)
-        if code != 0:
-            raise Decline("git diff-index failed on the index")
+        if not plain:
+            return None
         fields, records = out.split(b"\0"), []
         for at in range(0, len(fields) - 1, 2):
             words = fields[at][1:].split(b" ")

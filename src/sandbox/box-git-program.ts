@@ -39,9 +39,10 @@ def git(args, extra=None, stdin=None, cwd=None):
 
 # A git run while work() runs (each waits on its own start and files), its output read after,
 # with the same time limit: (what work returned, what git printed); Decline when git fails.
-def git_beside(args, work):
-    proc = subprocess.Popen([b"git"] + args, cwd=ROOT, env=git_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL)
+# With index, the git reads that index file instead of the repository's.
+def git_beside(args, work, index=None):
+    proc = subprocess.Popen([b"git"] + args, cwd=ROOT, env=git_env({b"GIT_INDEX_FILE": index} if index else None),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         done = work()
     finally:

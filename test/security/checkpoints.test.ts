@@ -278,7 +278,7 @@ describe("a fork's export by the box channel's program", () => {
     using repo = tempRepo({ "a.txt": "one\n", "b/c.txt": "see\n" });
     await using session = await testSession(repo.path);
     const have = (await sh(session, "git rev-parse HEAD")).trim();
-    const both = async (name: string) => {
+    const both = async (name: string, byChannel = true) => {
       const entry = session.checkpoints.get(name);
       const program = await exportCheckpoint(session.box, entry.slot, {
         name,
@@ -293,7 +293,7 @@ describe("a fork's export by the box channel's program", () => {
         maxOutputBytes: 1 << 30,
       });
       expect(script.exitCode, script.stderr.toString()).toBe(0);
-      expect(program.byChannel).toBe(true);
+      expect(program.byChannel).toBe(byChannel);
       const made = Buffer.concat([Buffer.from(`${program.baseRaw}\n${program.commit}\n`), program.pack]);
       expect(made.equals(script.stdout)).toBe(true);
       return program.commit === entry.commit;
@@ -306,6 +306,11 @@ describe("a fork's export by the box channel's program", () => {
     await sh(session, "echo later > later.txt && git add -N later.txt");
     await session.checkpoint("intent");
     expect(await both("intent")).toBe(true);
+    // A split index: part of its entries are in .git/sharedindex.*, which the script's git reads
+    // and the box's program does not; the script decides, and finds it plain.
+    await sh(session, "git reset -q later.txt && git update-index --split-index && test -n \"$(ls .git/sharedindex.*)\"");
+    await session.checkpoint("split");
+    expect(await both("split", false)).toBe(false);
   });
 });
 
