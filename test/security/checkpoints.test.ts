@@ -308,7 +308,10 @@ describe("a fork's export by the box channel's program", () => {
     expect(await both("intent")).toBe(true);
     // A split index: part of its entries are in .git/sharedindex.*, which the script's git reads
     // and the box's program does not; the script decides, and finds it plain.
-    await sh(session, "git reset -q later.txt && git update-index --split-index && test -n \"$(ls .git/sharedindex.*)\"");
+    await sh(
+      session,
+      'git reset -q later.txt && git update-index --split-index && test -n "$(ls .git/sharedindex.*)"',
+    );
     await session.checkpoint("split");
     expect(await both("split", false)).toBe(false);
   });
