@@ -33,6 +33,7 @@ import {
   readSessionRecord,
   recordedSessions,
   removeSessionRecord,
+  removeStaleRecordTemps,
   sessionRecordsDir,
 } from "./session-record.js";
 
@@ -141,6 +142,8 @@ export async function removePlanned(engine: BoxEngine, plan: PrunePlan): Promise
   const withBox = new Set(plan.boxes.map((b) => b.labels[LABEL_SESSION] ?? ""));
   await removeDirsWithoutBox(withBox);
   await removeRecordsWithoutBox(withBox);
+  const temps = await removeStaleRecordTemps(DIR_GRACE_MS);
+  if (temps > 0) log.info(`removed ${temps} unfinished session record write(s)`);
   return { removed, kept: plan.kept };
 }
 

@@ -4,7 +4,7 @@
  * image and limits. One small JSON file per session, in the state directory, outside the directory
  * the box sees; removed with the session or by prune (kept with `--keep-sessions`).
  */
-import { mkdir, readFile, readdir, rm } from "node:fs/promises";
+import { lstat, mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { stateDir } from "../util/paths.js";
 import { writeFileAtomic } from "../util/write-atomic.js";
@@ -100,4 +100,31 @@ export async function recordedSessions(): Promise<string[]> {
     .filter((n) => n.endsWith(".json"))
     .map((n) => n.slice(0, -5))
     .filter((id) => ID.test(id));
+}
+
+/** A record's temporary file (util/write-atomic.ts): `<id>.json.tmp-<pid>-<8 hex>`. */
+const RECORD_TEMP = /^[0-9a-f]{12}\.json\.tmp-\d+-[0-9a-f]{8}$/;
+
+/**
+ * Removes the temporary files of record writes that never finished (a process killed between
+ * writing one and renaming it over its record), once older than `graceMs`: a write takes a few
+ * milliseconds, so one that old is nobody's. Listings read only `<id>.json`, so these are only
+ * clutter. Only names of that exact form are touched, and only files or links (a link itself,
+ * never what it names); anything else there is left. Answers how many it removed.
+ */
+export async function removeStaleRecordTemps(graceMs: number, now = Date.now()): Promise<number> {
+  const dir = sessionRecordsDir();
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    if (!RECORD_TEMP.test(name)) continue;
+    const path = join(dir, name);
+    const info = await lstat(path).catch(() => undefined);
+    if (!info || !(info.isFile() || info.isSymbolicLink()) || now - info.mtimeMs < graceMs) continue;
+    await rm(path, { force: true }).then(
+      () => removed++,
+      () => undefined,
+    );
+  }
+  return removed;
 }
