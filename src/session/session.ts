@@ -18,6 +18,7 @@ import {
   copyIn,
   diffOut,
   diffStat,
+  lastDiffStat,
   readyForkBox,
   type CopyInResult,
   type Prefilled,
@@ -445,7 +446,7 @@ export class Session {
   async diffWithStat(signal?: AbortSignal): Promise<{ diff: string; stat: string }> {
     return this.oneDiffAtATime(async () => {
       const diff = (await diffOut(this.box, { signal })).toString("utf8");
-      return { diff, stat: await diffStat(this.box, { signal }) };
+      return { diff, stat: await lastDiffStat(this.box, { signal }) };
     }, signal);
   }
 

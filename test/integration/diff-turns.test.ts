@@ -40,6 +40,35 @@ describe("turns on a box's git", () => {
     expect(await session.diff()).toBe("");
   });
 
+  it("session_diff's stat is of the diff it came with, not of files changed after; without its index it is taken anew", async () => {
+    const { diffOut, lastDiffStat } = await import("../../src/workspace/box-workspace.js");
+    await session.box.sh("cd /workspace && echo changed > README.md && echo one > one.txt");
+    const { diff, stat } = await session.diffWithStat();
+    expect(diff).toContain("+changed");
+    expect(stat).toMatch(
+      /README\.md \| 2 \+-\n one\.txt +\| 1 \+\n 2 files changed, 2 insertions\(\+\), 1 deletion\(-\)\n$/,
+    );
+    // In one turn: a file the agent makes after the diff is taken is not in that diff's stat.
+    const late = await session.oneDiffAtATime(async () => {
+      await diffOut(session.box);
+      await session.box.sh("cd /workspace && echo two > two.txt");
+      return lastDiffStat(session.box);
+    });
+    expect(late).toContain("one.txt");
+    expect(late).not.toContain("two.txt");
+    // The next diff sees it.
+    expect(await session.diffStat()).toMatch(/two\.txt +\| 1 \+\n 3 files changed/);
+    // The diff's index removed in between (by the agent): the stat is taken from the files.
+    const anew = await session.oneDiffAtATime(async () => {
+      await diffOut(session.box);
+      await session.box.sh("rm -f /tmp/.drydock-index && echo three > /workspace/three.txt");
+      return lastDiffStat(session.box);
+    });
+    expect(anew).toMatch(/three\.txt +\| 1 \+\n two\.txt +\| 1 \+\n 4 files changed/);
+    await session.box.sh("cd /workspace && git checkout -q README.md && rm one.txt two.txt three.txt");
+    expect(await session.diff()).toBe("");
+  });
+
   it("a diff given up midway leaves no lock; one refused over its cap runs no stat after it", async () => {
     // 60,000 new files make the stat take a while; one 22 MB file puts the diff over its 20 MB cap.
     const made = await session.box.sh(
