@@ -61,16 +61,20 @@ class Forker(Restorer):
         slot, k, base = req["slot"].encode(), req["commit"].encode(), req["baseCommit"].encode()
         if not is_id(k) or not is_id(base) or not slot or not all(c in b"0123456789abcdef" for c in slot):
             raise Decline("not a checkpoint's name")
-        proc = subprocess.run([b"git", b"index-pack", b"--stdin", b"--strict"], cwd=ROOT, env=git_env(), input=data,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT)
-        if proc.returncode != 0:
-            raise Decline("git index-pack refused the pack")
-        raw = base64.b64decode(req["baseRaw"], validate=True)
-        if Objects(ROOT).write(b"commit", raw).hex().encode() != base:
-            raise Decline("the source's base commit did not arrive whole")
-        parts, out = git_beside([b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"], lambda: batch.ask([
-            b"info %s" % k, b"info %s:w" % k, b"contents %s:h" % k, b"contents %s:r" % k, b"info %s:i" % k,
-            b"contents %s:d" % k, b"info %s^{tree}" % base, b"info %s^{commit}" % base]))
+        # The box's refs are listed while the pack is checked and the base commit written (neither
+        # touches a ref).
+        def unpack():
+            proc = subprocess.run([b"git", b"index-pack", b"--stdin", b"--strict"], cwd=ROOT, env=git_env(), input=data,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT)
+            if proc.returncode != 0:
+                raise Decline("git index-pack refused the pack")
+            raw = base64.b64decode(req["baseRaw"], validate=True)
+            if Objects(ROOT).write(b"commit", raw).hex().encode() != base:
+                raise Decline("the source's base commit did not arrive whole")
+            return batch.ask([
+                b"info %s" % k, b"info %s:w" % k, b"contents %s:h" % k, b"contents %s:r" % k, b"info %s:i" % k,
+                b"contents %s:d" % k, b"info %s^{tree}" % base, b"info %s^{commit}" % base])
+        parts, out = git_beside([b"for-each-ref", b"--format=%(objectname) %(refname) %(symref)"], unpack)
         (_, k_type, _), (w, w_type, _), (_, h_type, h), (_, r_type, r), (i, _, _), (d, d_type, d_body), \
             (_, base_tree_type, _), (_, base_type, _) = parts
         if k_type != b"commit" or w_type != b"tree" or h_type != b"blob" or r_type != b"blob":
@@ -88,25 +92,27 @@ class Forker(Restorer):
                 os.unlink(left)
         files, paths, _, links = self.differing(index, w)
         self.write_files(index, w, files, paths, links)
+        first = [b"update %s %s\n" % (req["baseRef"].encode(), base),
+                 b"update %s/%s %s\n" % (req["checkpointRefs"].encode(), slot, k)]
+        put_refs = lambda: self.put_refs(first, kept, refs_now, h, head_now,
+                                         keep=b"%s/%s" % (req["keepRefs"].encode(), slot))
         if d is None:
             if os.path.lexists(AGENT_INDEX):
                 os.unlink(AGENT_INDEX)
+            put_refs()
         else:
-            # The diff's index now holds w with this box's stat data; the delta makes it the agent's.
+            # The diff's index now holds w with this box's stat data; the delta makes it the agent's,
+            # while the refs are put back (update-index writes only its own copy of the index).
             body = read_regular(index, os.lstat(index).st_size + 1)
             if body is None:
                 raise Decline("the diff's index is not a plain file")
             tmp = new_index_file(body)
             try:
-                if run_git([b"update-index", b"-z", b"--index-info"], index=tmp, stdin=d_body)[0] != 0:
-                    raise Decline("git update-index refused the delta")
+                git_beside([b"update-index", b"-z", b"--index-info"], put_refs, index=tmp, stdin=d_body)
                 os.rename(tmp, AGENT_INDEX)
             except BaseException:
                 drop_file(tmp)
                 raise
-        first = [b"update %s %s\n" % (req["baseRef"].encode(), base),
-                 b"update %s/%s %s\n" % (req["checkpointRefs"].encode(), slot, k)]
-        self.put_refs(first, kept, refs_now, h, head_now, keep=b"%s/%s" % (req["keepRefs"].encode(), slot))
         return 0, b"restored %d fast\n" % files, b""
 
     # A checkpoint taken out of its box for a fork (the script's export_pack): the base commit's

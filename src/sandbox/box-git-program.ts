@@ -39,10 +39,22 @@ def git(args, extra=None, stdin=None, cwd=None):
 
 # A git run while work() runs (each waits on its own start and files), its output read after,
 # with the same time limit: (what work returned, what git printed); Decline when git fails.
-# With index, the git reads that index file instead of the repository's.
-def git_beside(args, work, index=None):
-    proc = subprocess.Popen([b"git"] + args, cwd=ROOT, env=git_env({b"GIT_INDEX_FILE": index} if index else None),
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+# With index, the git reads that index file instead of the repository's; with stdin, those bytes
+# are its input, written from a thread of their own (a git that stops reading holds nothing up).
+def git_beside(args, work, index=None, stdin=None):
+    fed = os.pipe() if stdin is not None else None
+    try:
+        proc = subprocess.Popen([b"git"] + args, cwd=ROOT, env=git_env({b"GIT_INDEX_FILE": index} if index else None),
+                                stdin=fed[0] if fed else None, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except BaseException:
+        if fed:
+            os.close(fed[1])
+        raise
+    finally:
+        if fed:
+            os.close(fed[0])
+    if fed:
+        threading.Thread(target=feed_fd, args=(fed[1], stdin), daemon=True).start()
     try:
         done = work()
     finally:
@@ -55,6 +67,18 @@ def git_beside(args, work, index=None):
     if proc.returncode != 0:
         raise Decline("git %s failed" % args[0].decode())
     return done, out
+
+# Writes data to a pipe's end and closes it; a reader gone (EPIPE) ends the write. (A pipe of its
+# own, not Popen's stdin as the channel's feed() writes: communicate() after would flush a closed file.)
+def feed_fd(fd, data):
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 # A request the program leaves to its script, and why: to the channel's stderr, which the host
 # logs at debug level. None, the answer a declined request gives.
