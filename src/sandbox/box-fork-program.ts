@@ -162,11 +162,15 @@ class Forker(Restorer):
         tmp = b"/tmp/.drydock-export-index-" + os.urandom(8).hex().encode()
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         checked = []
+
+        def check():
+            checked.append(plain_index(body))
+            return checked[0]
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(body)
-            plain, out = git_beside([b"diff-index", b"--cached", b"--no-renames", b"-z", b"--raw", w],
-                                    lambda: checked.append(plain_index(body)) or checked[0], index=tmp)
+            plain, out = git_beside([b"diff-index", b"--cached", b"--no-renames", b"-z", b"--raw", w], check,
+                                    index=tmp)
         except Decline:
             # (git may fail on an index that is not plain, a split one: the index then goes whole.)
             if checked == [False]:
