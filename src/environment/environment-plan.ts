@@ -3,9 +3,10 @@
  * the same source, definition, key files and base images give the same tag and the same text.
  *
  * The key holds what fixes everything a build reads. A build reads the whole repository (setup
- * such as `pip install -e .` needs the source), so the key holds, for a commit, the commit's id,
- * which fixes every byte of its tree: eval tasks at one commit share one image, whatever clone
- * they run in. For the working tree it holds the repository's identity (its real top directory
+ * such as `pip install -e .` needs the source), so the key holds, for a commit, the id of the
+ * root tree its files were read from, every object on the way checked against its id (so no
+ * replace ref, graft or misnamed object in one clone can make that id stand for other files):
+ * eval tasks at one commit share one image, whatever clone they run in. For the working tree it holds the repository's identity (its real top directory
  * and its `.git`'s device, inode and birth time) rather than a hash of every file: sessions of one
  * repository keep one image across edits of files that are not key files (hashing the whole tree
  * would rebuild on every edit), while an image built from one repository is never another's, so
@@ -59,7 +60,7 @@ export interface PlanInputs {
   baseImageId: string;
   /** The ids of the images a Dockerfile base names (FROM, COPY --from), by reference. */
   dockerfileImageIds?: Record<string, string>;
-  /** What fixes the repository's bytes the build reads: `commit <id>` or `repository <identity>`. */
+  /** What fixes the repository's bytes the build reads: `tree <id>` or `repository <identity>`. */
   source: string;
   /** A definition from outside the repository: keyed by its text, not by where it was written. */
   inline?: boolean;
@@ -97,8 +98,8 @@ export function planEnvironment(inputs: PlanInputs): EnvironmentPlan {
   const digest = key.slice(0, 12);
   const short = (id: string) => id.replace(/^sha256:/, "").slice(0, 12);
   const keyedBy = [
-    inputs.source.startsWith("commit ")
-      ? `the ${inputs.source}`
+    inputs.source.startsWith("tree ")
+      ? `the ${inputs.source} (the commit's files, every object checked against its id)`
       : `this repository (its identity ${inputs.source.slice("repository ".length, "repository ".length + 12)}: no other repository shares the image)`,
     `the base image ${short(inputs.baseImageId)}`,
     ...imageRefs.map((ref) => `the image ${ref} (${short(inputs.dockerfileImageIds![ref]!)})`),

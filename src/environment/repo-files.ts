@@ -17,6 +17,12 @@ import tar from "tar-stream";
 import { EnvironmentFileError } from "../util/errors.js";
 import { resolveCommit } from "../workspace/snapshot-plan.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "../workspace/host-repo.js";
+import {
+  VerifiedObjects,
+  verifiedCommitTree,
+  type VerifiedEntry,
+  type VerifiedTree,
+} from "../workspace/verified-objects.js";
 
 /** The definition, devcontainer.json and Dockerfile: text a person wrote. */
 export const DEFINITION_MAX_BYTES = 256 * 1024;
@@ -35,8 +41,9 @@ export interface RepoFiles {
    */
   readonly repoId: string;
   /**
-   * What fixes every byte a build reads, for the cache key: the commit id for a commit; the
-   * repository's identity for the working tree (see `environment-plan.ts` for why).
+   * What fixes every byte a build reads, for the cache key: `tree <id>` of a commit's root tree,
+   * read from verified objects; `repository <identity>` for the working tree (see
+   * `environment-plan.ts` for why).
    */
   readonly source: string;
   /** Repository-relative paths of every file. */
@@ -190,52 +197,59 @@ class WorkingTreeFiles implements RepoFiles {
   }
 }
 
-interface TreeEntry {
-  mode: string;
-  type: string;
-  object: string;
-  size: number;
-}
-
+/**
+ * A commit's files, read from objects verified against their names (verified-objects.ts): its key
+ * is the root tree read that way, which is exactly what a build gets, whatever a replace ref, a
+ * graft or a misnamed object would have made git show for the commit's id.
+ */
 class CommitFiles implements RepoFiles {
-  private tree: Promise<Map<string, TreeEntry>> | undefined;
+  private readonly byPath: Map<string, VerifiedEntry>;
   constructor(
     readonly root: string,
     private readonly commit: string,
+    private readonly tree: VerifiedTree,
     readonly repoId: string,
-  ) {}
+  ) {
+    this.byPath = new Map(tree.entries.map((e) => [e.path, e]));
+  }
   get describe(): string {
     return `commit ${this.commit.slice(0, 12)}`;
   }
   get source(): string {
-    return `commit ${this.commit}`;
-  }
-  private entries(): Promise<Map<string, TreeEntry>> {
-    return (this.tree ??= hostGit(this.root, ["ls-tree", "-r", "-l", "-z", "--full-tree", this.commit]).then(
-      (listing) => {
-        const tree = new Map<string, TreeEntry>();
-        for (const line of listing.toString("utf8").split("\0").filter(Boolean)) {
-          const tab = line.indexOf("\t");
-          const [mode, type, object, size] = line.slice(0, tab).split(/ +/);
-          tree.set(line.slice(tab + 1), { mode: mode!, type: type!, object: object!, size: Number(size) });
-        }
-        return tree;
-      },
-    ));
+    return `tree ${this.tree.tree}`;
   }
   async list(): Promise<string[]> {
-    return [...(await this.entries()).keys()];
+    return [...this.byPath.keys()];
   }
   private async blob(path: string, maxBytes: number, links: "refuse" | "digest") {
-    const found = (await this.entries()).get(path);
-    if (!found) return undefined;
-    if (found.type !== "blob") throw notRegular(path, "a submodule");
-    if (found.mode === "120000") {
-      if (links === "refuse") throw notRegular(path, "a symbolic link");
-      return { link: true, bytes: await hostGit(this.root, ["cat-file", "blob", found.object]) };
+    const found = this.byPath.get(path);
+    if (!found) {
+      // A submodule is left out of the entries; say so rather than "missing".
+      if (await this.isSubmodule(path)) throw notRegular(path, "a submodule");
+      return undefined;
     }
-    if (found.size > maxBytes) throw tooLarge(path, found.size, maxBytes);
-    return { link: false, bytes: await hostGit(this.root, ["cat-file", "blob", found.object]) };
+    if (found.mode === "120000" && links === "refuse") throw notRegular(path, "a symbolic link");
+    const objects = await VerifiedObjects.open(this.root);
+    try {
+      objects.ask([found.oid], true);
+      const header = await objects.header(found.oid);
+      if (found.mode !== "120000" && header.size > maxBytes) throw tooLarge(path, header.size, maxBytes);
+      const bytes = await objects.body(found.oid, header);
+      return { link: found.mode === "120000", bytes };
+    } finally {
+      objects.kill();
+    }
+  }
+  private async isSubmodule(path: string): Promise<boolean> {
+    const listing = await hostGit(this.root, [
+      "ls-tree",
+      "-z",
+      "--full-tree",
+      this.tree.tree,
+      "--",
+      path,
+    ]).catch(() => Buffer.alloc(0));
+    return listing.toString("utf8").startsWith("160000 ");
   }
   async read(path: string, maxBytes = DEFINITION_MAX_BYTES): Promise<Buffer | undefined> {
     return (await this.blob(path, maxBytes, "refuse"))?.bytes;
@@ -246,12 +260,21 @@ class CommitFiles implements RepoFiles {
     return found.link ? linkDigest(found.bytes.toString("utf8")) : sha256(found.bytes);
   }
   async pack(prefix: string, into: string, pack: tar.Pack): Promise<void> {
-    for (const [path, { mode, type, object }] of await this.entries()) {
-      if (type !== "blob" || !inside(prefix)(path)) continue;
-      const name = `${into}${strip(prefix, path)}`;
-      const body = await hostGit(this.root, ["cat-file", "blob", object]);
-      if (mode === "120000") await entry(pack, { name, type: "symlink", linkname: body.toString("utf8") });
-      else await entry(pack, { name, mode: mode === "100755" ? 0o755 : 0o644 }, body);
+    const wanted = this.tree.entries.filter((e) => inside(prefix)(e.path));
+    const objects = await VerifiedObjects.open(this.root);
+    try {
+      objects.ask(
+        wanted.map((e) => e.oid),
+        true,
+      );
+      for (const { path, mode, oid } of wanted) {
+        const body = await objects.body(oid, await objects.header(oid));
+        const name = `${into}${strip(prefix, path)}`;
+        if (mode === "120000") await entry(pack, { name, type: "symlink", linkname: body.toString("utf8") });
+        else await entry(pack, { name, mode: mode === "100755" ? 0o755 : 0o644 }, body);
+      }
+    } finally {
+      objects.kill();
     }
   }
 }
@@ -277,7 +300,8 @@ export async function repoFiles(repoPath: string, ref?: string): Promise<RepoFil
   const repo = await openHostRepo(repoPath);
   const id = await repositoryId(repo);
   if (ref === undefined) return new WorkingTreeFiles(repo, id);
-  return new CommitFiles(repo.root, await resolveCommit(repo, ref), id);
+  const commit = await resolveCommit(repo, ref);
+  return new CommitFiles(repo.root, commit, await verifiedCommitTree(repo.root, commit), id);
 }
 
 export function sha256(bytes: Buffer): string {

@@ -1,23 +1,24 @@
 /**
- * Read-only questions about the user's repository on the host. Git runs with hooks, fsmonitor
- * and pagers off, and only ever in the user's own repository.
+ * Read-only questions about the user's repository on the host, asked of git run the one hardened
+ * way (host-git.ts), and only ever in the user's own repository.
  */
 import { execFile } from "node:child_process";
 import { realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { DrydockError, InvalidArgumentError } from "../util/errors.js";
-import { HOST_GIT_CONFIG, hostGitEnv } from "./host-git.js";
+import { hostGitEnv, repoOverrides } from "./host-git.js";
+import { requireOwnObjects } from "./object-stores.js";
 
 const run = promisify(execFile);
 
 /** Runs git in a host repository with the same hardening as `runHostGit`; returns stdout as bytes. */
 export async function hostGit(repo: string, args: string[], maxBuffer = 256 * 1024 * 1024): Promise<Buffer> {
   try {
-    const { stdout } = await run("git", [...HOST_GIT_CONFIG, "-C", repo, ...args], {
+    const { stdout } = await run("git", ["-C", repo, ...args], {
       encoding: "buffer",
       maxBuffer,
-      env: hostGitEnv(),
+      env: hostGitEnv({}, await repoOverrides(repo)),
     });
     return stdout;
   } catch (error) {
@@ -63,6 +64,8 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
   const head = layout!.born ? lines[4]?.trim() || null : null;
   const commonDir = isAbsolute(lines[2]) ? lines[2] : join(absolute, lines[2]);
   const [root, realCommonDir] = await Promise.all([realpath(lines[0]), realpath(commonDir)]);
+  await requireInsideWorkTree(absolute, root, field);
+  await requireOwnObjects(root, realCommonDir);
   return {
     root,
     gitDir: lines[1],
@@ -72,12 +75,25 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
   };
 }
 
+/**
+ * The path named must be in the working tree git reports: a repository whose configuration moves
+ * its working tree elsewhere (`core.worktree`, or a `.git` file naming another repository that
+ * does) would have drydock copy another directory's files into the box.
+ */
+async function requireInsideWorkTree(absolute: string, root: string, field: string): Promise<void> {
+  const named = await realpath(absolute);
+  if (named === root || named.startsWith(root.endsWith(sep) ? root : root + sep)) return;
+  throw new InvalidArgumentError(
+    field,
+    `${absolute} is a repository whose working tree git puts at ${root} (core.worktree or a .git file naming another repository); drydock copies only the directory it is given: remove core.worktree from its configuration (\`git config --unset core.worktree\`) or give the working tree's own path`,
+  );
+}
+
 /** The top, the git dirs and the object format, and HEAD's commit unless there is none yet. */
 export async function revParseLayout(
   absolute: string,
 ): Promise<{ lines: string[]; born: boolean } | undefined> {
   const args = [
-    ...HOST_GIT_CONFIG,
     "-C",
     absolute,
     "rev-parse",
@@ -90,7 +106,8 @@ export async function revParseLayout(
     "HEAD",
   ];
   try {
-    const { stdout } = await run("git", args, { encoding: "buffer", maxBuffer: 1 << 20, env: hostGitEnv() });
+    const env = hostGitEnv({}, await repoOverrides(absolute));
+    const { stdout } = await run("git", args, { encoding: "buffer", maxBuffer: 1 << 20, env });
     return { lines: stdout.toString("utf8").split("\n"), born: true };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: Buffer };
@@ -112,6 +129,7 @@ async function openHostRepoSlowly(absolute: string, field: string): Promise<Host
     );
   }
   root = await realpath(root);
+  await requireInsideWorkTree(absolute, root, field);
   const dirs = (await hostGit(root, ["rev-parse", "--absolute-git-dir", "--git-common-dir"]))
     .toString("utf8")
     .trim()
@@ -131,7 +149,9 @@ async function openHostRepoSlowly(absolute: string, field: string): Promise<Host
   } catch {
     // Older git: sha1 is the only format it knows.
   }
-  return { root, gitDir, commonDir: await realpath(commonDir), head, objectFormat };
+  const realCommonDir = await realpath(commonDir);
+  await requireOwnObjects(root, realCommonDir);
+  return { root, gitDir, commonDir: realCommonDir, head, objectFormat };
 }
 
 /** Paths (relative, NUL-safe) of the files a snapshot holds: tracked and present, plus untracked not ignored. */

@@ -68,6 +68,8 @@ export async function treeStatus(root: string): Promise<TreeStatus> {
     "--branch",
     "--untracked-files=all",
     "--no-renames",
+    // A submodule's state would be asked of a git run inside it, under its own configuration.
+    "--ignore-submodules=all",
     // Counting commits ahead of the upstream can take long in a large history, and is not asked.
     "--no-ahead-behind",
   ]);

@@ -6,6 +6,7 @@
 import { lstat } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { InvalidArgumentError } from "../util/errors.js";
+import { parseClientRef, refCandidates, REF_FORMS } from "./client-ref.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
 import { knownLayout, rememberLayout, treeStatus, type TreeStatus } from "./repo-status.js";
 
@@ -25,20 +26,76 @@ export interface SnapshotPlan {
 
 const split = (b: Buffer): string[] => b.toString("utf8").split("\0").filter(Boolean);
 
-/** The commit `ref` names in the repository, or an InvalidArgumentError (field `ref`) saying why not. */
+/**
+ * The commit `ref` names in the repository, or an InvalidArgumentError (field `ref`) saying why not.
+ * `ref` follows client-ref.ts's grammar; a name is looked up as exactly the refs it may stand for
+ * (a branch, then a tag, then a remote-tracking branch), an id as an object, and a name that is
+ * both is refused rather than guessed. Replace refs and grafts play no part (host-git.ts).
+ */
 export async function resolveCommit(repo: HostRepo, ref: string): Promise<string> {
-  if (ref.startsWith("-"))
-    throw new InvalidArgumentError("ref", `${JSON.stringify(ref)} is not a commit-ish`);
-  try {
-    return (await hostGit(repo.root, ["rev-parse", "--verify", "-q", `${ref}^{commit}`]))
-      .toString("utf8")
-      .trim();
-  } catch {
+  const parsed = parseClientRef(ref);
+  const noCommit = () =>
+    new InvalidArgumentError("ref", `${JSON.stringify(ref)} names no commit in ${repo.root}; ${REF_FORMS}`);
+  const peel = async (oid: string): Promise<string> => {
+    try {
+      return (await hostGit(repo.root, ["rev-parse", "--verify", "-q", `${oid}^{commit}`]))
+        .toString("utf8")
+        .trim();
+    } catch {
+      throw noCommit();
+    }
+  };
+  if (parsed.kind === "head") {
+    if (repo.head === null) throw noCommit();
+    return peel("HEAD");
+  }
+  const name = parsed.kind === "name" ? parsed.name : parsed.alsoName;
+  const candidates = refCandidates(name);
+  const listed = (
+    await hostGit(repo.root, ["for-each-ref", "--format=%(refname)%00%(objectname)", "--", ...candidates])
+  )
+    .toString("utf8")
+    .split("\n")
+    .map((line) => line.split("\0"))
+    .filter(([full]) => full !== undefined && candidates.includes(full));
+  const byName = candidates.map((c) => listed.find(([full]) => full === c)?.[1]).find(Boolean);
+  if (parsed.kind === "name") {
+    if (!byName) throw noCommit();
+    return peel(byName);
+  }
+  if (byName) {
     throw new InvalidArgumentError(
       "ref",
-      `${JSON.stringify(ref)} names no commit in ${repo.root}; give a branch, tag or commit id`,
+      `${JSON.stringify(ref)} is both a branch or tag name and a commit id in ${repo.root}; give refs/heads/${ref} (or refs/tags/${ref}) for the name, or the full commit id`,
     );
   }
+  if (parsed.hex.length === 40 || parsed.hex.length === 64) return peel(parsed.hex);
+  // An abbreviated id is looked up among objects only (git's own lookup would try ref names and
+  // files in .git first): every object with the prefix, of which exactly one may be a commit.
+  const matches = (
+    await hostGit(repo.root, ["rev-parse", `--disambiguate=${parsed.hex}`]).catch(() => Buffer.alloc(0))
+  )
+    .toString("utf8")
+    .split("\n")
+    .filter((line) => /^[0-9a-f]{40}$|^[0-9a-f]{64}$/.test(line));
+  const commits = (
+    await Promise.all(
+      matches.map((oid) =>
+        peel(oid).then(
+          (c) => (c === oid ? c : undefined),
+          () => undefined,
+        ),
+      ),
+    )
+  ).filter((c): c is string => c !== undefined);
+  if (commits.length === 1) return commits[0]!;
+  if (commits.length > 1) {
+    throw new InvalidArgumentError(
+      "ref",
+      `${JSON.stringify(ref)} is the start of ${commits.length} commit ids in ${repo.root}; give more of the id`,
+    );
+  }
+  throw noCommit();
 }
 
 /** Works out what to send for a snapshot of the repository at `repoPath` (its working tree, or `ref`). */
@@ -59,7 +116,15 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
   // untracked files that are not ignored. git compares by the index's stat data: clean files are
   // not read.
   const [changed, untracked] = await Promise.all([
-    hostGit(repo.root, ["diff-index", "-z", "--name-only", "--no-renames", repo.head, "--"]),
+    hostGit(repo.root, [
+      "diff-index",
+      "-z",
+      "--name-only",
+      "--no-renames",
+      "--ignore-submodules=all",
+      repo.head,
+      "--",
+    ]),
     hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
   ]);
   return workingTreePlan(repo, repo.head, split(changed), split(untracked));
@@ -159,7 +224,7 @@ async function knownStatus(repoPath: string): Promise<{ repo: HostRepo; status: 
 /** The tracked paths that differ from `base`, and the untracked ones not ignored, both NUL-separated. */
 function deltaListings(cwd: string, base: string): Promise<[Buffer, Buffer]> {
   return Promise.all([
-    hostGit(cwd, ["diff-index", "-z", "--name-only", "--no-renames", base, "--"]),
+    hostGit(cwd, ["diff-index", "-z", "--name-only", "--no-renames", "--ignore-submodules=all", base, "--"]),
     hostGit(cwd, ["ls-files", "-z", "--others", "--exclude-standard"]),
   ]);
 }

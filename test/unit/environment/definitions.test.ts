@@ -147,9 +147,11 @@ describe("planEnvironment", () => {
     expect(
       planEnvironment({ ...inputs, source: "repository fedcba9876543210fedcba9876543210" }).tag,
     ).not.toBe(plan.tag);
-    const commit = planEnvironment({ ...inputs, source: `commit ${"a".repeat(40)}` });
+    const commit = planEnvironment({ ...inputs, source: `tree ${"a".repeat(40)}` });
     expect(commit.tag).not.toBe(plan.tag);
-    expect(commit.keyedBy[0]).toBe(`the commit ${"a".repeat(40)}`);
+    expect(commit.keyedBy[0]).toBe(
+      `the tree ${"a".repeat(40)} (the commit's files, every object checked against its id)`,
+    );
     const images = { ...inputs, dockerfileImageIds: { "python:3.12": "sha256:aa" } };
     expect(planEnvironment(images).tag).not.toBe(plan.tag);
     expect(planEnvironment({ ...images, dockerfileImageIds: { "python:3.12": "sha256:bb" } }).tag).not.toBe(

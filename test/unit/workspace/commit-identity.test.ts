@@ -12,13 +12,15 @@ describe("commitIdentityEnv", () => {
   beforeAll(() => isolateGitConfig());
   afterEach(() => scratch.dispose());
 
-  it("sets nothing git would find in the configuration itself", async () => {
+  it("gives the configured identity as variables (the committing git reads no global configuration)", async () => {
     scratch = new Scratch();
     const dir = makeRepo(join(scratch.root, "repo"), { "a.txt": "a\n" });
     git(dir, "config", "author.email", "author@example.com");
     git(dir, "config", "--add", "committer.name", "First");
     git(dir, "config", "--add", "committer.name", "Last");
-    expect(await commitIdentityEnv(dir)).toEqual({});
+    const env = await commitIdentityEnv(dir);
+    expect(env.GIT_AUTHOR_EMAIL).toBe("author@example.com");
+    expect(env.GIT_COMMITTER_NAME).toBe("Last");
   });
 
   it("falls back to drydock for each part no key gives", async () => {
@@ -31,6 +33,7 @@ describe("commitIdentityEnv", () => {
       GIT_AUTHOR_NAME: "drydock",
       GIT_AUTHOR_EMAIL: "drydock@localhost",
       GIT_COMMITTER_NAME: "drydock",
+      GIT_COMMITTER_EMAIL: "committer@example.com",
     });
   });
 });
