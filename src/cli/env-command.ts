@@ -54,8 +54,8 @@ export function registerEnvCommand(program: Command): void {
     command
       .option("--repo <path>", "the repository (default: the current directory)", ".")
       .option(
-        "--ref <commit-ish>",
-        "read the definition and key files at this commit (default: the working tree)",
+        "--ref <ref>",
+        "read the definition and key files at this branch, tag or commit id (default: the working tree)",
       )
       .option(
         "--image <image>",

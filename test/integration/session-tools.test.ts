@@ -28,9 +28,9 @@ describe("session_create on a ref", () => {
     const create = async (ref: string) =>
       failure(await drydock.client.callTool({ name: "session_create", arguments: { ref } }));
     expect(await create("no-such-branch")).toMatch(
-      /^ref: "no-such-branch" names no commit in .*; give a branch, tag or commit id/,
+      /^ref: "no-such-branch" names no commit in .*; give a branch or tag name .*, HEAD, or a commit id/,
     );
-    expect(await create("--all")).toMatch(/^ref: "--all" is not a commit-ish/);
+    expect(await create("--all")).toMatch(/^ref: "--all" is not a branch, tag or commit id; give a branch or tag name/);
   });
 });
 

@@ -1,0 +1,282 @@
+/**
+ * Host git on a repository drydock does not trust, with real git on real temp repositories: the
+ * repository's configuration runs no program of its own through drydock's git (a filter, a diff or
+ * merge driver, an fsmonitor, a hook, a file it includes), a replace ref or a graft does not change
+ * what a commit id stands for, a misnamed object is refused, an alternate store outside the
+ * repository and a working tree moved elsewhere are refused, and a client's ref is a branch, a
+ * tag, HEAD or a commit id, never revision syntax.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { deflateSync } from "node:zlib";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { repoFiles } from "../../../src/environment/repo-files.js";
+import { commitTreeTar } from "../../../src/workspace/commit-tree-tar.js";
+import { runHostGit } from "../../../src/workspace/host-git.js";
+import { openHostRepo } from "../../../src/workspace/host-repo.js";
+import { snapshotCommit } from "../../../src/workspace/snapshot-commit.js";
+import { planSnapshot, resolveCommit } from "../../../src/workspace/snapshot-plan.js";
+import { git, isolateGitConfig, makeRepo, Scratch } from "./host-repo-fixture.js";
+
+let scratch: Scratch;
+beforeAll(() => isolateGitConfig());
+afterEach(() => scratch?.dispose());
+
+/** A program that leaves a mark when it runs, as a repository's configured program would. */
+function markingProgram(dir: string, name: string): { path: string; ran: () => boolean } {
+  const mark = join(dir, `${name}.ran`);
+  const path = join(dir, `${name}.sh`);
+  writeFileSync(path, `#!/bin/sh\necho ran >> ${mark}\ncat\n`, { mode: 0o755 });
+  return { path, ran: () => existsSync(mark) };
+}
+
+async function tarText(root: string, commit: string): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const piece of commitTreeTar(root, commit)) parts.push(piece.bytes);
+  return Buffer.concat(parts).toString("latin1");
+}
+
+describe("host git and the repository's own configuration", () => {
+  const programKeys: Array<[string, (program: string) => Array<[string, string]>]> = [
+    ["filter.<driver>.clean", (p) => [["filter.evil.clean", p]]],
+    ["filter.<driver>.process", (p) => [["filter.evil.process", p]]],
+    [
+      "filter.<driver>.smudge and required",
+      (p) => [
+        ["filter.evil.smudge", p],
+        ["filter.evil.required", "true"],
+        ["filter.evil.clean", p],
+      ],
+    ],
+    ["a driver name with a dot", (p) => [["filter.ev.il.clean", p]]],
+    ["diff.external", (p) => [["diff.external", p]]],
+    [
+      "diff.<driver>.textconv and command",
+      (p) => [
+        ["diff.evil.textconv", p],
+        ["diff.evil.command", p],
+      ],
+    ],
+    ["core.fsmonitor", (p) => [["core.fsmonitor", p]]],
+    ["core.hooksPath", (p) => [["core.hooksPath", join(p, "..")]]],
+  ];
+
+  for (const [what, settings] of programKeys) {
+    it(`runs no program a repository names in ${what}, in status, diff-index, add and commit`, async () => {
+      scratch = new Scratch();
+      const program = markingProgram(scratch.root, "evil");
+      const repo = makeRepo(join(scratch.root, "repo"), {
+        ".gitattributes": "* filter=evil diff=evil merge=evil\n*.txt filter=ev.il\n",
+        "a.txt": "one\n",
+      });
+      for (const [key, value] of settings(program.path)) git(repo, "config", key, value);
+      // Hooks under their own names in the directory core.hooksPath names.
+      for (const hook of ["pre-commit", "post-commit", "post-index-change", "reference-transaction"]) {
+        writeFileSync(
+          join(scratch.root, hook),
+          `#!/bin/sh\necho ran >> ${join(scratch.root, "evil.ran")}\n`,
+          {
+            mode: 0o755,
+          },
+        );
+      }
+      // Another size, so git never takes the edit for the committed file by its stat data.
+      writeFileSync(join(repo, "a.txt"), "two, longer\n");
+      writeFileSync(join(repo, "b.txt"), "new\n");
+      const plan = await planSnapshot(repo);
+      expect(plan.files.sort()).toEqual(["a.txt", "b.txt"]);
+      const commit = await snapshotCommit(repo);
+      expect(git(repo, "-c", "core.fsmonitor=false", "show", `${commit}:a.txt`)).toBe("two, longer\n");
+      // Porcelain diff too, which would run external diff and textconv drivers if they were set.
+      const anyExit = { okExitCodes: Array.from({ length: 256 }, (_, i) => i) };
+      await runHostGit(repo, ["diff-index", "--cached", "-p", "HEAD"], anyExit);
+      await runHostGit(repo, ["diff", "HEAD"], anyExit);
+      await runHostGit(repo, ["diff", "--textconv", "HEAD"], anyExit);
+      expect(program.ran()).toBe(false);
+    });
+  }
+
+  it("runs no program named in a file the repository's configuration includes", async () => {
+    scratch = new Scratch();
+    const program = markingProgram(scratch.root, "evil");
+    const repo = makeRepo(join(scratch.root, "repo"), {
+      ".gitattributes": "* filter=evil\n",
+      "a.txt": "one\n",
+    });
+    writeFileSync(join(scratch.root, "included"), `[filter "evil"]\n\tclean = ${program.path}\n`);
+    git(repo, "config", "include.path", join(scratch.root, "included"));
+    writeFileSync(join(repo, "a.txt"), "two, longer\n");
+    await snapshotCommit(repo);
+    expect(program.ran()).toBe(false);
+  });
+
+  it("refuses a repository whose configuration moves its working tree to another directory", async () => {
+    scratch = new Scratch();
+    const elsewhere = join(scratch.root, "host-secrets");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "credentials"), "secret\n");
+    const repo = makeRepo(join(scratch.root, "repo"), { "a.txt": "one\n" });
+    git(repo, "config", "core.worktree", elsewhere);
+    await expect(openHostRepo(repo)).rejects.toThrow(/core\.worktree/);
+  });
+});
+
+describe("what a commit id stands for", () => {
+  /** A victim's commit, and an attacker's repository that holds it and a replacement for it. */
+  function replaced() {
+    scratch = new Scratch();
+    const victim = makeRepo(join(scratch.root, "victim"), { "conftest.py": "# the real one\n" });
+    const commit = git(victim, "rev-parse", "HEAD").trim();
+    const attacker = join(scratch.root, "attacker");
+    git(scratch.root, "clone", "-q", victim, attacker);
+    git(attacker, "config", "user.name", "A");
+    git(attacker, "config", "user.email", "a@example.com");
+    writeFileSync(join(attacker, "conftest.py"), "import os  # planted\n");
+    git(attacker, "commit", "-qam", "planted");
+    const planted = git(attacker, "rev-parse", "HEAD").trim();
+    git(attacker, "update-ref", `refs/replace/${commit}`, planted);
+    return { victim, attacker, commit, planted };
+  }
+
+  it("ignores replace refs: the commit's own files are read, and keyed by its own tree", async () => {
+    const { victim, attacker, commit } = replaced();
+    // What git shows by default is the replacement: the attack is real on this git.
+    expect(git(attacker, "show", `${commit}:conftest.py`)).toContain("planted");
+    const files = await repoFiles(attacker, commit);
+    expect((await files.read("conftest.py"))?.toString()).toBe("# the real one\n");
+    expect(files.source).toBe(`tree ${git(victim, "rev-parse", `${commit}^{tree}`).trim()}`);
+    expect(await tarText(attacker, commit)).toContain("# the real one");
+    expect(await resolveCommit(await openHostRepo(attacker), commit)).toBe(commit);
+  });
+
+  it("refuses a commit id a repository holds only as a replace ref", async () => {
+    scratch = new Scratch();
+    const victim = makeRepo(join(scratch.root, "victim"), { "a.txt": "real\n" });
+    const commit = git(victim, "rev-parse", "HEAD").trim();
+    const attacker = makeRepo(join(scratch.root, "attacker"), { "a.txt": "planted\n" });
+    git(attacker, "update-ref", `refs/replace/${commit}`, git(attacker, "rev-parse", "HEAD").trim());
+    await expect(repoFiles(attacker, commit)).rejects.toThrow(/names no commit/);
+  });
+
+  it("ignores grafts", async () => {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), { "a.txt": "one\n" });
+    const first = git(repo, "rev-parse", "HEAD").trim();
+    writeFileSync(join(repo, "a.txt"), "two\n");
+    git(repo, "commit", "-qam", "second");
+    const second = git(repo, "rev-parse", "HEAD").trim();
+    writeFileSync(join(repo, ".git", "info", "grafts"), `${second}\n`);
+    const parents = (await runHostGit(repo, ["rev-list", "--parents", "-n", "1", second])).stdout.trim();
+    expect(parents).toBe(`${second} ${first}`);
+  });
+
+  it("refuses an object whose bytes are not the ones its name stands for", async () => {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), { "conftest.py": "# the real one\n" });
+    const commit = git(repo, "rev-parse", "HEAD").trim();
+    const blob = git(repo, "rev-parse", "HEAD:conftest.py").trim();
+    // The loose object file of the blob, rewritten with other bytes under the same name.
+    const other = Buffer.from("import os  # planted\n");
+    const path = join(repo, ".git", "objects", blob.slice(0, 2), blob.slice(2));
+    rmSync(path, { force: true });
+    writeFileSync(path, deflateSync(Buffer.concat([Buffer.from(`blob ${other.length}\0`), other])));
+    expect(git(repo, "cat-file", "blob", blob)).toContain("planted");
+    await expect(tarText(repo, commit)).rejects.toThrow(/not that object's/);
+    const files = await repoFiles(repo, commit);
+    await expect(files.read("conftest.py")).rejects.toThrow(/not that object's/);
+  });
+
+  it("refuses a repository that borrows objects from a directory outside itself", async () => {
+    scratch = new Scratch();
+    const other = makeRepo(join(scratch.root, "private"), { "secret.txt": "secret\n" });
+    const repo = makeRepo(join(scratch.root, "repo"), { "a.txt": "one\n" });
+    writeFileSync(join(repo, ".git", "objects", "info", "alternates"), `${join(other, ".git", "objects")}\n`);
+    await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects from outside itself/);
+    const commit = git(repo, "rev-parse", "HEAD").trim();
+    await expect(tarText(repo, commit)).rejects.toThrow(/borrows objects/);
+  });
+
+  it("reads the same files and bytes as git for an honest commit", async () => {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), {
+      "a.txt": "one\n",
+      "dir/b.txt": "two\n",
+      "dir/sub/c.bin": Buffer.from([0, 1, 2, 255]),
+      "run.sh": { exec: "#!/bin/sh\n" },
+      link: { symlink: "a.txt" },
+    });
+    const commit = git(repo, "rev-parse", "HEAD").trim();
+    const files = await repoFiles(repo, commit);
+    expect(await files.list()).toEqual(git(repo, "ls-tree", "-r", "--name-only", commit).trim().split("\n"));
+    expect(await files.read("dir/sub/c.bin")).toEqual(readFileSync(join(repo, "dir/sub/c.bin")));
+  });
+});
+
+describe("a client's ref", () => {
+  function repoWithHistory() {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), { "secret.txt": "removed later\n" });
+    const first = git(repo, "rev-parse", "HEAD").trim();
+    git(repo, "rm", "-q", "secret.txt");
+    writeFileSync(join(repo, "a.txt"), "a\n");
+    git(repo, "add", "a.txt");
+    git(repo, "commit", "-qm", "second");
+    git(repo, "tag", "v1");
+    git(repo, "branch", "feature");
+    return { repo, first };
+  }
+
+  it("is a branch, a tag, HEAD, a remote-tracking branch or a full or abbreviated commit id", async () => {
+    const { repo, first } = repoWithHistory();
+    const host = await openHostRepo(repo);
+    const head = git(repo, "rev-parse", "HEAD").trim();
+    expect(await resolveCommit(host, "main")).toBe(head);
+    expect(await resolveCommit(host, "refs/heads/feature")).toBe(head);
+    expect(await resolveCommit(host, "v1")).toBe(head);
+    expect(await resolveCommit(host, "HEAD")).toBe(head);
+    expect(await resolveCommit(host, first)).toBe(first);
+    expect(await resolveCommit(host, first.slice(0, 10))).toBe(first);
+  });
+
+  for (const ref of [
+    "HEAD@{1}",
+    "main@{1}",
+    "@{-1}",
+    "@",
+    "HEAD~1",
+    "HEAD^",
+    "main^{tree}",
+    "main:secret.txt",
+    ":/removed",
+    "main..feature",
+    "main...feature",
+    "-all",
+    "--all",
+    "refs/replace/x",
+    "refs/stash",
+    "main.lock",
+    "a//b",
+    "a b",
+    "a\nb",
+    "",
+  ]) {
+    it(`refuses ${JSON.stringify(ref)}, naming the ref field and the forms it may take`, async () => {
+      const { repo } = repoWithHistory();
+      const refused = await resolveCommit(await openHostRepo(repo), ref).then(
+        () => undefined,
+        (error: unknown) => error as { field?: string; message: string },
+      );
+      expect(refused?.field).toBe("ref");
+      expect(refused?.message).toMatch(/give a branch or tag name .* HEAD, or a commit id/);
+    });
+  }
+
+  it("refuses a name that is both a branch and the start of a commit id", async () => {
+    const { repo, first } = repoWithHistory();
+    const prefix = first.slice(0, 8);
+    git(repo, "branch", prefix);
+    await expect(resolveCommit(await openHostRepo(repo), prefix)).rejects.toThrow(
+      /both a branch or tag name and a commit id/,
+    );
+  });
+});
