@@ -111,7 +111,19 @@ export class RepoMemory implements MemorySystem {
     const untracked = this.includeUntracked ? ["--others", "--exclude-standard"] : [];
     const { stdout } = await execFileAsync(
       "git",
-      ["-C", this.repoPath, "ls-files", "-z", "--cached", ...untracked],
+      // Listing runs nothing of the repository's own but an fsmonitor (which -o may ask): off.
+      [
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.untrackedCache=false",
+        "-C",
+        this.repoPath,
+        "ls-files",
+        "-z",
+        "--cached",
+        ...untracked,
+      ],
       { maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
     );
     return [...new Set(stdout.split("\0").filter((path) => path !== ""))].slice(0, this.maxFiles);
