@@ -40,7 +40,7 @@ export type ReceiveMode = "full" | "prefill" | "delta" | "wipe" | "git";
 
 /** What the receiver says when HEAD's commit is not among the objects it was sent. */
 const MISSING_HEAD =
-  "HEAD's commit is not in the repository's own object store (it borrows objects from another, through objects/info/alternates, as a clone made with --shared or --reference does); run git repack -a -d in it to copy them in";
+  "HEAD's commit is not in the repository's own object store (it borrows objects from another, through objects/info/alternates, as a clone made with --shared or --reference does); run git repack -a -d in it to copy them in, then remove objects/info/alternates";
 
 /**
  * Below these sizes (an index of about 600 entries, a working tree of 8 MiB) the agent's index is

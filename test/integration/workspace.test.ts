@@ -59,13 +59,19 @@ describe("workspace in and out", () => {
     expect(await session.diff()).toBe("");
   });
 
-  it("a repository that borrows its objects from another (a --shared clone) is refused with the fix, and starts once repacked", async () => {
+  it("a repository that borrows its objects from another (a --shared clone) is refused with the fix, and starts once repacked and on its own", async () => {
     using origin = tempRepo({ "a.txt": "a\n" });
     using clone = tempRepo();
     rmSync(clone.path, { recursive: true, force: true });
     git(origin.path, "clone", "-q", "--shared", origin.path, clone.path);
-    await expect(testSession(clone.path)).rejects.toThrow(/objects\/info\/alternates.*git repack -a -d/s);
+    await expect(testSession(clone.path)).rejects.toThrow(
+      /borrows objects from outside itself.*git repack -a -d.*objects\/info\/alternates/s,
+    );
     git(clone.path, "repack", "-a", "-d", "-q");
+    // Repacked, it holds every object it needs, but git would still look in the other store for
+    // any it lacks: drydock reads objects only from a repository that names no other store.
+    await expect(testSession(clone.path)).rejects.toThrow(/borrows objects from outside itself/);
+    rmSync(join(clone.path, ".git", "objects", "info", "alternates"));
     await using session = await testSession(clone.path);
     expect(session.dirty).toBe(false);
     expect((await session.bash("cat a.txt; git status --porcelain")).output).toBe("a\n");
