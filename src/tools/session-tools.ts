@@ -80,7 +80,9 @@ export const sessionCreate = defineTool({
       .string()
       .min(1)
       .optional()
-      .describe("Branch, tag, HEAD or commit id to start from instead of the working tree (no revision syntax such as HEAD~1 or @{1})."),
+      .describe(
+        "Branch, tag, HEAD or commit id to start from instead of the working tree (no revision syntax such as HEAD~1 or @{1}).",
+      ),
     network: z
       .string()
       .min(1)

@@ -30,7 +30,9 @@ describe("session_create on a ref", () => {
     expect(await create("no-such-branch")).toMatch(
       /^ref: "no-such-branch" names no commit in .*; give a branch or tag name .*, HEAD, or a commit id/,
     );
-    expect(await create("--all")).toMatch(/^ref: "--all" is not a branch, tag or commit id; give a branch or tag name/);
+    expect(await create("--all")).toMatch(
+      /^ref: "--all" is not a branch, tag or commit id; give a branch or tag name/,
+    );
   });
 });
 
