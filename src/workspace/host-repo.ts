@@ -65,7 +65,7 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
   const commonDir = isAbsolute(lines[2]) ? lines[2] : join(absolute, lines[2]);
   const [root, realCommonDir] = await Promise.all([realpath(lines[0]), realpath(commonDir)]);
   await requireInsideWorkTree(absolute, root, field);
-  await requireOwnObjects(root, realCommonDir);
+  await requireOwnObjects(realCommonDir);
   return {
     root,
     gitDir: lines[1],
@@ -150,7 +150,7 @@ async function openHostRepoSlowly(absolute: string, field: string): Promise<Host
     // Older git: sha1 is the only format it knows.
   }
   const realCommonDir = await realpath(commonDir);
-  await requireOwnObjects(root, realCommonDir);
+  await requireOwnObjects(realCommonDir);
   return { root, gitDir, commonDir: realCommonDir, head, objectFormat };
 }
 

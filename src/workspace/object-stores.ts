@@ -1,18 +1,19 @@
 /**
- * Where git may read a repository's objects from: its own store, and alternates only inside the
- * repository. An alternates file (`objects/info/alternates`) naming another directory on the
- * host would let a repository's trees name blobs of any other repository this account can read,
- * and drydock would copy them into that repository's box or build. git has no switch to ignore
- * alternates, so the file is read here, before any object is, and a repository with one that
- * leaves it is refused.
+ * Where git may read a repository's objects from: its own store only. An alternates file
+ * (`objects/info/alternates`) naming another directory on the host would let a repository's trees
+ * name blobs of any other repository this account can read, and drydock would copy them into that
+ * repository's box or build. git has no switch to ignore alternates, so the file is read here,
+ * before any object is, and a repository whose store names any other is refused, wherever the
+ * entry points: git resolves an entry against the store's path as it names it (lexically, through
+ * any link in that path), and a check of where an entry leads could only agree with git for the
+ * spellings it thought of. A clone made with `--shared` or `--reference` is used once
+ * `git repack -a -d` has copied the objects in and the file is removed.
  */
 import { constants } from "node:fs";
-import { open, realpath } from "node:fs/promises";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
 import { InvalidArgumentError } from "../util/errors.js";
 
-/** git's own limit on alternates naming alternates. */
-const MAX_DEPTH = 5;
 const MAX_FILE_BYTES = 64 * 1024;
 
 /** The alternates file of an object directory, or undefined when it has none; never through a link. */
@@ -45,34 +46,12 @@ function refusal(where: string, why: string): InvalidArgumentError {
   );
 }
 
-const inside = (path: string, dir: string) =>
-  path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
-
-/**
- * Refuses (InvalidArgumentError, field `repo`) a repository whose object store, at `commonDir`,
- * names an alternate outside `root` and `commonDir` (or one drydock cannot read plainly: quoted,
- * a link's name for the file, too many levels).
- */
-export async function requireOwnObjects(root: string, commonDir: string): Promise<void> {
-  const realRoot = await realpath(root);
-  const realCommon = await realpath(commonDir);
-  const visit = async (objectsDir: string, depth: number): Promise<void> => {
-    const text = await readAlternates(objectsDir);
-    if (text === undefined) return;
-    for (const line of text.split("\n")) {
-      if (line === "" || line.startsWith("#")) continue;
-      if (line.startsWith('"'))
-        throw refusal(commonDir, `it names a quoted alternate ${JSON.stringify(line)}`);
-      if (depth >= MAX_DEPTH) throw refusal(commonDir, "its alternates name alternates too many levels deep");
-      const named = isAbsolute(line) ? line : resolve(objectsDir, line);
-      const real = await realpath(named).catch(() => undefined);
-      // A missing directory lends nothing (git only warns about it).
-      if (real === undefined) continue;
-      if (!inside(real, realRoot) && !inside(real, realCommon)) {
-        throw refusal(commonDir, `it names ${JSON.stringify(line)}`);
-      }
-      await visit(real, depth + 1);
-    }
-  };
-  await visit(join(realCommon, "objects"), 0);
+/** Refuses (InvalidArgumentError, field `repo`) a repository whose object store, in `commonDir`, names any other. */
+export async function requireOwnObjects(commonDir: string): Promise<void> {
+  const objectsDir = join(commonDir, "objects");
+  const text = await readAlternates(objectsDir);
+  if (text === undefined) return;
+  const named = text.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("#"));
+  if (named.length > 0)
+    throw refusal(commonDir, `its objects/info/alternates names ${JSON.stringify(named[0])}`);
 }

@@ -146,7 +146,7 @@ export class VerifiedObjects {
 
   /** Opens the store of the repository at `root`, refusing one that borrows objects from outside itself. */
   static async open(root: string): Promise<VerifiedObjects> {
-    await requireOwnObjects(root, await commonDirOf(root));
+    await requireOwnObjects(await commonDirOf(root));
     const env = hostGitEnv({}, await repoOverrides(root));
     return new VerifiedObjects(spawn("git", ["cat-file", "--batch"], { cwd: root, env, stdio: "pipe" }));
   }

@@ -6,7 +6,16 @@
  * repository and a working tree moved elsewhere are refused, and a client's ref is a branch, a
  * tag, HEAD or a commit id, never revision syntax.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -194,6 +203,29 @@ describe("what a commit id stands for", () => {
     await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects from outside itself/);
     const commit = git(repo, "rev-parse", "HEAD").trim();
     await expect(tarText(repo, commit)).rejects.toThrow(/borrows objects/);
+  });
+
+  it("refuses any other store, however the alternates file spells or reaches it", async () => {
+    scratch = new Scratch();
+    const other = makeRepo(join(scratch.root, "private"), { "secret.txt": "secret\n" });
+    // .git is a link elsewhere, and the entry is relative: git resolves it against the path it
+    // names the store by, which a check of where the link leads would get wrong.
+    const repo = makeRepo(join(scratch.root, "repo"), { "a.txt": "one\n" });
+    renameSync(join(repo, ".git"), join(scratch.root, "elsewhere.git"));
+    symlinkSync(join(scratch.root, "elsewhere.git"), join(repo, ".git"));
+    writeFileSync(join(repo, ".git", "objects", "info", "alternates"), "../../private/.git/objects\n");
+    await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects/);
+    // An entry inside the repository, a comment before it, and the file itself a link.
+    writeFileSync(join(repo, ".git", "objects", "info", "alternates"), "# a comment\n./pack/..\n");
+    await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects/);
+    rmSync(join(repo, ".git", "objects", "info", "alternates"));
+    writeFileSync(join(scratch.root, "alternates"), `${join(other, ".git", "objects")}\n`);
+    symlinkSync(join(scratch.root, "alternates"), join(repo, ".git", "objects", "info", "alternates"));
+    await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects/);
+    // With no entry at all, it opens.
+    rmSync(join(repo, ".git", "objects", "info", "alternates"));
+    writeFileSync(join(repo, ".git", "objects", "info", "alternates"), "# nothing\n\n");
+    expect((await openHostRepo(repo)).root).toBe(realpathSync(repo));
   });
 
   it("reads the same files and bytes as git for an honest commit", async () => {
