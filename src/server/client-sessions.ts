@@ -87,6 +87,9 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
       this.starting--;
     }
     this.owners.set(session.id, clientId);
+    // A client with no default session takes its first one as its default: tools called without
+    // session_id then work in the session it made, not in a second box it was never told of.
+    if (!this.defaults.has(clientId)) this.defaults.set(clientId, Promise.resolve(session));
     return session;
   }
 
@@ -146,6 +149,7 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     if (pending) {
       const session = await pending.catch(() => undefined);
       if (session && this.manager.has(session.id)) return session;
+      if (this.defaults.get(clientId) === pending) this.defaults.delete(clientId);
     }
     pending = this.create(clientId, {});
     this.defaults.set(clientId, pending);

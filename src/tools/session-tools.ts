@@ -69,7 +69,7 @@ export const sessionCreate = defineTool({
   name: "session_create",
   title: "Create a sandbox session",
   description:
-    "Starts a new hardened box (no network, non-root, resource limits) holding a copy of a git repository: HEAD plus uncommitted and untracked (not ignored) files, or a given ref. Returns session_id (pass it to other tools), base_commit, image and limits. The host repository is never changed until session_apply. Most callers can skip this: every tool creates a default session on first use.",
+    "Starts a new hardened box (no network, non-root, resource limits) holding a copy of a git repository: HEAD plus uncommitted and untracked (not ignored) files, or a given ref. Returns session_id (pass it to other tools), base_commit, image and limits. The host repository is never changed until session_apply. Most callers can skip this: every tool creates a default session on first use. Your first session (made here or on first use) is your default: a tool called without session_id works in it.",
   inputSchema: {
     repo: z
       .string()

@@ -104,3 +104,28 @@ describe("--keep-sessions and a client that goes away", () => {
     ok(await b.callTool({ name: "session_destroy", arguments: { session_id: next } }));
   });
 });
+
+describe("a client's first session is its default", () => {
+  it("session_create, then tools without session_id: one box, and the work is in the session the client was told of", async () => {
+    using repo = tempRepo({ "a.txt": "a\n" });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, pool: { size: 0 } });
+    const created = ok(await drydock.client.callTool({ name: "session_create", arguments: {} }));
+    const id = created.session_id as string;
+    ok(await drydock.client.callTool({ name: "bash", arguments: { command: "echo made > b.txt" } }));
+    const listed = ok(await drydock.client.callTool({ name: "session_list", arguments: {} }));
+    const sessions = listed.sessions as Array<{ session_id: string }>;
+    expect(sessions.map((s) => s.session_id)).toEqual([id]);
+    const diff = ok(await drydock.client.callTool({ name: "git_diff", arguments: { session_id: id } }));
+    expect(JSON.stringify(diff)).toContain("b.txt");
+    // A second session is not the default: the first still is.
+    const second = ok(await drydock.client.callTool({ name: "session_create", arguments: {} }));
+    ok(await drydock.client.callTool({ name: "bash", arguments: { command: "echo again > c.txt" } }));
+    const secondDiff = ok(
+      await drydock.client.callTool({
+        name: "git_diff",
+        arguments: { session_id: second.session_id as string },
+      }),
+    );
+    expect(JSON.stringify(secondDiff)).not.toContain("c.txt");
+  });
+});
