@@ -309,11 +309,14 @@ export async function runAttempt(
     if (!env.gradeInAgentBox && texts.diff.trim() !== "") {
       // Counted in the fresh box before the agent's diff; the agent's own box could sway it.
       // An empty diff leaves the tree as it was: the count would be the graded run's own.
-      const ownLimit = testTimeoutS ? testTimeoutS * 1000 : remainingMs(deadline);
+      // The count is drydock's check, not the task's work: it has a budget of its own (the
+      // tests' limit, or the task's), and the time it takes is given back to the task's clock.
+      const counting = Date.now();
       const base = await countBaseTests(testBox, task, testTree, {
-        timeoutMs: Math.min(ownLimit, remainingMs(deadline)),
+        timeoutMs: (testTimeoutS ?? timeoutS) * 1000,
         signal: env.signal,
       });
+      deadline += Date.now() - counting;
       if (env.signal.aborted) return "cancelled";
       texts.testOutput += base.log;
       baseTests = base.count;

@@ -451,6 +451,26 @@ describe("drydock eval", () => {
     expect(byId["tests-apart"]!.tests!.timed_out).toBe(false);
   });
 
+  it("drydock's count of the tests without the diff is not charged to the task: a gold fix whose suite takes most of timeout_s is resolved", async () => {
+    // The suite takes 12 s and the task has 22 s in all: the count and the graded run together
+    // would take 24 s, so the count must run on a clock of its own.
+    const task = {
+      ...calcTasks()[0]!,
+      id: "count-off-clock",
+      test_cmd: "sleep 12 && python3 -m unittest -v",
+      timeout_s: 22,
+    };
+    const file = writeTasks("count-clock.jsonl", [task]);
+    const out = join(work, "out-count-clock");
+    const run = await runCli("eval", file, "--agent", "patch", "--out", out);
+    expect(run.code, run.stderr).toBe(0);
+    expect(statuses(readResults(out))).toEqual({ "count-off-clock": "resolved" });
+    const log = readFileSync(join(out, "tasks", "count-off-clock", "test_output.txt"), "utf8");
+    expect(log).toMatch(
+      /drydock's count: the task's tests without the agent's diff, on a clock of their own; the graded run follows\): \d+ result/,
+    );
+  });
+
   it("the command agent works through an MCP endpoint that opens only its own session", async () => {
     const sdk = join(process.cwd(), "node_modules", "@modelcontextprotocol", "sdk", "dist", "esm", "client");
     const agent = join(work, "agent.mjs");
