@@ -172,8 +172,10 @@ export function buildResults(run: RunInfo, attempts: AttemptResult[]): ResultsFi
 }
 
 /**
- * The images a run's attempts ran, each with the time spent building it (summed over the attempts
- * that waited for its build) and how many attempts ran it, in the order first used. Pure.
+ * The images a run's attempts ran, each with the time its build took and how many attempts ran
+ * it, in the order first used. Pure. Attempts that asked for an image while it was being built
+ * waited on that one build, each for part of it: the build's time is the longest wait, never
+ * their sum (two attempts waiting on one 31 s build are 31 s of building, not 62).
  */
 export function environmentImagesOf(
   attempts: readonly AttemptResult[],
@@ -187,7 +189,7 @@ export function environmentImagesOf(
       build_ms: 0,
       attempts: 0,
     };
-    entry.build_ms += a.environment_build_ms ?? 0;
+    entry.build_ms = Math.max(entry.build_ms, a.environment_build_ms ?? 0);
     entry.attempts++;
     byImage.set(a.environment_image, entry);
   }

@@ -102,7 +102,7 @@ describe("diffStat", () => {
 });
 
 describe("environmentImagesOf", () => {
-  it("sums each image's build time and counts its attempts, in the order first used", () => {
+  it("gives each image's build time and counts its attempts, in the order first used", () => {
     expect(
       environmentImagesOf([
         attempt("b", "resolved", {
@@ -125,6 +125,18 @@ describe("environmentImagesOf", () => {
     ).toEqual([
       { image: "drydock-env:a", build_ms: 4000, attempts: 2 },
       { image: "own:1", build_ms: 0, attempts: 1 },
+    ]);
+  });
+
+  it("takes attempts that waited on one build as one build: the longest wait, not the sum", () => {
+    const waited = (id: string, ms: number) =>
+      attempt(id, "resolved", {
+        started_at: "2026-01-01T00:00:01.000Z",
+        environment_image: "drydock-env:a",
+        environment_build_ms: ms,
+      });
+    expect(environmentImagesOf([waited("a", 31_600), waited("b", 31_400), waited("c", 0)])).toEqual([
+      { image: "drydock-env:a", build_ms: 31_600, attempts: 3 },
     ]);
   });
 });
