@@ -7,15 +7,14 @@
  * so the token every MCP client holds does not open it.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from "node:http";
-import { join } from "node:path";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { stateDir } from "../util/paths.js";
 import type { DrydockServer } from "./drydock-server.js";
+import { CredentialFiles } from "./credential-files.js";
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./http-guard.js";
 import { LiveView } from "./live/live-view.js";
 
@@ -73,19 +72,9 @@ async function readBody(req: IncomingMessage, max: number): Promise<Buffer | "to
   return Buffer.concat(chunks);
 }
 
-/** Writes a secret for the person at the host only (mode 0600, in the state directory). */
-function writeSecretFile(name: string, secret: string): string {
-  const dir = stateDir();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, name);
-  writeFileSync(file, secret + "\n", { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return file;
-}
-
 export async function serveHttp(server: DrydockServer, options: HttpOptions): Promise<HttpHandle> {
   const token = options.token ?? randomBytes(32).toString("base64url");
-  const tokenFile = options.token ? undefined : writeSecretFile("http-token", token);
+  let tokenFile: string | undefined;
   // Made at every start, never from the MCP token: a client holding that cannot derive it.
   const liveKey = randomBytes(32).toString("base64url");
   let liveKeyFile = "";
@@ -179,8 +168,11 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   const address = http.address();
   port = typeof address === "object" && address ? address.port : options.port;
   hosts = allowedHosts(options.host, port, options.allowedHosts);
-  // Written once listening: a server that failed to start leaves a running one's key in place.
-  liveKeyFile = writeSecretFile("live-key", liveKey);
+  // Written once listening: a server that failed to start leaves a running one's files in place,
+  // and a second server of the state directory writes files of its own (credential-files.ts).
+  const credentials = CredentialFiles.claim(stateDir(), port);
+  if (!options.token) tokenFile = credentials.writeToken(token);
+  liveKeyFile = credentials.writeLiveKey(liveKey);
   const sweep = setInterval(
     () => {
       for (const [sid, c] of clients) {
@@ -209,6 +201,7 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
       await Promise.allSettled([...clients.values()].map((c) => c.transport.close()));
       await new Promise<void>((resolve) => http.close(() => resolve()));
       http.closeAllConnections();
+      credentials.release();
     },
   };
 }
