@@ -52,7 +52,8 @@ export async function countBaseTests(
       // No bytecode: a .pyc written now, with the same size and second as the agent's version of
       // its source, would be taken for it later.
       const r = await session.bash(`(\nexport PYTHONDONTWRITEBYTECODE=1\n${task.test_cmd}\n)`, options);
-      if (r.timedOut) note = "this count did not finish in its own time limit (the graded run below has its own)";
+      if (r.timedOut)
+        note = "this count did not finish in its own time limit (the graded run below has its own)";
       else {
         const statuses = parseTestOutput(r.output);
         // A runner that names only failures (unittest without -v, pytest without -rA) names fewer
