@@ -1,3 +1,4 @@
+import { applyFailUnder } from "./eval-gate.js";
 import { Option, type Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
@@ -158,6 +159,7 @@ export function registerEvalCommand(program: Command): void {
       "--engine-tls-dir <dir>",
       "ca.pem, cert.pem and key.pem for tcp:// engines, as DOCKER_CERT_PATH (or per engine: tcp://host:port?tls=DIR)",
     )
+    .option("--fail-under <rate>", "exit 1 when the resolved rate is below RATE (0.8 or 80%), for a CI gate")
     .option("--verbose", "log every box and model call on stderr")
     .action(async (tasks: string | undefined, flags: EvalFlags) => {
       if (!tasks) {
@@ -249,6 +251,8 @@ export function registerEvalCommand(program: Command): void {
         } else if (run.invalidTasks > 0) {
           process.stderr.write(`[eval] ${run.invalidTasks} invalid task(s) in the task file did not run\n`);
           process.exitCode = 2;
+        } else if (checked.failUnder !== undefined) {
+          applyFailUnder(run.results.summary.resolved_rate, checked.failUnder);
         }
       } finally {
         progress.stop();

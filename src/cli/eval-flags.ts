@@ -10,6 +10,7 @@ import { isKubernetesTarget, parseKubernetesTarget } from "../engine/kubernetes/
 import { parseEngineAddress } from "../engine/engine-address.js";
 import { AGENTS, type AgentName } from "../eval/eval-run.js";
 import { parseAiderOptions, type AiderOptions } from "../tools/aider/aider-options.js";
+import { parseRate } from "./eval-gate.js";
 import { FlagError } from "../util/errors.js";
 import { loadPredictions, type Predictions } from "../eval/predictions.js";
 import type { CloneMap } from "../eval/swebench-rows.js";
@@ -56,10 +57,13 @@ export interface EvalFlags {
   maxLlmCostUsd?: string;
   engine?: string[];
   engineTlsDir?: string;
+  failUnder?: string;
 }
 
 export interface CheckedEvalFlags {
   agent: AgentName;
+  /** `--fail-under`: the resolved rate (0 to 1) below which the run exits 1. */
+  failUnder?: number;
   integrity: IntegrityMode;
   grading?: GradingMode;
   instanceIds?: string[];
@@ -164,6 +168,7 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
       "gives the patch agent its answers (a folder of <task id>.diff files or a predictions file); add --agent patch, or leave it out",
     );
   }
+  const failUnder = flags.failUnder === undefined ? undefined : parseRate(flags.failUnder);
   const integrity = flags.integrity ?? "strict";
   if (!(INTEGRITY_MODES as readonly string[]).includes(integrity)) {
     throw new FlagError(
@@ -179,6 +184,7 @@ export async function checkEvalFlags(tasks: string, flags: EvalFlags): Promise<C
   }
   const checked = {
     agent,
+    ...(failUnder !== undefined ? { failUnder } : {}),
     integrity: integrity as IntegrityMode,
     grading: flags.grading as GradingMode | undefined,
     instanceIds: await instanceIdsFlag(flags),

@@ -3,6 +3,7 @@
  * `eval report` (the reports again from the task folders) and `eval compare` (two runs).
  */
 import type { Command } from "commander";
+import { applyFailUnder, parseRate } from "./eval-gate.js";
 import { readdir, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { compareRuns, formatComparison, isRegression } from "../eval/compare-runs.js";
@@ -75,41 +76,49 @@ export function registerEvalResultCommands(evalCommand: Command): void {
     .requiredOption("--out <dir>", "where the merged run goes")
     .option("--allow-missing", "merge even when some shards are not given (their tasks are left out)")
     .option("--force", "merge into a --out that already holds something, removing what it held")
-    .action(async (dirs: string[], flags: { out: string; allowMissing?: boolean; force?: boolean }) => {
-      const out = resolve(flags.out);
-      if (dirs.some((d) => resolve(d) === out)) {
-        throw new FlagError("--out", `${out} is one of the shards; merge into another directory`);
-      }
-      const held = await readdir(out).catch(() => [] as string[]);
-      if (held.length > 0) {
-        if (!flags.force) {
-          throw new FlagError(
-            "--out",
-            `${out} already holds ${held.length} entr${held.length === 1 ? "y" : "ies"} (${held.slice(0, 3).join(", ")}); a merge would mix two runs. Choose an empty or new directory, or pass --force to replace what it holds`,
+    .option("--fail-under <rate>", "exit 1 when the merged run's resolved rate is below RATE (0.8 or 80%)")
+    .action(
+      async (
+        dirs: string[],
+        flags: { out: string; allowMissing?: boolean; force?: boolean; failUnder?: string },
+      ) => {
+        const failUnder = flags.failUnder === undefined ? undefined : parseRate(flags.failUnder);
+        const out = resolve(flags.out);
+        if (dirs.some((d) => resolve(d) === out)) {
+          throw new FlagError("--out", `${out} is one of the shards; merge into another directory`);
+        }
+        const held = await readdir(out).catch(() => [] as string[]);
+        if (held.length > 0) {
+          if (!flags.force) {
+            throw new FlagError(
+              "--out",
+              `${out} already holds ${held.length} entr${held.length === 1 ? "y" : "ies"} (${held.slice(0, 3).join(", ")}); a merge would mix two runs. Choose an empty or new directory, or pass --force to replace what it holds`,
+            );
+          }
+          await rm(out, { recursive: true, force: true });
+        }
+        const merged = await asFlagError(
+          () =>
+            mergeShards(
+              dirs.map((d) => resolve(d)),
+              out,
+              { allowMissing: flags.allowMissing },
+            ),
+          { DIR: "DIR" },
+        );
+        const results = await writeReports(out);
+        process.stderr.write(
+          `[eval] merged ${merged.shards} shard(s) of ${merged.run.merged_shards?.[0]?.count ?? "?"}\n`,
+        );
+        if (merged.missing.length > 0) {
+          process.stderr.write(
+            `[eval] shard(s) ${merged.missing.join(", ")} not given: their tasks are not in this run\n`,
           );
         }
-        await rm(out, { recursive: true, force: true });
-      }
-      const merged = await asFlagError(
-        () =>
-          mergeShards(
-            dirs.map((d) => resolve(d)),
-            out,
-            { allowMissing: flags.allowMissing },
-          ),
-        { DIR: "DIR" },
-      );
-      const results = await writeReports(out);
-      process.stderr.write(
-        `[eval] merged ${merged.shards} shard(s) of ${merged.run.merged_shards?.[0]?.count ?? "?"}\n`,
-      );
-      if (merged.missing.length > 0) {
-        process.stderr.write(
-          `[eval] shard(s) ${merged.missing.join(", ")} not given: their tasks are not in this run\n`,
-        );
-      }
-      process.stderr.write(`[eval] ${summaryLine(results, out)}\n`);
-    });
+        process.stderr.write(`[eval] ${summaryLine(results, out)}\n`);
+        if (failUnder !== undefined) applyFailUnder(results.summary.resolved_rate, failUnder);
+      },
+    );
 
   evalCommand
     .command("report")

@@ -140,6 +140,24 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
     const replaced = await drydock("eval", "merge", "shard-1", "shard-2", "--out", "merged", "--force");
     expect(replaced.code, replaced.stderr).toBe(0);
     expect(statuses("merged")).toEqual(unsharded);
+    // The CI gate on the merged run: every report is written, and the exit status says the rate.
+    const rate = Object.values(unsharded).filter((s) => s === "resolved").length / picked.length;
+    const gated = await drydock(
+      "eval",
+      "merge",
+      "shard-1",
+      "shard-2",
+      "--out",
+      "merged",
+      "--force",
+      "--fail-under",
+      "100%",
+    );
+    expect(gated.code, gated.stderr).toBe(rate < 1 ? 1 : 0);
+    expect(gated.stderr).toMatch(
+      rate < 1 ? /under --fail-under 100%: exit 1/ : /at or above --fail-under 100%/,
+    );
+    expect(statuses("merged")).toEqual(unsharded);
     // Resuming a finished run under other settings would keep its results under a new label.
     const other = await drydock(
       "eval",

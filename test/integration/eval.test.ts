@@ -351,6 +351,18 @@ describe("drydock eval", () => {
     const gate = await runCli("eval", "compare", goldOut(), out, "--fail-on-regression", "--json");
     expect(gate.code).toBe(1);
     expect((JSON.parse(gate.stdout) as { broken: unknown[] }).broken).toHaveLength(3);
+
+    // A CI gate on the resolved rate: the same run again (every attempt is already finished).
+    const again = ["eval", file, "--agent", "patch", "--patches", join(work, "no-patches"), "--out", out];
+    const under = await runCli(...again, "--fail-under", "50%");
+    expect(under.code, under.stderr).toBe(1);
+    expect(under.stderr).toContain("[eval] resolved 0%, under --fail-under 50%: exit 1");
+    expect((await runCli(...again, "--fail-under", "0")).code).toBe(0);
+    const bad = await runCli(...again, "--fail-under", "1.5");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      '--fail-under: "1.5" is not a resolved rate; give a fraction from 0 to 1 (0.8) or a percentage (80%)',
+    );
   });
 
   it("eval report rebuilds the reports from the task folders", async () => {
