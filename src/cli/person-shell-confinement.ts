@@ -89,11 +89,53 @@ export function personShellArgv(rcPath: string, term: string, gitDir: string | n
   ];
 }
 
-/** Environment for the exec itself: what `script` (under gVisor) reads before the shell starts. */
+/**
+ * Variables that make a program run code that is not its own before it can clear its environment:
+ * glibc's list of those the loader drops for a setuid program (unsecvars.h), bash's startup ones,
+ * and tar's options. A box's environment holds the repository's `env` (any identifier, such as
+ * LD_PRELOAD naming a library in /workspace, which the agent can rewrite), and the engine hands it
+ * to every exec; even `/usr/bin/env -i` is loaded before it clears anything.
+ */
+const LOADER_AND_SHELL_VARIABLES = [
+  "GCONV_PATH",
+  "GETCONF_DIR",
+  "GLIBC_TUNABLES",
+  "HOSTALIASES",
+  "LD_AUDIT",
+  "LD_DEBUG",
+  "LD_DEBUG_OUTPUT",
+  "LD_DYNAMIC_WEAK",
+  "LD_HWCAP_MASK",
+  "LD_LIBRARY_PATH",
+  "LD_ORIGIN_PATH",
+  "LD_PRELOAD",
+  "LD_PROFILE",
+  "LD_SHOW_AUXV",
+  "LD_USE_LOAD_BIAS",
+  "LOCALDOMAIN",
+  "LOCPATH",
+  "MALLOC_TRACE",
+  "NIS_PATH",
+  "NLSPATH",
+  "RESOLV_HOST_CONF",
+  "RES_OPTIONS",
+  "TMPDIR",
+  "TZDIR",
+  "BASH_ENV",
+  "ENV",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "PS4",
+  "TAR_OPTIONS",
+];
+
+/**
+ * Environment for every exec of the person's: what `script` (under gVisor) and the programs that
+ * stage the shell read before `/usr/bin/env -i` (see LOADER_AND_SHELL_VARIABLES), emptied.
+ */
 export const PERSON_EXEC_ENV: Record<string, string> = {
+  ...Object.fromEntries(LOADER_AND_SHELL_VARIABLES.map((name) => [name, ""])),
   SHELL: "/bin/bash",
-  BASH_ENV: "",
-  ENV: "",
 };
 
 /**

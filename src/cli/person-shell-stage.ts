@@ -34,8 +34,9 @@ const STAGE_TIMEOUT_MS = 30_000;
 
 /** Makes the person's directory and writes the rc and the git directory into it. */
 export async function stagePersonShell(engine: Engine, boxId: string, rc: string): Promise<StagedShell> {
+  // Every program from an empty environment (no TAR_OPTIONS, no TMPDIR of the box's).
   const run = (argv: string[], stdin?: Buffer) =>
-    engine.exec(boxId, argv, {
+    engine.exec(boxId, ["/usr/bin/env", "-i", ...argv], {
       user: PERSON_USER,
       env: PERSON_EXEC_ENV,
       stdin,
@@ -109,6 +110,10 @@ export async function stagePersonShell(engine: Engine, boxId: string, rc: string
 /** Removes the person's directory (as the person: the agent cannot). */
 export async function removePersonShell(engine: Engine, boxId: string, dir: string): Promise<void> {
   await engine
-    .exec(boxId, ["/bin/rm", "-rf", "--", dir], { user: PERSON_USER, timeoutMs: 10_000 })
+    .exec(boxId, ["/usr/bin/env", "-i", "/bin/rm", "-rf", "--", dir], {
+      user: PERSON_USER,
+      env: PERSON_EXEC_ENV,
+      timeoutMs: 10_000,
+    })
     .catch(() => undefined);
 }

@@ -16,6 +16,8 @@ export interface TypedLine {
 
 /** A line longer than this keeps its first characters (the log caps command text shorter still). */
 const MAX_LINE_CHARS = 64 * 1024;
+/** A key's escape sequence is never longer than this; a longer one is taken as it stands. */
+const MAX_ESCAPE_CHARS = 32;
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 
@@ -34,23 +36,19 @@ export class TypedLines {
     this.carry = "";
     for (let i = 0; i < data.length;) {
       if (data[i] === "\x1b") {
-        const rest = data.slice(i, i + PASTE_START.length);
-        // A paste's markers split across chunks: wait for the rest.
-        if (
-          rest.length < PASTE_START.length &&
-          (PASTE_START.startsWith(rest) || PASTE_END.startsWith(rest))
-        ) {
-          this.carry = rest;
+        const length = escapeLength(data, i);
+        // A key's sequence split across chunks: wait for the rest.
+        if (length === 0) {
+          this.carry = data.slice(i);
           break;
         }
-        if (rest === PASTE_START || rest === PASTE_END) {
-          this.inPaste = rest === PASTE_START;
-          this.key(rest);
-          this.edited = true;
-          i += rest.length;
-          this.afterCr = false;
-          continue;
-        }
+        const seq = data.slice(i, i + length);
+        if (seq === PASTE_START || seq === PASTE_END) this.inPaste = seq === PASTE_START;
+        this.key(seq);
+        this.edited = true;
+        this.afterCr = false;
+        i += length;
+        continue;
       }
       const ch = String.fromCodePoint(data.codePointAt(i)!);
       i += ch.length;
@@ -87,4 +85,20 @@ export class TypedLines {
   private append(text: string): void {
     if (this.line.length < MAX_LINE_CHARS) this.line += text;
   }
+}
+
+/**
+ * The length of the escape sequence at `at` (a key's: CSI `ESC [ … final`, SS3 `ESC O x`, or
+ * `ESC x` for Alt-x), or 0 when the data ends before it does.
+ */
+function escapeLength(data: string, at: number): number {
+  const next = data[at + 1];
+  if (next === undefined) return 0;
+  if (next === "O") return data[at + 2] === undefined ? 0 : 3;
+  if (next !== "[") return 2;
+  for (let j = at + 2; j < data.length && j < at + MAX_ESCAPE_CHARS; j++) {
+    const code = data.charCodeAt(j);
+    if (code >= 0x40 && code <= 0x7e) return j - at + 1;
+  }
+  return data.length - at >= MAX_ESCAPE_CHARS ? MAX_ESCAPE_CHARS : 0;
 }
