@@ -91,8 +91,9 @@ export function personShellArgv(rcPath: string, term: string, gitDir: string | n
 
 /**
  * Variables that make a program run code that is not its own before it can clear its environment:
- * glibc's list of those the loader drops for a setuid program (unsecvars.h), bash's startup ones,
- * and tar's options. A box's environment holds the repository's `env` (any identifier, such as
+ * glibc's list of those the loader drops for a setuid program (unsecvars.h) but the three it reads
+ * by their presence alone, none of which runs code (LD_SHOW_AUXV, LD_DYNAMIC_WEAK,
+ * LD_USE_LOAD_BIAS: set empty they would be on), bash's startup ones, and tar's options. A box's environment holds the repository's `env` (any identifier, such as
  * LD_PRELOAD naming a library in /workspace, which the agent can rewrite), and the engine hands it
  * to every exec; even `/usr/bin/env -i` is loaded before it clears anything.
  */
@@ -104,14 +105,11 @@ const LOADER_AND_SHELL_VARIABLES = [
   "LD_AUDIT",
   "LD_DEBUG",
   "LD_DEBUG_OUTPUT",
-  "LD_DYNAMIC_WEAK",
   "LD_HWCAP_MASK",
   "LD_LIBRARY_PATH",
   "LD_ORIGIN_PATH",
   "LD_PRELOAD",
   "LD_PROFILE",
-  "LD_SHOW_AUXV",
-  "LD_USE_LOAD_BIAS",
   "LOCALDOMAIN",
   "LOCPATH",
   "MALLOC_TRACE",

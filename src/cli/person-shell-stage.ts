@@ -59,7 +59,8 @@ export async function stagePersonShell(engine: Engine, boxId: string, rc: string
     readOnce("config", MAX_GIT_CONFIG_BYTES),
     readOnce("HEAD", 4096),
   ]);
-  const dir = made.stdout.toString().trim();
+  // The last line: a loader told to by the box's environment (LD_SHOW_AUXV) may print before it.
+  const dir = made.stdout.toString().trim().split("\n").pop() ?? "";
   if (made.exitCode !== 0 || !/^\/tmp\/\.drydock-person\.[A-Za-z0-9]{10}$/.test(dir)) {
     throw new DrydockError(
       "person_shell_failed",
