@@ -170,6 +170,32 @@ describe("the person's shell is another user than the agent", () => {
       box_reported_exit_code: 1,
     });
   });
+
+  it("does not follow a .git/config the agent made a link, nor wait on one it made a pipe: git is then not set up", async () => {
+    for (const [make, why] of [
+      ["ln -sf /tmp/included .git/config", /config was not used \(it could not be read\)/],
+      ["rm -f .git/config && mkfifo .git/config && (sleep 120 > .git/config &)", /config was not used/],
+    ] as const) {
+      await agent(`cd /workspace && ${make} && rm -f /tmp/agent-ran && echo made`);
+      const shell = openShell(id, env());
+      try {
+        await shell.prompt(1);
+        shell.type("git status; git log -1\r");
+        await shell.prompt(2);
+        shell.type("exit 0\r");
+        await shell.exited;
+      } catch (error) {
+        shell.kill();
+        throw new Error(`${(error as Error).message}; the terminal showed:\n${shell.screen()}`);
+      }
+      const seen = shell.screen().replace(/\r/g, "");
+      expect(seen).toMatch(why);
+      expect(seen).toContain("git is not set up in this shell");
+      expect(seen).toMatch(/not a git repository/);
+      expect(seen).not.toContain("AGENT-RAN");
+      expect(await agent("cat /tmp/agent-ran 2>/dev/null; echo end")).toBe("end\n");
+    }
+  });
 });
 
 /** The person's shell on a terminal of the host's (`script`), driven by typing. */
