@@ -1,11 +1,12 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isAllowedGitKey, personGitConfig, personGitHead } from "../../../src/cli/person-shell-git.js";
 
-const listed = async (config: Buffer) => {
-  const { execFileSync } = await import("node:child_process");
-  const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
-  const { join } = await import("node:path");
-  const { tmpdir } = await import("node:os");
+/** What git reads from a config file, as `key=value` lines. */
+const listed = (config: Buffer): string => {
   const dir = mkdtempSync(join(tmpdir(), "person-git-"));
   try {
     writeFileSync(join(dir, "c"), config);
@@ -55,7 +56,7 @@ describe("the person's git config", () => {
     );
     const out = await personGitConfig(repo);
     expect(out.problem).toBeUndefined();
-    expect((await listed(out.config!)).trim().split("\n")).toEqual([
+    expect(listed(out.config!).trim().split("\n")).toEqual([
       "core.repositoryformatversion=0",
       "core.filemode=true",
       "diff.renames=true",
