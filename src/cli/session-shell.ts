@@ -63,7 +63,10 @@ export async function personShell(
       rows: io.stdout.rows || 24,
       input: true,
     },
-  );
+  ).catch(async (error: unknown) => {
+    await removePersonShell(engine, box.id, staged.dir);
+    throw error;
+  });
   const markers = new PersonShellMarkers(nonce);
   const typed = new TypedLines();
   // A character split between two chunks is decoded whole, both ways.
