@@ -1,8 +1,12 @@
 /**
- * How a person's shell in a box reports each command it ran without any write path to the host:
- * before each prompt, bash prints an escape sequence (an OSC a terminal ignores) to its own
- * terminal, carrying a nonce only this shell knows, the exit status and the command line. The
- * relay on the host takes these out of what the person sees and logs them. Pure.
+ * How a person's shell in a box says a command ended, without any write path to the host: before
+ * each prompt, bash prints an escape sequence (an OSC a terminal ignores) to its own terminal,
+ * carrying a nonce and the exit status. The relay on the host takes these out of what the person
+ * sees. It is the box's word: what the person ran is logged from what the host saw them type
+ * (person-shell-typed.ts), and a report only adds the status the box gave, labelled as such.
+ * The nonce keeps reports of other text (a file the agent wrote, shown by `cat`) from passing
+ * for the shell's; a program the person runs from the workspace could learn it, and then claim
+ * only an exit status. Pure.
  */
 
 import { personShellPrelude } from "./person-shell-confinement.js";
@@ -13,8 +17,8 @@ const BEL = "\x07";
 /** A marker never grows past this; a longer "marker" is passed through as output. */
 const MAX_MARKER_CHARS = 256 * 1024;
 
-export interface PersonCommand {
-  command: string;
+/** A report of the shell's: the status of the command before its prompt (the box's word). */
+export interface PromptReport {
   exitCode: number;
 }
 
@@ -22,9 +26,8 @@ export interface PersonCommand {
  * The rc file of a person's shell: the confinement prelude (PATH, readline; see
  * person-shell-confinement.ts), a prompt that says whose shell it is, and the report before each
  * prompt. It sources nothing the agent could have written (the box user's ~/.bashrc is the agent's
- * to change), so no code of the agent's runs in the shell by itself or sees the nonce, which lives
- * in a shell variable that is not exported: the programs the person runs (some written by the
- * agent) cannot read it from their environment.
+ * to change), so no code of the agent's runs in the shell by itself; the nonce lives in a shell
+ * variable that is not exported.
  */
 export function personShellRc(nonce: string): string {
   if (!/^[0-9a-f]{16,64}$/.test(nonce)) throw new Error("the nonce must be 16 to 64 hex digits");
@@ -32,33 +35,25 @@ export function personShellRc(nonce: string): string {
     personShellPrelude(),
     "unset HISTFILE",
     `__drydock_nonce=${nonce}`,
-    "__drydock_last=$(HISTTIMEFORMAT= builtin history 1 | /bin/sed -E 's/^ *([0-9]+).*/\\1/')",
-    "__drydock_report() {",
-    "  local s=$? h",
-    "  h=$(HISTTIMEFORMAT= builtin history 1)",
-    "  [[ $h =~ ^[[:space:]]*([0-9]+)[*]?[[:space:]]+(.*)$ ]] || return 0",
-    '  [[ ${BASH_REMATCH[1]} == "$__drydock_last" ]] && return 0',
-    "  __drydock_last=${BASH_REMATCH[1]}",
-    `  printf '\\033]7337;%s;%s;%s\\007' "$__drydock_nonce" "$s" "$(printf %s "\${BASH_REMATCH[2]}" | /usr/bin/base64 -w0)"`,
-    "}",
+    `__drydock_report() { builtin printf '\\033]7337;%s;%s\\007' "$__drydock_nonce" "$?"; }`,
     "PROMPT_COMMAND=__drydock_report",
     "PS1='(drydock person) \\w \\$ '",
     "",
   ].join("\n");
 }
 
-/** Takes the markers of one shell (by its nonce) out of its terminal output, across chunks. */
+/** Takes the reports of one shell (by its nonce) out of its terminal output, across chunks. */
 export class PersonShellMarkers {
   private carry = "";
 
   constructor(private readonly nonce: string) {}
 
-  /** The output to show, and the commands reported in it. */
-  push(chunk: string): { output: string; commands: PersonCommand[] } {
+  /** The output to show, and the reports in it. */
+  push(chunk: string): { output: string; reports: PromptReport[] } {
     let data = this.carry + chunk;
     this.carry = "";
     let output = "";
-    const commands: PersonCommand[] = [];
+    const reports: PromptReport[] = [];
     for (;;) {
       const start = data.indexOf(OSC);
       if (start < 0) {
@@ -78,13 +73,12 @@ export class PersonShellMarkers {
         break;
       }
       const parsed = this.parse(data.slice(start + OSC.length, end));
-      // Someone else's marker (a file the agent wrote, printed by cat) is shown as it is: it
-      // cannot know this shell's nonce, so it is logged as nothing.
-      if (parsed) commands.push(parsed);
+      // Someone else's marker (a file the agent wrote, printed by cat) is shown as it is.
+      if (parsed) reports.push(parsed);
       else output += data.slice(start, end + 1);
       data = data.slice(end + 1);
     }
-    return { output, commands };
+    return { output, reports };
   }
 
   /** Whatever was held back, at the end of the stream. */
@@ -94,12 +88,11 @@ export class PersonShellMarkers {
     return rest;
   }
 
-  private parse(body: string): PersonCommand | undefined {
-    const [nonce, status, encoded, ...extra] = body.split(";");
-    if (nonce !== this.nonce || extra.length > 0 || status === undefined || encoded === undefined)
-      return undefined;
-    if (!/^\d{1,3}$/.test(status) || !/^[A-Za-z0-9+/]*={0,2}$/.test(encoded)) return undefined;
-    return { command: Buffer.from(encoded, "base64").toString("utf8"), exitCode: Number(status) };
+  private parse(body: string): PromptReport | undefined {
+    const [nonce, status, ...extra] = body.split(";");
+    if (nonce !== this.nonce || extra.length > 0 || status === undefined) return undefined;
+    if (!/^\d{1,3}$/.test(status)) return undefined;
+    return { exitCode: Number(status) };
   }
 }
 

@@ -1,23 +1,26 @@
 /**
- * `drydock sessions shell ID`: a person's own interactive shell in a session's box, as the box
- * user in /workspace but in a group of its own, reading nothing the agent can write
- * (person-shell-confinement.ts): a new exec with a terminal of its own (through the engine API, as the agent's
- * shell runs), never the agent's shell. The relay runs on the host between the person's terminal
- * and the box's; the shell in the box reports each command through that terminal
- * (person-shell-markers.ts), and the relay writes the audit log, so the box gets no write path to it.
+ * `drydock sessions shell ID`: a person's own interactive shell in a session's box, in /workspace
+ * under a uid and group of its own (person-shell-confinement.ts), reading nothing the agent wrote:
+ * a new exec with a terminal of its own (through the engine API, as the agent's shell runs), never
+ * the agent's shell. The relay runs on the host between the person's terminal and the box's: it
+ * writes a `person_command` line for each line the person types (person-shell-typed.ts), from the
+ * keystrokes it passes on; what the box prints can add only the exit status the shell reported
+ * (person-shell-markers.ts), logged as `box_reported_exit_code`. The box has no write path to the log.
  */
 import { randomBytes } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { Engine } from "../engine/engine.js";
 import { openTerminalExec } from "../engine/exec-terminal.js";
-import { BOX_USER, WORKSPACE } from "../sandbox/box-profile.js";
+import { WORKSPACE } from "../sandbox/box-profile.js";
 import { appendAuditEntry } from "../session/audit-log.js";
 import { capText, MAX_COMMAND_CHARS, type AuditEntry } from "../session/audit-entry.js";
-import { DrydockError } from "../util/errors.js";
 import { redactHostKeys } from "./host-key-redaction.js";
-import { PERSON_EXEC_ENV, PERSON_GID, personShellArgv, STAGE_RC_SCRIPT } from "./person-shell-confinement.js";
+import { PERSON_EXEC_ENV, PERSON_USER, personShellArgv } from "./person-shell-confinement.js";
 import { PersonShellMarkers, personShellRc } from "./person-shell-markers.js";
+import { removePersonShell, stagePersonShell } from "./person-shell-stage.js";
+import { TypedLines, type TypedLine } from "./person-shell-typed.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
+import { terminalLine } from "../util/terminal-text.js";
 
 export interface PersonShellIo {
   stdin: NodeJS.ReadStream;
@@ -40,59 +43,71 @@ export async function personShell(
   const started = Date.now();
   log({
     tool: "person_shell",
-    args: { box: box.id.slice(0, 12), user: `${BOX_USER}:${PERSON_GID}`, event: "start" },
+    args: { box: box.id.slice(0, 12), user: PERSON_USER, event: "start" },
     outcome: { ok: true },
     duration_ms: null,
     output_bytes: null,
   });
   const engine = await Engine.connect();
-  const group = `${BOX_USER}:${PERSON_GID}`;
-  const rcDir = await stageRc(engine, box.id, personShellRc(nonce));
+  const staged = await stagePersonShell(engine, box.id, personShellRc(nonce));
+  for (const note of staged.notes) io.stdout.write(`drydock: ${terminalLine(note)}\r\n`);
   const term = await openTerminalExec(
     engine,
     box.id,
-    personShellArgv(`${rcDir}/rc`, process.env.TERM || "xterm-256color"),
+    personShellArgv(staged.rc, process.env.TERM || "xterm-256color", staged.gitDir),
     {
-      user: group,
+      user: PERSON_USER,
       workdir: WORKSPACE,
       env: PERSON_EXEC_ENV,
       cols: io.stdout.columns || 80,
       rows: io.stdout.rows || 24,
       input: true,
     },
-  );
+  ).catch(async (error: unknown) => {
+    await removePersonShell(engine, box.id, staged.dir);
+    throw error;
+  });
   const markers = new PersonShellMarkers(nonce);
-  // A character split between two chunks is decoded whole.
-  const utf8 = new StringDecoder("utf8");
-  // A command's time and output are counted from the Enter that ran it to the report after it.
-  let enteredAt = Date.now();
-  let outputSinceEnter = 0;
-  term.onData((chunk) => {
-    const { output, commands } = markers.push(utf8.write(chunk));
-    if (output) io.stdout.write(output);
-    outputSinceEnter += Buffer.byteLength(output);
-    for (const c of commands) {
-      log(
-        {
-          tool: "person_command",
-          args: { command: capText(c.command, MAX_COMMAND_CHARS) },
-          outcome: { ok: c.exitCode === 0, exit_code: c.exitCode },
-          duration_ms: Date.now() - enteredAt,
-          output_bytes: outputSinceEnter,
+  const typed = new TypedLines();
+  // A character split between two chunks is decoded whole, both ways.
+  const utf8Out = new StringDecoder("utf8");
+  const utf8In = new StringDecoder("utf8");
+  /** Lines typed since the shell last reported a prompt, with when each was entered and what the box printed since. */
+  let pending: { line: TypedLine; at: number; outputBytes: number }[] = [];
+  const logLine = (p: (typeof pending)[number], exitCode: number | null) =>
+    log(
+      {
+        tool: "person_command",
+        args: {
+          command: capText(p.line.command, MAX_COMMAND_CHARS),
+          ...(p.line.keys !== undefined ? { keys: capText(p.line.keys, MAX_COMMAND_CHARS) } : {}),
         },
-        enteredAt,
-      );
-    }
+        // The status is the shell's report, printed in the box: the box's word, named so.
+        outcome: { ok: exitCode === 0, box_reported_exit_code: exitCode },
+        duration_ms: Date.now() - p.at,
+        output_bytes: p.outputBytes,
+      },
+      p.at,
+    );
+  term.onData((chunk) => {
+    const { output, reports } = markers.push(utf8Out.write(chunk));
+    if (output) io.stdout.write(output);
+    for (const p of pending) p.outputBytes += Buffer.byteLength(output);
+    if (reports.length === 0 || pending.length === 0) return;
+    // A prompt came back: the first line typed since the last one is the command it ended, with
+    // the status reported; lines typed after it went to that command, or ahead of the next
+    // prompt, and are logged without a status rather than with someone else's.
+    const [first, ...rest] = pending;
+    pending = [];
+    logLine(first!, reports[0]!.exitCode);
+    for (const p of rest) logLine(p, null);
   });
   const raw = io.stdin.isTTY === true;
   if (raw) io.stdin.setRawMode(true);
   const onInput = (chunk: Buffer | string) => {
-    const text = chunk.toString();
-    if (text.includes("\r") || text.includes("\n")) {
-      enteredAt = Date.now();
-      outputSinceEnter = 0;
-    }
-    term.write(text);
+    const text = typeof chunk === "string" ? chunk : utf8In.write(chunk);
+    for (const line of typed.push(text)) pending.push({ line, at: Date.now(), outputBytes: 0 });
+    term.write(chunk);
   };
   io.stdin.on("data", onInput);
   io.stdin.resume();
@@ -104,36 +119,16 @@ export async function personShell(
   term.close();
   if (raw) io.stdin.setRawMode(false);
   io.stdin.pause();
-  await engine
-    .exec(box.id, ["/bin/rm", "-rf", "--", rcDir], { user: `0:${PERSON_GID}`, timeoutMs: 10_000 })
-    .catch(() => undefined);
+  // What was typed and never reported on (the shell ended, or the box went) is still logged.
+  for (const p of pending) logLine(p, null);
+  pending = [];
+  await removePersonShell(engine, box.id, staged.dir);
   log({
     tool: "person_shell",
-    args: { box: box.id.slice(0, 12), user: `${BOX_USER}:${PERSON_GID}`, event: "end" },
+    args: { box: box.id.slice(0, 12), user: PERSON_USER, event: "end" },
     outcome: { ok: exitCode === 0, exit_code: exitCode },
     duration_ms: Date.now() - started,
     output_bytes: null,
   });
   return exitCode;
-}
-
-/**
- * Writes the rc where only the person's group can read it (see STAGE_RC_SCRIPT), as root in the
- * box: the nonce travels on the exec's stdin, so no environment or argument list ever holds it.
- */
-async function stageRc(engine: Engine, boxId: string, rc: string): Promise<string> {
-  const staged = await engine.exec(boxId, ["/bin/sh", "-c", STAGE_RC_SCRIPT], {
-    user: `0:${PERSON_GID}`,
-    env: PERSON_EXEC_ENV,
-    stdin: rc,
-    timeoutMs: 30_000,
-  });
-  const dir = staged.stdout.toString().trim();
-  if (staged.exitCode !== 0 || !/^\/tmp\/\.drydock-person\.[A-Za-z0-9]+$/.test(dir)) {
-    throw new DrydockError(
-      "person_shell_failed",
-      `could not prepare the person's shell in box ${boxId.slice(0, 12)}: ${staged.stderr.toString().trim() || `exit ${staged.exitCode}`}; is /tmp full? check with \`drydock sessions show\``,
-    );
-  }
-  return dir;
 }

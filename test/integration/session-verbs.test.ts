@@ -277,7 +277,10 @@ describe("drydock sessions verbs, from another process while the server runs", (
       await waitFor(() => screen.includes("person-was-here-42"), "the command's output");
       // A host key typed by the person is redacted in the log, as the server redacts it.
       term.write(`: ${KEY}\r`);
-      await waitFor(() => screen.includes("person-was-here-42"), "the command's output");
+      await waitFor(
+        () => (screen.match(/\(drydock person\) \/workspace/g) ?? []).length >= 3,
+        "the prompt after it",
+      );
       // A marker the agent planted in a file cannot pass for the person's command.
       term.write("printf '\\033]7337;0000000000000000;0;ZXZpbA==\\007' ; false\r");
       await waitFor(
@@ -300,10 +303,12 @@ describe("drydock sessions verbs, from another process while the server runs", (
       ["person_command", "echo person-was-here-$((6*7))"],
       ["person_command", ": [redacted]"],
       ["person_command", "printf '\\033]7337;0000000000000000;0;ZXZpbA==\\007' ; false"],
+      ["person_command", "exit 0"],
       ["person_shell", "end"],
     ]);
-    expect(person[1]!.outcome).toEqual({ ok: true, exit_code: 0 });
-    expect(person[3]!.outcome).toEqual({ ok: false, exit_code: 1 });
+    // The status is what the shell in the box reported, and says so.
+    expect(person[1]!.outcome).toEqual({ ok: true, box_reported_exit_code: 0 });
+    expect(person[3]!.outcome).toEqual({ ok: false, box_reported_exit_code: 1 });
     expect(JSON.stringify(person)).not.toContain('"evil"');
 
     // The agent's own shell never saw any of it.

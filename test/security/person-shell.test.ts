@@ -193,7 +193,7 @@ describe("the person's shell against what the agent planted", () => {
       .map((l) => JSON.parse(l) as AuditEntry)
       .filter((e) => e.tool === "person_command");
     // Exactly what the person typed: nothing forged with a stolen nonce, no line a macro rewrote.
-    expect(person.map((e) => e.args.command)).toEqual(typed);
+    expect(person.map((e) => e.args.command)).toEqual([...typed, "exit 0"]);
   });
 });
 

@@ -8,7 +8,7 @@ import { personShellRc } from "../../../src/cli/person-shell-markers.js";
 
 describe("the person's shell's confinement", () => {
   it("starts bash by absolute path from an empty environment, with no startup file but its rc", () => {
-    const argv = personShellArgv("/tmp/.drydock-person.abc/rc", "xterm");
+    const argv = personShellArgv("/tmp/.drydock-person.abc/rc", "xterm", "/tmp/.drydock-person.abc/git");
     expect(argv.slice(0, 2)).toEqual(["/usr/bin/env", "-i"]);
     expect(argv.slice(-5)).toEqual([
       "/bin/bash",
@@ -29,6 +29,9 @@ describe("the person's shell's confinement", () => {
       GIT_CONFIG_GLOBAL: "/dev/null",
       GIT_PAGER: "/usr/bin/less",
       GIT_EDITOR: "/usr/bin/vi",
+      GIT_DIR: "/tmp/.drydock-person.abc/git",
+      GIT_WORK_TREE: "/workspace",
+      GIT_INDEX_FILE: "/workspace/.git/index",
     });
     const overrides = Number(env.GIT_CONFIG_COUNT);
     const keys = Array.from(
@@ -37,12 +40,19 @@ describe("the person's shell's confinement", () => {
     );
     expect(keys).toContain("core.fsmonitor=false");
     expect(keys).toContain("core.hooksPath=/dev/null");
+    expect(keys).toContain("diff.ignoreSubmodules=all");
     for (const value of Object.values(env)) expect(value).not.toMatch(/HOME\/|~|\/home\/|\/opt\/venv/);
+  });
+
+  it("points git at no repository when the person has no git directory of its own", () => {
+    const argv = personShellArgv("/tmp/x/rc", "xterm", null);
+    expect(argv).toContain("GIT_DIR=/nonexistent");
+    expect(argv.join(" ")).not.toContain("GIT_WORK_TREE");
   });
 
   it("keeps the nonce out of the argv, and in the rc only in a variable that is not exported", () => {
     const nonce = "0123456789abcdef0123456789abcdef";
-    expect(personShellArgv("/tmp/x/rc", "xterm").join(" ")).not.toContain(nonce);
+    expect(personShellArgv("/tmp/x/rc", "xterm", null).join(" ")).not.toContain(nonce);
     const rc = personShellRc(nonce);
     expect(rc).toContain(`__drydock_nonce=${nonce}`);
     expect(rc).not.toMatch(/export[^\n]*__drydock_nonce|declare -x/);
