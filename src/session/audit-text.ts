@@ -47,6 +47,9 @@ export function auditOutcomeText(o: AuditOutcome, clip: (text: string) => string
   const bits: string[] = [];
   if (typeof o.exit_code === "number") bits.push(`exit ${o.exit_code}`);
   else if (o.exit_code === null) bits.push(o.timed_out ? "timed out" : "stopped");
+  // A person's command: its status is what the box's shell reported, and is shown as such.
+  if (typeof o.box_reported_exit_code === "number")
+    bits.push(`exit ${o.box_reported_exit_code} (box's word)`);
   if (typeof o.status === "number") bits.push(String(o.status));
   if (o.success === true) bits.push("done");
   if (o.success === false) bits.push("failed");
