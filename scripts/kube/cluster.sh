@@ -8,7 +8,7 @@
 #        scripts/kube/cluster.sh down [--state DIR] [--purge]   (--purge: the certificates and logs too)
 #        scripts/kube/cluster.sh load [--state DIR] IMAGE...   (from the local Docker engine onto every node)
 #        scripts/kube/cluster.sh status [--state DIR]
-#        scripts/kube/cluster.sh env [--state DIR]          prints KUBECONFIG=... (eval "$(... env)")
+#        scripts/kube/cluster.sh env [--state DIR]          prints export KUBECONFIG=... (eval "$(... env)")
 #        scripts/kube/cluster.sh kubectl [--state DIR] ARGS... runs the cluster's kubectl
 #
 # Binaries come from scripts/kube/build.sh (DRYDOCK_KUBE_CACHE, default /var/cache/drydock).
@@ -591,7 +591,8 @@ cmd_status() {
   return $ok
 }
 
-cmd_env() { echo "KUBECONFIG=$ADMIN_KUBECONFIG"; }
+# `export` so that eval "$(cluster.sh env)" reaches the programs the shell starts, not just the shell.
+cmd_env() { echo "export KUBECONFIG=$ADMIN_KUBECONFIG"; }
 
 # Puts images from the local Docker engine onto every node of a running cluster, then waits until each
 # node's status lists them (what a backend's hasImage reads; the kubelet reports every 10 s).

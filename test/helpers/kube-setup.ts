@@ -26,7 +26,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.env.DRYDOCK_IMAGE ??
     (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
   const wasUp = isUp();
-  const kubeconfig = /^KUBECONFIG=(.*)$/m.exec(
+  const kubeconfig = /^(?:export )?KUBECONFIG=(.*)$/m.exec(
     execFileSync("bash", [CLUSTER, "env"], { encoding: "utf8" }),
   )?.[1];
   project.provide("sandboxImage", image);
