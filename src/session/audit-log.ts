@@ -6,8 +6,9 @@
  * returns: a crash loses nothing already logged. Strings are redacted as every log is.
  *
  * Each log has a size cap (`DRYDOCK_AUDIT_LOG_MAX_MIB`, default 64 MiB): the entry that reaches it
- * is followed by one `audit_log_full` marker line, and later entries are not written, only counted;
- * the session's `session_end` line is still written, with that count. The log stops rather than
+ * is followed by one `audit_log_full` marker line, and the agent's later entries are not written,
+ * only counted; a person's entries and drydock's lifecycle lines (a person's pace, a handful) are
+ * still written, the session's `session_end` with that count. The log stops rather than
  * rotates: its first entries (how the session began, what the agent did first) are what a reader
  * needs most, and a rotation would let an agent push its own early calls out of the log by making
  * many more. The cap is read from the file's size, so every process that writes a session's log
@@ -101,13 +102,16 @@ export function appendAuditEntry(
     let written = entry;
     if (size >= maxBytes) {
       const dropped = notLogged.get(path) ?? 0;
-      // The session's end is the one line written past the cap: a reader learns the session is
-      // over and how many entries are missing.
-      if (entry.tool !== "session_end") {
+      // Only the agent's entries stop: they are what can flood the log. What a person did (the
+      // shell's commands, an apply) and drydock's few lifecycle lines are still written, and the
+      // session's end says how many of the agent's entries are missing.
+      if (entry.actor === "agent") {
         notLogged.set(path, dropped + 1);
         return;
       }
-      written = { ...entry, args: { ...entry.args, entries_not_logged: dropped } };
+      if (entry.tool === "session_end") {
+        written = { ...entry, args: { ...entry.args, entries_not_logged: dropped } };
+      }
     }
     const line = JSON.stringify(redactStrings(written)) + "\n";
     appendFileSync(path, line, { mode: 0o600, flag: "a" });
@@ -132,7 +136,7 @@ function fullMarker(session: string, maxBytes: number): AuditEntry {
     args: { max_bytes: maxBytes },
     outcome: {
       ok: false,
-      error: `this log reached its cap of ${formatMiB(maxBytes)}: later entries of this session are not written (session_end says how many); raise the cap with DRYDOCK_AUDIT_LOG_MAX_MIB`,
+      error: `audit log cap of ${formatMiB(maxBytes)} reached (DRYDOCK_AUDIT_LOG_MAX_MIB raises it): the agent's later calls are counted in session_end, not logged; a person's commands still are`,
     },
     duration_ms: null,
     output_bytes: null,
@@ -141,6 +145,7 @@ function fullMarker(session: string, maxBytes: number): AuditEntry {
 
 function formatMiB(bytes: number): string {
   const mib = bytes / (1024 * 1024);
+  if (mib < 0.01) return `${bytes} bytes`;
   return `${Number.isInteger(mib) ? mib : mib.toFixed(2)} MiB`;
 }
 

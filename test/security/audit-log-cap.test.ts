@@ -83,7 +83,7 @@ describe("a session's audit log at its cap", () => {
 
   it("`drydock sessions log` shows the marker", async () => {
     const text = await drydock("sessions", "log", id);
-    expect(text).toMatch(/drydock +audit_log_full .*reached its cap of 0\.02 MiB/);
+    expect(text).toMatch(/drydock +audit_log_full .*audit log cap of 0\.02 MiB reached/);
     expect(text).not.toContain(`call-${CALLS - 1}`);
   });
 });

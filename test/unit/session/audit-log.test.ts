@@ -116,7 +116,7 @@ describe("audit log files", () => {
       output_bytes: 2,
     });
 
-    it("writes entries until the cap, then one marker, then only the session's end with the count left out", async () => {
+    it("writes entries until the cap, then one marker, then none of the agent's: the session's end counts them", async () => {
       const dir = state();
       const cap = 10_000;
       for (let i = 0; i < 40; i++) appendAuditEntry(call(i), dir, cap);
@@ -137,18 +137,27 @@ describe("audit log files", () => {
       expect(statSync(path).size).toBeLessThan(cap + 3_000);
       const shown = formatAuditEntry(entries[marker]!);
       expect(shown).toContain(AUDIT_LOG_FULL);
-      expect(shown).toContain("reached its cap of");
+      expect(shown).toContain("audit log cap of");
       expect(shown).toContain("DRYDOCK_AUDIT_LOG_MAX_MIB");
     });
 
-    it("is kept by every writer, since it is read from the file: a second writer adds nothing past it", async () => {
+    it("is kept by every writer, since it is read from the file; a person's entries still go in", async () => {
       const dir = state();
       const path = auditLogPath(ID, dir)!;
       for (let i = 0; i < 20; i++) appendAuditEntry(call(i), dir, 5_000);
       const size = statSync(path).size;
       // Another process's writes are appends to the same file: the size says it is full.
-      appendAuditEntry(drydockEntry(ID, "session_checkpoint", { name: "n" }), dir, 5_000);
+      appendAuditEntry({ ...call(99), client: "other" }, dir, 5_000);
       expect(statSync(path).size).toBe(size);
+      // What a person typed in `sessions shell`, and a person's checkpoint, are still written.
+      appendAuditEntry({ ...call(100), actor: "person", tool: "person_command" }, dir, 5_000);
+      appendAuditEntry(drydockEntry(ID, "session_checkpoint", { name: "n", by: "command line" }), dir, 5_000);
+      const tools = (await readAuditLog(path)).entries.map((e) => e.tool);
+      expect(tools.slice(tools.indexOf(AUDIT_LOG_FULL))).toEqual([
+        AUDIT_LOG_FULL,
+        "person_command",
+        "session_checkpoint",
+      ]);
     });
 
     it("is 64 MiB by default, DRYDOCK_AUDIT_LOG_MAX_MIB sets it, and a bad value keeps the default", () => {
