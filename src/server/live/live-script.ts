@@ -332,11 +332,14 @@ function select(id) {
   refreshDiff();
 }
 
-signIn().then((signedIn) => {
-  if (!signedIn) { showSignIn("not signed in"); return; }
-  $("main").hidden = false;
-  refreshList();
-  setInterval(refreshList, 2000);
-  setInterval(refreshDetail, 2000);
-});
+signIn().then(
+  (signedIn) => {
+    if (!signedIn) { showSignIn("not signed in"); return; }
+    $("main").hidden = false;
+    refreshList();
+    setInterval(refreshList, 2000);
+    setInterval(refreshDetail, 2000);
+  },
+  (e) => { status("the server does not answer: " + e.message + "; reload the page", true); },
+);
 `;
