@@ -11,4 +11,30 @@ export default tseslint.config(
     },
   },
   { files: ["src/cli/**/*.ts", "test/**/*.ts"], rules: { "no-console": "off" } },
+  // The command line prints through one escaper (src/cli/terminal-out.ts). The person's shell
+  // (session-shell.ts) is a terminal passed through to the box, raw by nature.
+  {
+    files: ["src/cli/**/*.ts"],
+    ignores: ["src/cli/terminal-out.ts", "src/cli/session-shell.ts"],
+    rules: {
+      "no-console": "error",
+      "no-restricted-properties": [
+        "error",
+        ...["stdout", "stderr"].map((property) => ({
+          object: "process",
+          property,
+          message:
+            "print through src/cli/terminal-out.ts (printOut, printErr, printJson): it escapes what a terminal would act on",
+        })),
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "VariableDeclarator[init.type='Identifier'][init.name='process']",
+          message:
+            "take nothing from `process` by destructuring or aliasing: print through src/cli/terminal-out.ts",
+        },
+      ],
+    },
+  },
 );

@@ -10,6 +10,7 @@ import { findDockerCli } from "../util/docker-cli.js";
 import { imageFix } from "../util/errors.js";
 import { sessionsFit } from "./sessions-fit.js";
 import { terminalText } from "../util/terminal-text.js";
+import { printJson, printOut } from "./terminal-out.js";
 
 interface Check {
   name: string;
@@ -208,13 +209,13 @@ export function registerDoctorCommand(program: Command): void {
       const checks = opts.engine?.length
         ? await engineChecks(opts.engine, opts.engineTlsDir, opts.image)
         : await runChecks(Boolean(opts.engineOnly), opts.image);
-      if (opts.json) process.stdout.write(JSON.stringify(checks, null, 2) + "\n");
+      if (opts.json) printJson(checks, 2);
       else {
         for (const c of checks) {
           // A check's detail may quote an engine's or an image's own words.
-          process.stdout.write(terminalText(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`));
-          if (!c.ok && c.breaks) process.stdout.write(terminalText(`     breaks: ${c.breaks}\n`));
-          if (!c.ok && c.fix) process.stdout.write(terminalText(`     fix: ${c.fix}\n`));
+          printOut(terminalText(`${c.ok ? "ok  " : "FAIL"} ${c.name}: ${c.detail}\n`));
+          if (!c.ok && c.breaks) printOut(terminalText(`     breaks: ${c.breaks}\n`));
+          if (!c.ok && c.fix) printOut(terminalText(`     fix: ${c.fix}\n`));
         }
       }
       process.exitCode = checks.every((c) => c.ok) ? 0 : 1;

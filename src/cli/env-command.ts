@@ -5,6 +5,8 @@ import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { registerEnvImageCommands } from "./env-images-command.js";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
+import { printErr, printJson, printOut } from "./terminal-out.js";
+import { terminalLine } from "../util/terminal-text.js";
 
 interface EnvOptions {
   repo: string;
@@ -17,29 +19,40 @@ interface EnvOptions {
   json?: boolean;
 }
 
-function describe(status: EnvironmentStatus): string {
+/**
+ * What `env show` prints for a person reviewing a build. Every value came from the repository
+ * (its definition file, names, commands), so each is one escaped line, and a setup command's later
+ * lines are indented under it: no value can draw a line that looks like another field.
+ */
+export function describe(status: EnvironmentStatus): string {
   const d = status.definition;
+  const one = terminalLine;
   const lines = [
-    `repository: ${status.repoRoot} (${status.source})`,
+    `repository: ${one(status.repoRoot)} (${status.source})`,
     d.kind === "default"
       ? "definition: none (no .drydock/environment.yaml or .devcontainer/devcontainer.json): boxes use the sandbox image as it is"
-      : `definition: ${d.file}`,
+      : `definition: ${one(d.file ?? "")}`,
   ];
-  if (d.base.kind === "image") lines.push(`base: image ${d.base.ref}`);
+  if (d.base.kind === "image") lines.push(`base: image ${one(d.base.ref)}`);
   if (d.base.kind === "dockerfile")
-    lines.push(`base: ${d.base.dockerfile} (context ${d.base.context || "."})`);
-  if (d.packages.length) lines.push(`packages: ${d.packages.join(" ")}`);
-  for (const [k, v] of Object.entries(d.env)) lines.push(`env: ${k}=${v}`);
-  for (const step of d.setup)
-    lines.push(`${step.label} (${step.from.file}:${step.from.line}): ${step.command}`);
-  for (const w of d.warnings) lines.push(`not applied: ${w}`);
+    lines.push(`base: ${one(d.base.dockerfile)} (context ${one(d.base.context || ".")})`);
+  if (d.packages.length) lines.push(`packages: ${d.packages.map(one).join(" ")}`);
+  for (const [k, v] of Object.entries(d.env)) lines.push(`env: ${one(k)}=${one(v)}`);
+  for (const step of d.setup) {
+    const [first = "", ...rest] = step.command.split("\n");
+    lines.push(`${one(step.label)} (${one(step.from.file)}:${step.from.line}): ${one(first)}`);
+    for (const line of rest) lines.push(`    | ${one(line)}`);
+  }
+  for (const w of d.warnings) lines.push(`not applied: ${one(w)}`);
   for (const b of status.baseImages ?? []) {
     if (b.operatorAllowed)
-      lines.push(`allowed base: ${b.ref} (${b.digest ?? b.id.replace(/^sha256:/, "").slice(0, 12)})`);
+      lines.push(
+        `allowed base: ${one(b.ref)} (${one(b.digest ?? b.id.replace(/^sha256:/, "").slice(0, 12))})`,
+      );
   }
-  if (status.plan) lines.push(`keyed by: ${status.plan.keyedBy.join(", ")}`);
+  if (status.plan) lines.push(`keyed by: ${status.plan.keyedBy.map(one).join(", ")}`);
   lines.push(
-    `image: ${status.image} (${status.present ? "built" : status.plan ? "not built yet: `drydock env build` builds it, and so does the first session" : "missing"})`,
+    `image: ${one(status.image)} (${status.present ? "built" : status.plan ? "not built yet: `drydock env build` builds it, and so does the first session" : "missing"})`,
   );
   return `${lines.join("\n")}\n`;
 }
@@ -78,14 +91,26 @@ export function registerEnvCommand(program: Command): void {
       allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
       pull: checkPullFlag(opts.pull),
     });
-    const status = await images.status(opts.repo, opts.ref, undefined, (line) =>
-      process.stderr.write(`${line}\n`),
-    );
+    const status = await images.status(opts.repo, opts.ref, undefined, (line) => printErr(`${line}\n`));
     if (opts.json) {
-      process.stdout.write(
-        `${JSON.stringify({ repo: status.repoRoot, source: status.source, definition: status.definition, image: status.image, present: status.present, keyed_by: status.plan?.keyedBy ?? [], base_images: (status.baseImages ?? []).map((b) => ({ ref: b.ref, id: b.id, digest: b.digest ?? null, operator_allowed: b.operatorAllowed })) }, null, 2)}\n`,
+      printJson(
+        {
+          repo: status.repoRoot,
+          source: status.source,
+          definition: status.definition,
+          image: status.image,
+          present: status.present,
+          keyed_by: status.plan?.keyedBy ?? [],
+          base_images: (status.baseImages ?? []).map((b) => ({
+            ref: b.ref,
+            id: b.id,
+            digest: b.digest ?? null,
+            operator_allowed: b.operatorAllowed,
+          })),
+        },
+        2,
       );
-    } else process.stdout.write(describe(status));
+    } else printOut(describe(status));
   });
 
   common(
@@ -109,12 +134,11 @@ export function registerEnvCommand(program: Command): void {
       repo: opts.repo,
       ref: opts.ref,
       force: opts.force,
-      onLine: (line) => process.stderr.write(`[${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
+      onLine: (line) => printErr(`[${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
     });
-    if (!status.plan)
-      process.stderr.write("no environment definition: boxes use the sandbox image as it is\n");
-    else if (!status.built) process.stderr.write(`${status.image} is up to date\n`);
-    process.stdout.write(`${status.image}\n`);
+    if (!status.plan) printErr("no environment definition: boxes use the sandbox image as it is\n");
+    else if (!status.built) printErr(`${status.image} is up to date\n`);
+    printOut(`${status.image}\n`);
   });
   registerEnvImageCommands(env);
 }

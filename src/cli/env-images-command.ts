@@ -16,6 +16,7 @@ import { FlagError, InvalidArgumentError } from "../util/errors.js";
 import { openHostRepo } from "../workspace/host-repo.js";
 import { decimal } from "./flag-values.js";
 import { textTable } from "./text-table.js";
+import { printJson, printOut } from "./terminal-out.js";
 
 const DEFAULT_OLDER_THAN_DAYS = 14;
 
@@ -73,20 +74,17 @@ export function registerEnvImageCommands(env: Command): void {
       const images = await environmentImages(engine, await repoRoot(opts.repo));
       const now = new Date();
       if (opts.json) {
-        process.stdout.write(
-          `${JSON.stringify(
-            images.map((i) => imageJson(i, now)),
-            null,
-            2,
-          )}\n`,
+        printJson(
+          images.map((i) => imageJson(i, now)),
+          2,
         );
         return;
       }
       if (images.length === 0) {
-        process.stdout.write("no environment images on this engine\n");
+        printOut("no environment images on this engine\n");
         return;
       }
-      process.stdout.write(textTable([HEADER, ...images.map((i) => imageRow(i, now))]));
+      printOut(textTable([HEADER, ...images.map((i) => imageRow(i, now))]));
     });
 
   env
@@ -126,19 +124,17 @@ export function registerEnvImageCommands(env: Command): void {
           ),
           kept: kept.map((k) => ({ ...imageJson(k.image, now), why: k.why })),
         };
-        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        printJson(out, 2);
         return;
       }
       const gone = opts.dryRun ? choice.remove : removed;
       const freed = gone.reduce((sum, i) => sum + i.sizeBytes, 0);
       const verb = opts.dryRun ? "would remove" : "removed";
       if (gone.length > 0)
-        process.stdout.write(textTable([[...HEADER, "ACTION"], ...gone.map((i) => imageRow(i, now, verb))]));
+        printOut(textTable([[...HEADER, "ACTION"], ...gone.map((i) => imageRow(i, now, verb))]));
       if (kept.length > 0)
-        process.stdout.write(
-          textTable([[...HEADER, "KEPT BECAUSE"], ...kept.map((k) => imageRow(k.image, now, k.why))]),
-        );
-      process.stdout.write(
+        printOut(textTable([[...HEADER, "KEPT BECAUSE"], ...kept.map((k) => imageRow(k.image, now, k.why))]));
+      printOut(
         gone.length === 0
           ? "no environment image to remove\n"
           : `${verb} ${gone.length} image${gone.length === 1 ? "" : "s"} (${formatSize(freed)} counting the layers they share, so the disk freed is less)\n`,

@@ -20,6 +20,7 @@ import {
 import { registerEvalResultCommands, summaryLine } from "./eval-results-commands.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
+import { printErr, printJson, printOut, progressStream } from "./terminal-out.js";
 
 interface EvalFlags extends CheckedFlags {
   force?: boolean;
@@ -171,7 +172,7 @@ export function registerEvalCommand(program: Command): void {
       process.env.DRYDOCK_RUNTIME = checked.runtime;
       if (!flags.verbose && !process.env.DRYDOCK_LOG_LEVEL) setLogLevel("warning");
       const controller = new AbortController();
-      const progress = new ProgressLine(process.stderr);
+      const progress = new ProgressLine(progressStream());
       let interrupts = 0;
       const interrupt = () => {
         interrupts++;
@@ -181,7 +182,7 @@ export function registerEvalCommand(program: Command): void {
           );
           controller.abort();
         } else {
-          process.stderr.write(
+          printErr(
             "\n[eval] quitting; boxes left behind are removed by the next drydock run or `drydock sessions prune`\n",
           );
           process.exit(130);
@@ -239,17 +240,15 @@ export function registerEvalCommand(program: Command): void {
           }),
         );
         progress.stop();
-        process.stderr.write(`[eval] ${summaryLine(run.results, run.out)}\n`);
+        printErr(`[eval] ${summaryLine(run.results, run.out)}\n`);
         if (run.outcome.skipped > 0) {
-          process.stderr.write(
-            `[eval] ${run.outcome.skipped} attempt(s) were already finished in ${run.out}\n`,
-          );
+          printErr(`[eval] ${run.outcome.skipped} attempt(s) were already finished in ${run.out}\n`);
         }
         if (controller.signal.aborted) {
-          process.stderr.write(`[eval] stopped; run the same command again to finish the remaining tasks\n`);
+          printErr(`[eval] stopped; run the same command again to finish the remaining tasks\n`);
           process.exitCode = 130;
         } else if (run.invalidTasks > 0) {
-          process.stderr.write(`[eval] ${run.invalidTasks} invalid task(s) in the task file did not run\n`);
+          printErr(`[eval] ${run.invalidTasks} invalid task(s) in the task file did not run\n`);
           process.exitCode = 2;
         } else if (checked.failUnder !== undefined) {
           applyFailUnder(run.results.summary.resolved_rate, checked.failUnder);
@@ -298,7 +297,7 @@ export function registerEvalCommand(program: Command): void {
       const controller = new AbortController();
       const stop = () => controller.abort();
       process.on("SIGINT", stop);
-      const progress = new ProgressLine(process.stderr);
+      const progress = new ProgressLine(progressStream());
       progress.start();
       try {
         const validation = await validateTasks({
@@ -329,9 +328,9 @@ export function registerEvalCommand(program: Command): void {
           onNote: (message) => progress.note(`[validate] ${message}`),
         });
         progress.stop();
-        if (flags.json) process.stdout.write(JSON.stringify(validation, null, 2) + "\n");
+        if (flags.json) printJson(validation, 2);
         else {
-          process.stdout.write(
+          printOut(
             textTable([
               ["TASK", "VALID", "WITHOUT FIX", "WITH GOLD", "WHY NOT"],
               ...validation.tasks.map((t) => [
@@ -344,7 +343,7 @@ export function registerEvalCommand(program: Command): void {
             ]),
           );
         }
-        process.stderr.write(
+        printErr(
           `[validate] ${validation.valid} valid, ${validation.invalid} invalid; ${resolve(flags.out, "validation.json")}\n`,
         );
         if (validation.invalid > 0) process.exitCode = 1;

@@ -3,6 +3,7 @@
  * and its reports are written whatever the rate; only the exit status says it was too low.
  */
 import { FlagError } from "../util/errors.js";
+import { printErr } from "./terminal-out.js";
 
 /** `--fail-under`'s value: a resolved rate as a fraction (0.8) or a percentage (80%), from 0 to 1. */
 export function parseRate(text: string): number {
@@ -21,15 +22,11 @@ export function parseRate(text: string): number {
 const pct = (rate: number) => `${(rate * 100).toFixed(1).replace(/\.0$/, "")}%`;
 
 /** Says how the resolved rate compares with the gate, and sets exit status 1 when it is under. */
-export function applyFailUnder(
-  rate: number,
-  failUnder: number,
-  stderr: NodeJS.WritableStream = process.stderr,
-): void {
+export function applyFailUnder(rate: number, failUnder: number): void {
   if (rate < failUnder) {
-    stderr.write(`[eval] resolved ${pct(rate)}, under --fail-under ${pct(failUnder)}: exit 1\n`);
+    printErr(`[eval] resolved ${pct(rate)}, under --fail-under ${pct(failUnder)}: exit 1\n`);
     process.exitCode = 1;
   } else {
-    stderr.write(`[eval] resolved ${pct(rate)}, at or above --fail-under ${pct(failUnder)}\n`);
+    printErr(`[eval] resolved ${pct(rate)}, at or above --fail-under ${pct(failUnder)}\n`);
   }
 }

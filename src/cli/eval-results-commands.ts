@@ -12,11 +12,12 @@ import { formatElapsed } from "../eval/progress-line.js";
 import type { ResultsFile } from "../eval/results-summary.js";
 import { mergeShards } from "../eval/shards.js";
 import { FlagError } from "../util/errors.js";
-import { terminalLine, terminalText } from "../util/terminal-text.js";
+import { terminalJson, terminalLine, terminalText } from "../util/terminal-text.js";
 import { asFlagError } from "./flag-checks.js";
 import { standingAttempt } from "../eval/swebench-report.js";
 import { checkInstanceIds, onlyTasks } from "../eval/instance-ids.js";
 import { collect, INSTANCE_IDS_HELP, instanceIdsFlag, TASK_ID_HELP } from "./eval-flags.js";
+import { printOut, printErr } from "./terminal-out.js";
 
 /** The task ids a run holds: its tasks, and its rows that could not run. */
 function runIds(results: ResultsFile): string[] {
@@ -107,15 +108,15 @@ export function registerEvalResultCommands(evalCommand: Command): void {
           { DIR: "DIR" },
         );
         const results = await writeReports(out);
-        process.stderr.write(
+        printErr(
           `[eval] merged ${merged.shards} shard(s) of ${merged.run.merged_shards?.[0]?.count ?? "?"}\n`,
         );
         if (merged.missing.length > 0) {
-          process.stderr.write(
+          printErr(
             `[eval] shard(s) ${merged.missing.join(", ")} not given: their tasks are not in this run\n`,
           );
         }
-        process.stderr.write(`[eval] ${summaryLine(results, out)}\n`);
+        printErr(`[eval] ${summaryLine(results, out)}\n`);
         if (failUnder !== undefined) applyFailUnder(results.summary.resolved_rate, failUnder);
       },
     );
@@ -127,7 +128,7 @@ export function registerEvalResultCommands(evalCommand: Command): void {
     .action(async (dir: string) => {
       await existingRun(dir, "DIR");
       const results = await writeReports(resolve(dir));
-      process.stderr.write(`${summaryLine(results, dir)}\n`);
+      printErr(`${summaryLine(results, dir)}\n`);
     });
 
   evalCommand
@@ -176,9 +177,9 @@ export function registerEvalResultCommands(evalCommand: Command): void {
         }
         const comparison = compareRuns(before, after);
         if (flags.out) await writeFile(flags.out, JSON.stringify(comparison, null, 2) + "\n");
-        process.stdout.write(
+        printOut(
           flags.json
-            ? JSON.stringify(comparison, null, 2) + "\n"
+            ? terminalJson(comparison, 2) + "\n"
             : // Task ids and reasons come from task files and agents' runs.
               terminalText(formatComparison(comparison, { before: a, after: b })),
         );

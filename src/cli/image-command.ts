@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
 import { buildSandboxImage } from "../sandbox/sandbox-image.js";
+import { printOut, printErr } from "./terminal-out.js";
 
 export function registerImageCommand(program: Command): void {
   const image = program.command("image").description("build and inspect the sandbox image");
@@ -25,8 +26,8 @@ export function registerImageCommand(program: Command): void {
         caCert: opts.caCert,
         base: opts.base,
         force: opts.force,
-        onLine: (line) => process.stderr.write(`[${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
+        onLine: (line) => printErr(`[${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
       });
-      process.stdout.write(`${tag}\n`);
+      printOut(`${tag}\n`);
     });
 }

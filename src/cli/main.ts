@@ -11,7 +11,7 @@ import { registerServeCommand } from "./serve-command.js";
 import { registerSessionsCommand } from "./sessions-command.js";
 import { watchStdout } from "./stdout-closed.js";
 import { registerTasksCommand } from "./tasks-command.js";
-import { terminalText } from "../util/terminal-text.js";
+import { printErr, printOut } from "./terminal-out.js";
 
 watchStdout();
 
@@ -20,6 +20,9 @@ const program = new Command()
   .description("hardened Docker boxes for coding agents, served over MCP")
   .version("0.1.0")
   .showHelpAfterError("(see --help)")
+  // Help and usage errors print through the one escaper too (an error may quote an argument);
+  // subcommands take this over when they are made, so it comes before they are registered.
+  .configureOutput({ writeOut: printOut, writeErr: printErr })
   // Options after a subcommand belong to it (`eval validate --out X` is validate's --out).
   .enablePositionalOptions()
   // A usage error (unknown flag, missing argument) exits 2, as does a flag drydock refuses.
@@ -37,7 +40,7 @@ registerEvalCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // An error's message may quote the box (a command, a path, a program's output).
-  process.stderr.write(`drydock: ${terminalText(describeError(error))}\n`);
+  printErr(`drydock: ${describeError(error)}\n`);
   if (error instanceof FlagError) process.exit(2);
   process.exit(typeof process.exitCode === "number" && process.exitCode !== 0 ? process.exitCode : 1);
 });

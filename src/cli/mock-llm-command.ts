@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { InvalidArgumentError } from "../util/errors.js";
 import { MockLlmServer } from "../gateway/mock-llm-server.js";
 import { DEFAULT_SCRIPT_PATH, OFFLINE_MODEL, OfflineModel } from "../gateway/offline-model.js";
+import { printErr } from "./terminal-out.js";
 
 export interface MockLlmOptions {
   port: string;
@@ -26,7 +27,7 @@ export function registerMockLlmCommand(program: Command): void {
 export async function runMockLlm(
   options: MockLlmOptions,
   until: Promise<void>,
-  say: (line: string) => void = (line) => process.stderr.write(line + "\n"),
+  say: (line: string) => void = (line) => printErr(line + "\n"),
 ): Promise<void> {
   const port = Number(options.port);
   if (options.port.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535) {

@@ -5,6 +5,8 @@
  */
 import { createInterface } from "node:readline/promises";
 import { FlagError } from "../util/errors.js";
+import { terminalLine } from "../util/terminal-text.js";
+import { confirmationStreams } from "./terminal-out.js";
 
 export interface ConfirmationIo {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -19,10 +21,11 @@ export async function confirmRemoval(
   lines: readonly string[],
   yes: boolean | undefined,
   command: string,
-  io: ConfirmationIo = { input: process.stdin, output: process.stderr },
+  io: ConfirmationIo = confirmationStreams(),
 ): Promise<boolean> {
   if (yes || lines.length === 0) return true;
-  const list = lines.map((line) => `  ${line}\n`).join("");
+  // Each line names a box's labels and state directory: text a box's maker chose.
+  const list = lines.map((line) => `  ${terminalLine(line)}\n`).join("");
   if (!io.input.isTTY || !io.output.isTTY) {
     throw new FlagError(
       "--yes",

@@ -10,6 +10,7 @@ import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } fr
 import { runCommandLine } from "./run-command-line.js";
 import { checkRunFlags, type RunFlags } from "./run-flags.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
+import { printErr, rawErr, rawOut } from "./terminal-out.js";
 
 interface RunOptions extends RunFlags {
   diff: boolean;
@@ -80,17 +81,17 @@ export function registerRunCommand(program: Command): void {
         });
         // The command's output goes where nothing else is printed: stderr when the diff takes
         // stdout, stdout with --no-diff (so `drydock run --no-diff -- cmd | jq` reads it).
-        const output = opts.diff ? process.stderr : process.stdout;
+        const output = opts.diff ? rawErr : rawOut;
         const result = await session.bash(runCommandLine(words), {
           timeoutMs,
           onOutput: (text) => output.write(text),
         });
-        if (result.note) process.stderr.write(`\n[drydock] ${result.note}\n`);
+        if (result.note) printErr(`\n[drydock] ${result.note}\n`);
         const diff = await session.diff();
-        if (opts.diff) process.stdout.write(diff);
+        if (opts.diff) rawOut.write(diff);
         const exitCode = result.exitCode ?? (result.timedOut ? 124 : 1);
         if (opts.apply && exitCode !== 0 && !opts.applyOnFailure) {
-          process.stderr.write(
+          printErr(
             `[drydock] the command failed (${result.timedOut ? "timed out" : `exit ${exitCode}`}); nothing applied (--apply-on-failure applies anyway)\n`,
           );
         } else if (opts.apply && diff.trim()) {
@@ -99,14 +100,13 @@ export function registerRunCommand(program: Command): void {
             branch: opts.branch,
             allowIgnoreChanges: opts.allowIgnoreChanges,
           });
-          for (const warning of applied.warnings ?? [])
-            process.stderr.write(`[drydock] warning: ${warning}\n`);
-          process.stderr.write(
+          for (const warning of applied.warnings ?? []) printErr(`[drydock] warning: ${warning}\n`);
+          printErr(
             applied.mode === "branch"
               ? `[drydock] applied as ${applied.branch} (${applied.commit?.slice(0, 12)}) in ${session.repo.root}; your working tree is untouched\n`
               : `[drydock] applied to the working tree of ${session.repo.root}\n`,
           );
-        } else if (opts.apply) process.stderr.write("[drydock] nothing changed; nothing to apply\n");
+        } else if (opts.apply) printErr("[drydock] nothing changed; nothing to apply\n");
         process.exitCode = exitCode;
       } finally {
         await manager.closeAll();
@@ -118,7 +118,7 @@ export function registerRunCommand(program: Command): void {
 async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
   const baseImage = opts.image ?? (await defaultSandboxImage(engine));
   await sandboxImagePresent(engine, baseImage, checkPullFlag(opts.pull), (line) =>
-    process.stderr.write(`[drydock] ${line}\n`),
+    printErr(`[drydock] ${line}\n`),
   );
   if (!opts.env) return baseImage;
   const started = Date.now();
@@ -129,8 +129,7 @@ async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
     pull: checkPullFlag(opts.pull),
   }).imageFor({
     repo: opts.repo,
-    onLine: (line) =>
-      process.stderr.write(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
+    onLine: (line) => printErr(`[drydock env ${Math.round((Date.now() - started) / 1000)}s] ${line}\n`),
   });
   return status.image;
 }

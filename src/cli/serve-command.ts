@@ -14,6 +14,7 @@ import { asFlagError } from "./flag-checks.js";
 import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
 import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
+import { printErr } from "./terminal-out.js";
 
 interface ServeOptions extends ServeFlags {
   allowBaseImage?: string[];
@@ -165,14 +166,14 @@ export function registerServeCommand(program: Command): void {
         port: flags.port,
         token: process.env.DRYDOCK_TOKEN || undefined,
       });
-      process.stderr.write(`[drydock] serving MCP on ${handle.url}\n`);
-      process.stderr.write(
+      printErr(`[drydock] serving MCP on ${handle.url}\n`);
+      printErr(
         handle.tokenFile
           ? `[drydock] bearer token written to ${handle.tokenFile} (mode 0600)\n`
           : "[drydock] bearer token: the value of DRYDOCK_TOKEN\n",
       );
       // The key itself is not printed: whatever spawned the server may be reading its stderr.
-      process.stderr.write(
+      printErr(
         `[drydock] live view: ${handle.liveUrl} (its own key, not the bearer token, written to ${handle.liveKeyFile} (mode 0600); sign in once: open "${handle.liveUrl}?token=$(cat ${handle.liveKeyFile})")\n`,
       );
       const stop = async () => {

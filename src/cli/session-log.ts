@@ -8,6 +8,7 @@ import { LABEL_SESSION } from "../engine/labels.js";
 import type { AuditEntry } from "../session/audit-entry.js";
 import { auditCalls } from "../session/audit-calls.js";
 import { readAuditLog } from "../session/audit-log.js";
+import { terminalJson } from "../util/terminal-text.js";
 import { formatAuditEntry } from "./audit-lines.js";
 import type { SessionTarget } from "./session-target.js";
 
@@ -30,7 +31,7 @@ export async function printSessionLog(
   err: { write(text: string): unknown },
 ): Promise<void> {
   const print = (entries: AuditEntry[]) => {
-    for (const e of entries) out.write(options.json ? JSON.stringify(e) + "\n" : formatAuditEntry(e) + "\n");
+    for (const e of entries) out.write(options.json ? terminalJson(e) + "\n" : formatAuditEntry(e) + "\n");
   };
   let read = await readAuditLog(target.logPath);
   // What is already there, one entry per call; with --follow, what comes later as it comes (a long

@@ -21,6 +21,7 @@ import { findSession, matchBox, sessionBoxes } from "./session-target.js";
 import { stdoutClosed } from "./stdout-closed.js";
 import { textTable } from "./text-table.js";
 import { terminalLine, terminalText } from "../util/terminal-text.js";
+import { printErr, printJson, printOut, rawOut, terminalErr, terminalOut } from "./terminal-out.js";
 
 interface ApplyFlags {
   branch?: string;
@@ -72,24 +73,21 @@ export function registerSessionsCommand(program: Command): void {
       );
       if (opts.json) {
         // Oldest first, as the table.
-        process.stdout.write(
-          JSON.stringify(
-            [...rows].sort((a, b) => b.age_s - a.age_s),
-            null,
-            2,
-          ) + "\n",
+        printJson(
+          [...rows].sort((a, b) => b.age_s - a.age_s),
+          2,
         );
         return;
       }
       if (rows.length === 0) {
-        process.stdout.write(
+        printOut(
           opts.all
             ? "no drydock boxes on this engine\n"
             : `no drydock boxes of ${here}; --all lists every drydock box on the engine\n`,
         );
         return;
       }
-      process.stdout.write(textTable(sessionTableRows(rows)));
+      printOut(textTable(sessionTableRows(rows)));
     });
   sessions
     .command("show")
@@ -102,7 +100,8 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (id: string, opts: { json?: boolean; tasksDir?: string }) => {
       const target = await findSession(await Engine.connect(), id);
       const facts = await sessionFacts(target, opts.tasksDir);
-      process.stdout.write(opts.json ? JSON.stringify(facts, null, 2) + "\n" : renderSessionFacts(facts));
+      if (opts.json) printJson(facts, 2);
+      else printOut(renderSessionFacts(facts));
     });
   sessions
     .command("log")
@@ -119,7 +118,7 @@ export function registerSessionsCommand(program: Command): void {
       const stop = new AbortController();
       process.once("SIGINT", () => stop.abort());
       const signal = AbortSignal.any([stop.signal, stdoutClosed]);
-      await printSessionLog(engine, target, { ...opts, signal }, process.stdout, process.stderr);
+      await printSessionLog(engine, target, { ...opts, signal }, terminalOut, terminalErr);
     });
   sessions
     .command("diff")
@@ -134,18 +133,18 @@ export function registerSessionsCommand(program: Command): void {
       const kept = target.box ? undefined : await readFinalDiff(target.id, target.state);
       if (kept) {
         // The box is gone (or the engine does not answer): the diff kept when the session ended.
-        process.stderr.write(`${keptDiffNote(target.id, kept)}\n`);
+        printErr(`${keptDiffNote(target.id, kept)}\n`);
         if (opts.stat)
           throw new FlagError(
             "--stat",
             `--stat needs the session's box; for the kept diff: drydock sessions diff ${target.id} | git apply --stat`,
           );
-        process.stdout.write(kept.diff);
+        rawOut.write(kept.diff);
         return;
       }
       const running = engine ?? (await Engine.connect());
-      if (opts.stat) process.stdout.write(await sessionDiffStat(running, target));
-      else process.stdout.write(await sessionDiff(running, target));
+      if (opts.stat) printOut(await sessionDiffStat(running, target));
+      else rawOut.write(await sessionDiff(running, target));
     });
   sessions
     .command("apply")
@@ -175,10 +174,9 @@ export function registerSessionsCommand(program: Command): void {
         replaceBranch: opts.replaceBranch,
         allowIgnoreChanges: opts.allowIgnoreChanges,
       });
-      for (const warning of result.warnings ?? [])
-        process.stderr.write(`drydock: warning: ${terminalText(warning)}\n`);
+      for (const warning of result.warnings ?? []) printErr(`drydock: warning: ${terminalText(warning)}\n`);
       const repo = target.record?.repo ?? "";
-      process.stdout.write(
+      printOut(
         terminalText(
           result.files.length === 0
             ? "nothing changed in the box; nothing was applied\n"
@@ -200,7 +198,7 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (id: string, name: string, opts: { message?: string; includeIgnored?: boolean }) => {
       const engine = await Engine.connect();
       const saved = await checkpointSession(engine, await findSession(engine, id), name, opts);
-      process.stdout.write(
+      printOut(
         terminalText(
           `saved checkpoint ${saved.name}: ${saved.changed_files} changed file(s), ${saved.bytes.toLocaleString("en-US")} bytes\n`,
         ),
@@ -216,7 +214,7 @@ export function registerSessionsCommand(program: Command): void {
     .action(async (id: string, name: string) => {
       const engine = await Engine.connect();
       const restored = await restoreSession(engine, await findSession(engine, id), name);
-      process.stdout.write(
+      printOut(
         terminalText(
           `restored checkpoint ${name}: ${restored.files} path(s) written or removed${restored.shellSaved ? "; the shell was left as it is (session_restore gives it back its directory and variables)" : ""}\n`,
         ),
@@ -231,14 +229,14 @@ export function registerSessionsCommand(program: Command): void {
       const engine = await Engine.connect().catch(() => undefined);
       const list = listCheckpoints(await findSession(engine, id));
       if (opts.json) {
-        process.stdout.write(JSON.stringify(list, null, 2) + "\n");
+        printJson(list, 2);
         return;
       }
       if (list.length === 0) {
-        process.stdout.write("no checkpoints\n");
+        printOut("no checkpoints\n");
         return;
       }
-      process.stdout.write(
+      printOut(
         textTable([
           ["NAME", "AGE", "BYTES", "FILES", "CWD", "NOTE"],
           ...list.map((c) => [
@@ -274,9 +272,9 @@ export function registerSessionsCommand(program: Command): void {
         keepTtlMs: ttl === undefined ? undefined : ttl * 1000,
       });
       for (const fork of forks) {
-        process.stdout.write(`${fork.sessionId} ${fork.secret} (box ${fork.box})\n`);
+        printOut(`${fork.sessionId} ${fork.secret} (box ${fork.box})\n`);
       }
-      process.stderr.write(
+      printErr(
         `forked session ${id} into ${forks.length} kept session(s): session id and secret above; a server started with \`drydock serve --keep-sessions\` on this state directory takes each up with session_resume. Not copied: running processes, background jobs, open ports, the shell's state\n`,
       );
     });
@@ -317,12 +315,12 @@ export function registerSessionsCommand(program: Command): void {
       );
       const wider = owner !== "gone" || state !== here;
       if (!(await confirmRemoval(wider ? [line] : [], opts.yes, commandLine()))) {
-        process.stdout.write("nothing removed\n");
+        printOut("nothing removed\n");
         process.exitCode = 1;
         return;
       }
       await engine.remove(box.id);
-      process.stdout.write(terminalText(`removed ${line}\n`));
+      printOut(terminalText(`removed ${line}\n`));
     });
   sessions
     .command("prune")
@@ -361,23 +359,23 @@ export function registerSessionsCommand(program: Command): void {
       });
       const wider = plan.remove.filter((r) => r.wider).map((r) => removalLine(r, here));
       if (!(await confirmRemoval(wider, opts.yes, commandLine()))) {
-        process.stdout.write("nothing removed\n");
+        printOut("nothing removed\n");
         process.exitCode = 1;
         return;
       }
       const result = await removePlanned(engine, plan);
-      process.stdout.write(
+      printOut(
         terminalText(
           `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
         ),
       );
-      for (const r of plan.remove) process.stdout.write(`  removed ${removalLine(r, here)}\n`);
+      for (const r of plan.remove) printOut(`  removed ${removalLine(r, here)}\n`);
       if (days === undefined) return;
       const withBox = new Set(
         (await engine.listBoxes(LABEL_SESSION)).map((b) => b.labels[LABEL_SESSION] ?? ""),
       );
       const logs = await pruneAuditLogs(days * 86_400_000, withBox);
-      process.stdout.write(
+      printOut(
         `removed ${logs.length} audit log(s) of sessions without a box, last written ${days} day(s) ago or more\n`,
       );
     });

@@ -4,7 +4,8 @@ import { bigPictureJson, renderBigPictureText } from "../tasks/render-big-pictur
 import { stackOverview } from "../tasks/stack-overview.js";
 import { TaskStackStore, type StoredStackSummary } from "../tasks/task-stack-store.js";
 import { textTable } from "./text-table.js";
-import { terminalText } from "../util/terminal-text.js";
+import { terminalJson, terminalText } from "../util/terminal-text.js";
+import { printErr, printOut } from "./terminal-out.js";
 
 interface DirOption {
   dir?: string;
@@ -41,7 +42,7 @@ export function registerTasksCommand(program: Command): void {
           current_task_id: stack.currentTaskId,
           tasks: bigPictureJson(stack),
         };
-        writeOut(command, JSON.stringify(json, null, 2) + "\n");
+        writeOut(command, terminalJson(json, 2) + "\n");
         return;
       }
       const { counts } = stackOverview(stack);
@@ -65,7 +66,7 @@ export function registerTasksCommand(program: Command): void {
       const store = new TaskStackStore({ dir: options.dir });
       const summaries = await store.list();
       if (options.json) {
-        writeOut(command, JSON.stringify(summaries.map(summaryJson), null, 2) + "\n");
+        writeOut(command, terminalJson(summaries.map(summaryJson), 2) + "\n");
         return;
       }
       if (summaries.length === 0) {
@@ -112,11 +113,11 @@ function formatTable(summaries: readonly StoredStackSummary[]): string {
 }
 
 function writeOut(command: Command, text: string): void {
-  const write = command.configureOutput().writeOut ?? ((s: string) => process.stdout.write(s));
+  const write = command.configureOutput().writeOut ?? printOut;
   write(text);
 }
 
 function writeErr(command: Command, text: string): void {
-  const write = command.configureOutput().writeErr ?? ((s: string) => process.stderr.write(s));
+  const write = command.configureOutput().writeErr ?? printErr;
   write(text);
 }

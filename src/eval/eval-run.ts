@@ -46,6 +46,7 @@ import type { EvalTask } from "./eval-task.js";
 import { TaskMcpEndpoint } from "./task-mcp-endpoint.js";
 import type { IntegrityMode } from "./test-integrity.js";
 import type { GradingMode } from "./grade.js";
+import { terminalText } from "../util/terminal-text.js";
 
 export const AGENTS = ["aider", "patch", "command"] as const;
 export type AgentName = (typeof AGENTS)[number];
@@ -203,7 +204,9 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
   }
   const image = options.image ?? (await defaultSandboxImage(engine));
   if (engines[0] === engine) {
-    await sandboxImagePresent(engine, image, options.pull, (line) => process.stderr.write(`${line}\n`));
+    await sandboxImagePresent(engine, image, options.pull, (line) =>
+      process.stderr.write(terminalText(`${line}\n`)),
+    );
   }
   const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: options.envFile })));
   addLogRedactor(redact);

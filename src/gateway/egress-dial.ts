@@ -3,13 +3,14 @@
  * address egress-address-policy.ts refuses (the host's own, private, loopback, link-local and the
  * other local and reserved ranges, unless the operator opened them), and connects to an address it
  * checked: no second lookup stands between the check and the connection. An IP literal the
- * operator listed is checked the same way. The host's interface addresses are read at each dial,
- * so an interface that came up after the proxy started is refused too.
+ * operator listed is checked the same way. The host's own addresses (every interface's, in any
+ * state, and every engine network's gateway) are read at each dial, so an interface or a network
+ * made after the proxy started is refused too.
  */
 import { lookup } from "node:dns/promises";
 import { connect, isIP, type Socket } from "node:net";
-import { networkInterfaces } from "node:os";
 import { addressRefusal, type AddressRange, type EgressAddressPolicy } from "./egress-address-policy.js";
+import { hostInterfaceAddresses } from "./host-addresses.js";
 
 /** Opens a TCP connection to an allowed target; rejects with a message fit for the box's user. */
 export type EgressDial = (host: string, port: number, signal: AbortSignal) => Promise<Socket>;
@@ -21,23 +22,20 @@ export interface HostDialOptions {
   connectTimeoutMs?: number;
   /** Ranges the operator opened (`--egress-allow-private`); default none. */
   allowPrivate?: readonly AddressRange[];
-  /** Addresses of the host the interfaces may not show: container bridges' gateways. */
-  bridgeGateways?: readonly string[];
+  /**
+   * The gateways of every network of the engine, read at each dial: addresses of the host (or of
+   * the engine's host) that no interface here may show, a remote engine's among them.
+   */
+  engineGateways?: () => Promise<readonly string[]>;
 }
 
-/** Every address of the host's interfaces, now. */
-export function interfaceAddresses(): string[] {
-  return Object.values(networkInterfaces())
-    .flat()
-    .flatMap((a) => (a ? [a.address] : []));
-}
-
-/** The policy a dial made now applies. */
-export function dialPolicy(options: HostDialOptions = {}): EgressAddressPolicy {
-  return {
-    hostAddresses: [...interfaceAddresses(), ...(options.bridgeGateways ?? [])],
-    allowPrivate: options.allowPrivate ?? [],
-  };
+/** The policy a dial made now applies. Throws when the host's own addresses cannot be read. */
+export async function dialPolicy(options: HostDialOptions = {}): Promise<EgressAddressPolicy> {
+  const [interfaces, gateways] = await Promise.all([
+    hostInterfaceAddresses(),
+    options.engineGateways?.() ?? Promise.resolve([]),
+  ]);
+  return { hostAddresses: [...interfaces, ...gateways], allowPrivate: options.allowPrivate ?? [] };
 }
 
 /** The real dial: resolve on the host, drop refused addresses, try the rest in order. */
@@ -51,7 +49,7 @@ export function hostDial(options: HostDialOptions = {}): EgressDial {
             throw new Error(`${host} does not resolve on the host (${error.code ?? error.message})`);
           })
         ).map((a) => a.address);
-    const policy = dialPolicy(options);
+    const policy = await dialPolicy(options);
     const verdicts = found.map((address) => ({ address, why: addressRefusal(address, policy) }));
     const addresses = verdicts.filter((v) => v.why === undefined).map((v) => v.address);
     if (addresses.length === 0) {

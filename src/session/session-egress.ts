@@ -36,12 +36,14 @@ export async function startSessionEgress(options: SessionEgressOptions): Promise
   await copyFile(options.caFile ?? resolveCaBundle(), bundle);
   await chmod(bundle, 0o644);
   const socketPath = join(options.gatewayDir, EGRESS_SOCKET_NAME);
-  const bridgeGateways = (await options.box.engine.networkGateways?.()) ?? [];
+  const engine = options.box.engine;
+  // Read at each dial: a network made after the session started is the host's too.
+  const engineGateways = async () => (await engine.networkGateways?.()) ?? [];
   const proxy = await EgressProxy.start({
     socketPath,
     allowlist: options.allowlist,
     label: options.sessionId,
-    dial: hostDial({ allowPrivate: options.allowPrivate, bridgeGateways }),
+    dial: hostDial({ allowPrivate: options.allowPrivate, engineGateways }),
   });
   try {
     await grantBoxAccess(socketPath);

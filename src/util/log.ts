@@ -2,6 +2,8 @@
  * Logging to stderr only: in stdio mode stdout is the protocol. Sinks can be added (the MCP
  * server adds one that forwards records as logging notifications).
  */
+import { terminalText } from "./terminal-text.js";
+
 export type LogLevel = "debug" | "info" | "warning" | "error";
 
 export interface LogRecord {
@@ -61,7 +63,8 @@ function emit(level: LogLevel, scope: string, message: string): void {
   if (order[level] < order[threshold]) return;
   const text = redactLogText(message);
   const record: LogRecord = { level, scope, message: text, time: new Date() };
-  writeStderr(`[drydock ${scope}] ${level === "info" ? "" : level + ": "}${text}\n`);
+  // A message may quote a box or a repository: escaped for the terminal (sinks get it as it is).
+  writeStderr(terminalText(`[drydock ${scope}] ${level === "info" ? "" : level + ": "}${text}\n`));
   for (const sink of sinks) {
     try {
       sink(record);

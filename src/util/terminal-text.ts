@@ -42,3 +42,18 @@ export function hasTerminalControls(text: string): boolean {
   UNSAFE.lastIndex = 0;
   return found;
 }
+
+/** What JSON.stringify leaves raw that a terminal acts on: DEL, C1 controls, bidi characters. */
+const UNSAFE_IN_JSON = /[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `value` as JSON text fit for a terminal: JSON.stringify escapes C0 controls, and this escapes
+ * the rest `terminalText` would (`\u009b`, `\u202e`), so a program parsing it reads the same value.
+ * Those characters occur only inside strings, where `\uXXXX` is their JSON escape.
+ */
+export function terminalJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(
+    UNSAFE_IN_JSON,
+    (ch) => `\\u${ch.codePointAt(0)!.toString(16).padStart(4, "0")}`,
+  );
+}

@@ -21,6 +21,7 @@ import { tempRepo, type TempRepo } from "../helpers/repos.js";
 declare const document: any;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 declare const getComputedStyle: (element: unknown) => any;
+declare const sessionStorage: Record<string, string>;
 
 const CHROMIUM = process.env.DRYDOCK_CHROMIUM ?? "/usr/bin/chromium";
 const cli = join(process.cwd(), "dist", "cli", "main.js");
@@ -144,10 +145,14 @@ describe("the live view of drydock serve --http", () => {
         .end();
     });
 
-  it("lets in only the live key's holder, answers only GET, and its cookie does not open /mcp", async () => {
+  it("lets in only the live key's holder, answers only GET, and its pass does not open /mcp", async () => {
+    // The page itself holds nothing secret: how to sign in, and frames its script fills.
     const signIn = await fetch(`${base}/`);
-    expect(signIn.status).toBe(401);
-    expect(await signIn.text()).toContain("?token=");
+    expect(signIn.status).toBe(200);
+    const html = await signIn.text();
+    expect(html).toContain("?token=");
+    expect(html).not.toContain(liveKey);
+    expect(signIn.headers.get("set-cookie")).toBeNull();
     expect((await fetch(`${base}/?token=wrong`, { redirect: "manual" })).status).toBe(401);
     expect((await fetch(`${base}/live/api/sessions`)).status).toBe(401);
     expect(
@@ -178,18 +183,22 @@ describe("the live view of drydock serve --http", () => {
       404,
     );
 
-    const exchanged = await fetch(`${base}/?token=${liveKey}`, { redirect: "manual" });
-    expect(exchanged.status).toBe(303);
-    expect(exchanged.headers.get("location")).toBe("/");
-    const cookie = exchanged.headers.get("set-cookie")!;
-    expect(cookie).toMatch(
-      new RegExp(
-        `^drydock_live_${new URL(base).port}=[^;]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200$`,
-      ),
-    );
-    expect(cookie).not.toContain(liveKey);
-    const jar = { cookie: cookie.split(";")[0]! };
+    const opened = await fetch(`${base}/?token=${liveKey}`, { redirect: "manual" });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get("set-cookie")).toBeNull();
+    expect(await opened.text()).not.toContain(liveKey);
+    const traded = await fetch(`${base}/live/api/pass`, { headers: bearer });
+    expect(traded.headers.get("set-cookie")).toBeNull();
+    const { pass } = (await traded.json()) as { pass: string };
+    expect(pass).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
+    expect(pass).not.toContain(liveKey);
+    const jar = { authorization: `Bearer ${pass}` };
     expect((await fetch(`${base}/live/api/sessions`, { headers: jar })).status).toBe(200);
+    // A pass is not traded for another (it would never expire), and a cookie of it opens nothing.
+    expect((await fetch(`${base}/live/api/pass`, { headers: jar })).status).toBe(401);
+    expect(
+      (await fetch(`${base}/live/api/sessions`, { headers: { cookie: `drydock_live=${pass}` } })).status,
+    ).toBe(401);
     expect(
       (
         await fetch(server.url, {
@@ -213,15 +222,11 @@ describe("the live view of drydock serve --http", () => {
   it("signs in with ?token= and shows a command run through MCP within one second, and the screenshot changes", async () => {
     await page.goto(`${base}/?token=${liveKey}`);
     expect(new URL(page.url()).search).toBe("");
-    const cookies = await context.cookies(base);
-    expect(cookies).toEqual([
-      expect.objectContaining({
-        name: `drydock_live_${new URL(base).port}`,
-        httpOnly: true,
-        sameSite: "Strict",
-      }),
-    ]);
     await page.waitForSelector(`tr.session[data-id="${sessionId}"].on`);
+    // Nothing a browser sends by itself: no cookie; the tab keeps a pass, not the key.
+    expect(await context.cookies(base)).toEqual([]);
+    const kept = await page.evaluate(() => Object.entries(sessionStorage));
+    expect(kept).toEqual([["drydock-live-pass", expect.stringMatching(/^\d+\.[A-Za-z0-9_-]{43}$/)]]);
     await page.waitForSelector("body[data-ready=true]");
 
     await bash("echo first-command");

@@ -2,21 +2,30 @@
  * The live view shows every client's sessions, so it has a credential of its own: the live key,
  * written for the person who runs the server, which no MCP client receives. The MCP bearer token,
  * which every HTTP client holds, opens neither the page nor its API; one client cannot reach
- * another's sessions by any route; the sign-in cookie is this server's (port in its name and MAC)
- * and expires, on the server's clock as well as the browser's.
+ * another's sessions by any route. Nothing the page holds is sent by a browser on its own: no
+ * cookie (browsers send a host's cookies to every port of it), only a pass in the tab's
+ * sessionStorage sent as a header; a real browser signed in to one server sends nothing that opens
+ * it, or another server on another port, from another tab; the pass is this server's (port in its
+ * MAC) and expires on the server's clock.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
 import { LABEL_SESSION } from "../../src/engine/labels.js";
-import { LIVE_COOKIE_MAX_AGE_S, liveCookieName, liveCookieValue } from "../../src/server/live/live-auth.js";
+import { LIVE_PASS_MAX_AGE_S, livePass } from "../../src/server/live/live-auth.js";
 import { failure, ok } from "../helpers/mcp-client.js";
 import { spawnHttpServer, stopServer, type SpawnedHttpServer } from "../helpers/http-server.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
+
+// The page's storage, read inside page.evaluate (tests compile without the DOM library).
+declare const sessionStorage: Record<string, string>;
+
+const CHROMIUM = process.env.DRYDOCK_CHROMIUM ?? "/usr/bin/chromium";
 
 /** Everything a client received over HTTP: status lines' headers and bodies. */
 type Received = string[];
@@ -100,8 +109,8 @@ describe("the live view's credential, apart from the MCP token", () => {
     for (const id of sessions) expect(await engine.listBoxes(LABEL_SESSION, id)).toEqual([]);
   });
 
+  /** The page's data routes; the page at / holds no data and is answered to anyone. */
   const liveRoutes = () => [
-    "/",
     "/live/api/sessions",
     `/live/api/sessions/${aSession}`,
     `/live/api/sessions/${aSession}/diff`,
@@ -114,7 +123,9 @@ describe("the live view's credential, apart from the MCP token", () => {
       expect(res.status, path).toBe(401);
       expect(await res.text(), path).not.toContain(aSession);
     }
-    // Signing in with the MCP token gives no cookie.
+    const page = await fetch(`${base}/`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await page.text()).not.toContain(aSession);
+    // Signing in with the MCP token is refused, and sets nothing.
     const exchanged = await fetch(`${base}/?token=${token}`, { redirect: "manual" });
     expect(exchanged.status).toBe(401);
     expect(exchanged.headers.get("set-cookie")).toBeNull();
@@ -178,44 +189,74 @@ describe("the live view's credential, apart from the MCP token", () => {
     ).toBe("secret\n");
   });
 
-  it("refuses a cookie minted for another port, from another server on this host, or past its age", async () => {
-    const jar = (name: string, value: string) => ({ cookie: `${name}=${value}` });
-    const api = (headers: Record<string, string>) => fetch(`${base}/live/api/sessions`, { headers });
-
-    // The cookie the server hands out: this port's name, the whole origin, HttpOnly, Strict, 12 h.
-    const exchanged = await fetch(`${base}/?token=${liveKey}`, { redirect: "manual" });
-    expect(exchanged.status).toBe(303);
-    const header = exchanged.headers.get("set-cookie")!;
-    expect(header).toMatch(
-      new RegExp(
-        `^drydock_live_${port}=\\d+\\.[A-Za-z0-9_-]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=43200$`,
-      ),
-    );
-    const own = header.split(";")[0]!;
-    expect((await api({ cookie: own })).status).toBe(200);
-
-    // Minted with this server's key, as the server would, but for another port or too long ago.
-    const now = Date.now();
-    expect((await api(jar(liveCookieName(port), liveCookieValue(liveKey, port, now)))).status).toBe(200);
-    const otherPort = port === 65_535 ? port - 1 : port + 1;
-    const forOther = liveCookieValue(liveKey, otherPort, now);
-    expect((await api(jar(liveCookieName(otherPort), forOther))).status).toBe(401);
-    expect((await api(jar(liveCookieName(port), forOther))).status).toBe(401);
-    const expired = liveCookieValue(liveKey, port, now - (LIVE_COOKIE_MAX_AGE_S + 5) * 1000);
-    expect((await api(jar(liveCookieName(port), expired))).status).toBe(401);
-    const future = liveCookieValue(liveKey, port, now + 3_600_000);
-    expect((await api(jar(liveCookieName(port), future))).status).toBe(401);
-
-    // Another drydock on this host, with the same MCP token: the browser sends it this server's
-    // cookie (cookies ignore ports), under its own name or any other.
+  it("a browser signed in to the page sends nothing by itself that opens it or another port's server", async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}; this test needs it. Fix: run \`bash scripts/install-chromium.sh\`, or set DRYDOCK_CHROMIUM to a Chromium binary.`,
+      );
+    }
     const { server: other } = await serve();
     const otherBase = other.url.replace(/\/mcp$/, "");
-    const otherPortNow = Number(new URL(otherBase).port);
-    const value = own.slice(own.indexOf("=") + 1);
-    for (const cookie of [own, `${liveCookieName(otherPortNow)}=${value}`, `drydock_live=${value}`]) {
-      expect((await fetch(`${otherBase}/live/api/sessions`, { headers: { cookie } })).status, cookie).toBe(
-        401,
-      );
+    const profile = mkdtempSync(join(tmpdir(), "drydock-chromium-"));
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+      ],
+    });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/?token=${liveKey}`);
+      await page.waitForSelector(`tr.session[data-id="${aSession}"]`);
+      // What another tab (or a page of another port, replaying the browser) sends by itself opens
+      // neither this server's data nor another server's on another port.
+      const tab = await context.newPage();
+      for (const url of [
+        `${base}/live/api/sessions`,
+        `${base}/live/api/sessions/${aSession}/events`,
+        `${otherBase}/live/api/sessions`,
+      ]) {
+        const res = await tab.goto(url);
+        expect(res?.status(), url).toBe(401);
+        expect(await res?.text(), url).not.toContain(aSession);
+      }
+      // The tab holds a pass; the browser holds no cookie for any port.
+      const held = await page.evaluate(() => Object.values(sessionStorage));
+      expect(held).toHaveLength(1);
+      expect(held[0]).not.toContain(liveKey);
+      expect(await context.cookies()).toEqual([]);
+      // The other server's page, in the same browser, has no pass of its own: it asks for its key.
+      await tab.goto(`${otherBase}/`);
+      await tab.waitForSelector("#sign-in:not([hidden])");
+      expect(await tab.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
+
+      // The pass itself, replayed by hand: to another port's server it is nothing; as a cookie, or
+      // minted for another port, or past its age, it opens nothing here either.
+      const pass = held[0]!;
+      const api = (at: string, headers: Record<string, string>) =>
+        fetch(`${at}/live/api/sessions`, { headers });
+      expect((await api(base, { authorization: `Bearer ${pass}` })).status).toBe(200);
+      expect((await api(otherBase, { authorization: `Bearer ${pass}` })).status).toBe(401);
+      expect((await api(base, { cookie: `drydock_live_${port}=${pass}` })).status).toBe(401);
+      expect(
+        (await api(base, { cookie: `drydock_live_${port}=${livePass(liveKey, port, Date.now())}` })).status,
+      ).toBe(401);
+      const otherPort = port === 65_535 ? port - 1 : port + 1;
+      expect(
+        (await api(base, { authorization: `Bearer ${livePass(liveKey, otherPort, Date.now())}` })).status,
+      ).toBe(401);
+      const expired = livePass(liveKey, port, Date.now() - (LIVE_PASS_MAX_AGE_S + 5) * 1000);
+      expect((await api(base, { authorization: `Bearer ${expired}` })).status).toBe(401);
+      const future = livePass(liveKey, port, Date.now() + 3_600_000);
+      expect((await api(base, { authorization: `Bearer ${future}` })).status).toBe(401);
+    } finally {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
     }
   });
 

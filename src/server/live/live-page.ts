@@ -1,7 +1,8 @@
 /**
- * The live page's HTML and style, as text. The page holds no data: its script (live-script.ts)
- * fetches it from the same origin, and puts every text in with textContent. The policy allows
- * this origin's script, style and connections only: no inline script, nothing from elsewhere.
+ * The live page's HTML and style, as text. The page holds no data and no credential: its script
+ * (live-script.ts) signs in and fetches the data from the same origin, and puts every text in with
+ * textContent. The policy allows this origin's script, style and connections only: no inline
+ * script, nothing from elsewhere.
  */
 
 export const LIVE_CSP =
@@ -76,13 +77,16 @@ function pageHead(title: string): string {
 </head>`;
 }
 
-/** The page: empty frames the script fills. */
-export function livePage(): string {
+/** The page: empty frames the script fills, and how to sign in, shown by the script when it has no pass. */
+export function livePage(liveUrl: string, keyFile: string): string {
   return `${pageHead("drydock live")}
 <body>
 <h1>drydock live</h1>
 <div class="sub">Sessions of this server, their audit logs as they are written, diffs, task stacks and model cost. Read-only. <span id="status">connecting…</span></div>
-<main>
+<section id="sign-in" hidden>
+${signInText(liveUrl, keyFile, false)}
+</section>
+<main hidden>
 <section>
 <h2>Sessions</h2>
 <div class="table-wrap">
@@ -110,18 +114,22 @@ export function livePage(): string {
 
 /** The page a browser gets without the live key: how to open the live view. */
 export function signInPage(liveUrl: string, keyFile: string, wrongKey: boolean): string {
-  const url = escapeHtml(liveUrl);
-  const file = escapeHtml(keyFile);
   return `${pageHead("drydock live: sign in")}
 <body>
 <h1>drydock live</h1>
-<p>${wrongKey ? "That is not this server's live key. " : ""}This page needs the server's live key, once per browser session:
-open <code>${url}?token=KEY</code> with the key from ${file} (readable by you only), e.g. <code>xdg-open "${url}?token=$(cat ${file})"</code>.
-The live key is not the MCP bearer token: MCP clients never get it, and their token does not open this page.
-The key goes into a cookie for this server only (it lasts 12 hours), and leaves the address bar.</p>
+${signInText(liveUrl, keyFile, wrongKey)}
 </body>
 </html>
 `;
+}
+
+function signInText(liveUrl: string, keyFile: string, wrongKey: boolean): string {
+  const url = escapeHtml(liveUrl);
+  const file = escapeHtml(keyFile);
+  return `<p>${wrongKey ? "That is not this server's live key. " : ""}This page needs the server's live key, once per tab:
+open <code>${url}?token=KEY</code> with the key from ${file} (readable by you only), e.g. <code>xdg-open "${url}?token=$(cat ${file})"</code>.
+The live key is not the MCP bearer token: MCP clients never get it, and their token does not open this page.
+The page trades the key for a pass to this server only (it lasts 12 hours, or until the tab closes), keeps it in the tab and sends it with each request it makes; the key leaves the address bar, and no cookie is set.</p>`;
 }
 
 export function escapeHtml(text: string): string {

@@ -1,8 +1,10 @@
 /**
- * The live page's script, as text. It lists the sessions (again every two seconds), follows the
- * chosen session's audit log over Server-Sent Events, and keeps its facts, task stack and diff
- * fresh. Every text from the server goes in with textContent, never as HTML: the agent writes
- * what the log holds.
+ * The live page's script, as text. It signs in (the key from `?token=`, taken out of the address
+ * bar at once, traded for a pass this tab keeps in sessionStorage and sends as a bearer header:
+ * nothing a browser would send by itself), lists the sessions (again every two seconds), follows
+ * the chosen session's audit log as Server-Sent Events read with fetch (EventSource cannot send a
+ * header), and keeps its facts, task stack and diff fresh. Every text from the server goes in with
+ * textContent, never as HTML: the agent writes what the log holds.
  */
 export const LIVE_SCRIPT = String.raw`
 "use strict";
@@ -31,15 +33,51 @@ function status(text, down) {
   s.textContent = text;
   s.className = down ? "down" : "";
 }
+const PASS_ITEM = "drydock-live-pass";
+let pass = null;
+
+/** Requests carry the pass as a header and nothing else: no cookie goes with them. */
+function authorized(path, init) {
+  const headers = Object.assign({ authorization: "Bearer " + pass }, (init && init.headers) || {});
+  return fetch(path, Object.assign({ cache: "no-store", credentials: "omit" }, init || {}, { headers }));
+}
+
+/** The key from ?token=, out of the address bar before anything else, traded for this tab's pass. */
+async function signIn() {
+  const key = new URLSearchParams(location.search).get("token");
+  if (key !== null) {
+    history.replaceState(null, "", location.pathname + location.hash);
+    const res = await fetch("/live/api/pass", {
+      headers: { authorization: "Bearer " + key },
+      cache: "no-store",
+      credentials: "omit",
+    });
+    if (res.ok) sessionStorage.setItem(PASS_ITEM, (await res.json()).pass);
+  }
+  pass = sessionStorage.getItem(PASS_ITEM);
+  return pass !== null;
+}
+
+function showSignIn(why) {
+  sessionStorage.removeItem(PASS_ITEM);
+  pass = null;
+  if (stream) stream.abort();
+  $("main").hidden = true;
+  $("#sign-in").hidden = false;
+  status(why, true);
+  document.body.dataset.ready = "true";
+}
+
 async function getJson(path) {
-  const res = await fetch(path, { cache: "no-store", credentials: "same-origin" });
-  if (res.status === 401) { location.reload(); throw new Error("signed out"); }
+  const res = await authorized(path);
+  if (res.status === 401) { showSignIn("signed out (the server restarted, or the pass is past its 12 hours)"); throw new Error("signed out"); }
   if (!res.ok) throw new Error(path + " answered " + res.status);
   return res.json();
 }
 
 let selected = null;
-let source = null;
+let stream = null;
+let live = false;
 let entries = 0;
 let diffTimer = null;
 let diffBusy = false;
@@ -66,12 +104,13 @@ function renderList() {
 }
 
 async function refreshList() {
+  if (!pass) return;
   try {
     rows = (await getJson("/live/api/sessions")).sessions;
     renderList();
     const wanted = location.hash.slice(1);
     if (!selected && rows.length) select(rows.some((r) => r.id === wanted) ? wanted : rows[0].id);
-    if (source && source.readyState !== 2) status("live");
+    if (live) status("live");
   } catch (e) {
     status("the server does not answer: " + e.message, true);
   }
@@ -104,7 +143,7 @@ function renderTasks(stack, problem) {
 }
 
 async function refreshDetail() {
-  if (!selected) return;
+  if (!selected || !pass) return;
   const id = selected;
   try {
     const d = await getJson("/live/api/sessions/" + id);
@@ -141,7 +180,7 @@ function renderDiff(text) {
 }
 
 async function refreshDiff() {
-  if (!selected) return;
+  if (!selected || !pass) return;
   if (diffBusy) { diffSoon(); return; }
   diffBusy = true;
   const id = selected;
@@ -207,24 +246,75 @@ function addEntry(e) {
   if (atBottom) log.scrollTop = log.scrollHeight;
 }
 
+/** One Server-Sent Event's fields from its lines. */
+function parseEvent(block) {
+  const event = { event: "message", data: "", id: undefined };
+  for (const line of block.split("\n")) {
+    const colon = line.indexOf(":");
+    if (colon === 0) continue;
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") event.event = value;
+    else if (field === "data") event.data += (event.data ? "\n" : "") + value;
+    else if (field === "id") event.id = value;
+  }
+  return event;
+}
+
+function onEntry(e) {
+  addEntry(e);
+  if (!e.running && e.actor !== "drydock") { diffSoon(); refreshDetail(); }
+}
+
+function onEnd() {
+  live = false;
+  status("session ended; its log is complete");
+  refreshDetail();
+  refreshDiff();
+}
+
+/** The session's log as it is written, again from the last event after a dropped connection. */
 function follow(id) {
-  if (source) source.close();
+  if (stream) stream.abort();
+  const control = new AbortController();
+  stream = control;
+  live = false;
   entries = 0;
   $("#log").replaceChildren(el("div", "empty", "nothing logged yet"));
-  source = new EventSource("/live/api/sessions/" + id + "/events");
-  source.addEventListener("open", () => status("live"));
-  source.addEventListener("entry", (m) => {
-    const e = JSON.parse(m.data);
-    addEntry(e);
-    if (!e.running && e.actor !== "drydock") { diffSoon(); refreshDetail(); }
-  });
-  source.addEventListener("end", () => {
-    source.close();
-    status("session ended; its log is complete");
-    refreshDetail();
-    refreshDiff();
-  });
-  source.addEventListener("error", () => { if (source.readyState !== 2) status("reconnecting…", true); });
+  let lastId = null;
+  const run = async () => {
+    while (!control.signal.aborted && pass) {
+      try {
+        const headers = lastId === null ? {} : { "last-event-id": lastId };
+        const res = await authorized("/live/api/sessions/" + id + "/events", { headers, signal: control.signal });
+        if (res.status === 401) { showSignIn("signed out (the server restarted, or the pass is past its 12 hours)"); return; }
+        if (!res.ok || !res.body) throw new Error("the log answered " + res.status);
+        live = true;
+        status("live");
+        const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value.replace(/\r\n?/g, "\n");
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const event = parseEvent(buffer.slice(0, cut));
+            buffer = buffer.slice(cut + 2);
+            if (event.id !== undefined) lastId = event.id;
+            if (event.event === "entry") onEntry(JSON.parse(event.data));
+            else if (event.event === "end") { control.abort(); onEnd(); return; }
+          }
+        }
+      } catch (e) {
+        if (control.signal.aborted) return;
+      }
+      live = false;
+      status("reconnecting…", true);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  };
+  run();
 }
 
 function select(id) {
@@ -242,7 +332,14 @@ function select(id) {
   refreshDiff();
 }
 
-refreshList();
-setInterval(refreshList, 2000);
-setInterval(refreshDetail, 2000);
+signIn().then(
+  (signedIn) => {
+    if (!signedIn) { showSignIn("not signed in"); return; }
+    $("main").hidden = false;
+    refreshList();
+    setInterval(refreshList, 2000);
+    setInterval(refreshDetail, 2000);
+  },
+  (e) => { status("the server does not answer: " + e.message + "; reload the page", true); },
+);
 `;

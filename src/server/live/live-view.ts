@@ -1,9 +1,11 @@
 /**
  * The live view's routes on the HTTP server: the page at `/`, its script and style, and read-only
  * JSON and Server-Sent Events under /live/api/. Everything but the script and style needs the
- * live key (live-auth.ts), never the MCP token: a browser signs in once with `/?token=KEY` (a
- * cookie, then a redirect that drops the key from the address bar); programs send
- * `Authorization: Bearer KEY`. No route changes anything; only GET and HEAD are answered.
+ * live key (live-auth.ts), never the MCP token: programs send `Authorization: Bearer KEY`; the
+ * page, opened once with `/?token=KEY`, trades the key for a pass at /live/api/pass and sends that
+ * the same way. Nothing the server sets is sent back by a browser on its own: no cookie. The page
+ * itself holds nothing secret and is answered without a credential (but a wrong `?token=`). No
+ * route changes anything; only GET and HEAD are answered.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { auditLogPath, readAuditLog } from "../../session/audit-log.js";
@@ -11,7 +13,7 @@ import { describeError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { tokenMatches } from "../http-guard.js";
 import { entryView } from "./entry-view.js";
-import { liveCookieHeader, liveCookieMatches, queryKeyMatches } from "./live-auth.js";
+import { LIVE_PASS_MAX_AGE_S, bearerOf, livePass, livePassValid, queryKeyMatches } from "./live-auth.js";
 import { LiveData, type LiveSources } from "./live-data.js";
 import { LIVE_CSP, LIVE_STYLE, livePage, signInPage } from "./live-page.js";
 import { LIVE_SCRIPT } from "./live-script.js";
@@ -31,9 +33,9 @@ export interface LiveViewOptions {
   keyFile: string;
   /** The page's own address, e.g. http://127.0.0.1:8080/ (known once the server listens). */
   url(): string;
-  /** The port the server listens on: it is in the cookie's name and MAC. */
+  /** The port the server listens on: it is in the pass's MAC. */
   port(): number;
-  /** The clock the cookie's age is measured by (default Date.now). */
+  /** The clock the pass's age is measured by (default Date.now). */
   now?: () => number;
 }
 
@@ -76,19 +78,16 @@ export class LiveView {
       return;
     }
     if (path === "/") {
+      // The page is the same for everyone and holds nothing secret; its script signs in. A wrong
+      // key is said at once.
       const given = url.searchParams.get("token");
-      if (given !== null) {
-        if (!queryKeyMatches(given, this.options.key)) return this.signIn(res, true);
-        res.writeHead(303, {
-          ...SECURITY_HEADERS,
-          location: "/",
-          "set-cookie": liveCookieHeader(this.options.key, this.options.port(), this.now()),
-        });
-        res.end();
-        return;
-      }
-      if (!this.signedIn(req)) return this.signIn(res, false);
-      return this.text(res, 200, "text/html; charset=utf-8", livePage());
+      if (given !== null && !queryKeyMatches(given, this.options.key)) return this.signIn(res, true);
+      return this.text(
+        res,
+        200,
+        "text/html; charset=utf-8",
+        livePage(this.options.url(), this.options.keyFile),
+      );
     }
     if (!path.startsWith("/live/api/")) {
       return this.json(res, 404, { error: `not found: the MCP endpoint is /mcp, the live view is /` });
@@ -98,10 +97,22 @@ export class LiveView {
         res,
         401,
         {
-          error: `unauthorized: the live view takes its own key (written to ${this.options.keyFile}), not the MCP bearer token; send Authorization: Bearer <live key>, or open the live view at / with ?token=<live key> once`,
+          error: `unauthorized: the live view takes its own key (written to ${this.options.keyFile}), not the MCP bearer token; send Authorization: Bearer <live key>, or open the live view at / with ?token=<live key>`,
         },
         { "www-authenticate": 'Bearer realm="drydock"' },
       );
+    }
+    if (path === "/live/api/pass") {
+      // Only the key itself gets a pass: a pass cannot be traded for a longer-lived one.
+      if (!tokenMatches(req.headers.authorization, this.options.key)) {
+        return this.json(res, 401, {
+          error: `unauthorized: a pass is given for the live key only (written to ${this.options.keyFile}), as Authorization: Bearer <live key>`,
+        });
+      }
+      return this.json(res, 200, {
+        pass: livePass(this.options.key, this.options.port(), this.now()),
+        max_age_s: LIVE_PASS_MAX_AGE_S,
+      });
     }
     if (path === "/live/api/sessions") return this.json(res, 200, { sessions: await this.data.sessions() });
     const match = SESSION_ROUTE.exec(path);
@@ -134,11 +145,14 @@ export class LiveView {
     for (const end of [...this.streams]) end();
   }
 
+  /** The live key or a pass it minted for this port, as a bearer header; nothing else (no cookie). */
   private signedIn(req: IncomingMessage): boolean {
     // Both are checked, so which one a request carries does not show in the time taken.
-    const bearer = tokenMatches(req.headers.authorization, this.options.key);
-    const cookie = liveCookieMatches(req.headers.cookie, this.options.key, this.options.port(), this.now());
-    return bearer || cookie;
+    const key = tokenMatches(req.headers.authorization, this.options.key);
+    const given = bearerOf(req.headers.authorization);
+    const pass =
+      given !== undefined && livePassValid(given, this.options.key, this.options.port(), this.now());
+    return key || pass;
   }
 
   private now(): number {

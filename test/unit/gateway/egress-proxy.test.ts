@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseEgressFlag } from "../../../src/gateway/egress-allowlist.js";
 import { parseAddressRanges } from "../../../src/gateway/egress-address-policy.js";
-import { hostDial, interfaceAddresses } from "../../../src/gateway/egress-dial.js";
+import { dialPolicy, hostDial } from "../../../src/gateway/egress-dial.js";
+import { runningInterfaceAddresses } from "../../../src/gateway/host-addresses.js";
 import { EgressProxy } from "../../../src/gateway/egress-proxy.js";
 import { addLogSink, type LogRecord } from "../../../src/util/log.js";
 
@@ -201,17 +202,41 @@ describe("hostDial", () => {
   });
 
   it("checks a listed IP literal too: the host's interfaces and private ranges are refused unless opened", async () => {
-    const own = interfaceAddresses().find((a) => isIP(a) === 4 && !a.startsWith("127."));
+    const own = runningInterfaceAddresses().find((a) => isIP(a) === 4 && !a.startsWith("127."));
     expect(own, "the host has no IPv4 address but loopback").toBeDefined();
     await expect(hostDial()(own!, 443, signal())).rejects.toThrow(
       `${own} is an address of this host (open it with --egress-allow-private ${own}); a box may not reach it`,
     );
     await expect(
-      hostDial({ bridgeGateways: ["198.51.100.7"] })("198.51.100.7", 443, signal()),
+      hostDial({ engineGateways: async () => ["198.51.100.7"] })("198.51.100.7", 443, signal()),
     ).rejects.toThrow(/^198\.51\.100\.7 is an address of this host/);
     await expect(hostDial()("::ffff:10.0.0.5", 443, signal())).rejects.toThrow(
       /^::ffff:10\.0\.0\.5 is an IPv6 form of 10\.0\.0\.5, which is private \(RFC 1918\)/,
     );
+  });
+
+  it("reads the engine's network gateways at each dial: a network made after the proxy started is the host's", async () => {
+    const gateways: string[] = [];
+    const options = { engineGateways: async () => gateways };
+    expect((await dialPolicy(options)).hostAddresses).not.toContain("172.28.99.1");
+    gateways.push("172.28.99.1");
+    expect((await dialPolicy(options)).hostAddresses).toContain("172.28.99.1");
+    const dial = hostDial({
+      ...options,
+      allowPrivate: parseAddressRanges(["172.16.0.0/12"], "--egress-allow-private"),
+    });
+    await expect(dial("172.28.99.1", 9, signal())).rejects.toThrow(
+      /^172\.28\.99\.1 is an address of this host/,
+    );
+  });
+
+  it("refuses every dial when the engine's networks cannot be read", async () => {
+    const dial = hostDial({
+      engineGateways: async () => {
+        throw new Error("the engine does not answer");
+      },
+    });
+    await expect(dial("198.51.100.9", 443, signal())).rejects.toThrow("the engine does not answer");
   });
 
   it("connects to an address the operator opened, and to the one it checked", async () => {

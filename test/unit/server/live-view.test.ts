@@ -7,51 +7,47 @@ import { LiveData } from "../../../src/server/live/live-data.js";
 import { drydockEntry, gatewayEntry, type AuditEntry } from "../../../src/session/audit-entry.js";
 import { emptyTally, entryView, tallyEntries } from "../../../src/server/live/entry-view.js";
 import {
-  LIVE_COOKIE_MAX_AGE_S,
-  liveCookieHeader,
-  liveCookieMatches,
-  liveCookieName,
-  liveCookieValue,
+  LIVE_PASS_MAX_AGE_S,
+  bearerOf,
+  livePass,
+  livePassValid,
   queryKeyMatches,
 } from "../../../src/server/live/live-auth.js";
-import { escapeHtml, signInPage } from "../../../src/server/live/live-page.js";
+import { escapeHtml, livePage, signInPage } from "../../../src/server/live/live-page.js";
 
-describe("the live view's cookie", () => {
+describe("the live view's pass", () => {
   const now = Date.UTC(2026, 0, 2, 3, 4, 5);
 
-  it("carries its issue time and an HMAC, never the key, under a name that holds the port", () => {
-    const value = liveCookieValue("s3cret-key", 8765, now);
+  it("carries its issue time and an HMAC over port and time, never the key", () => {
+    const value = livePass("s3cret-key", 8765, now);
     expect(value).not.toContain("s3cret");
     expect(value).toMatch(new RegExp(`^${Math.floor(now / 1000)}\\.[A-Za-z0-9_-]{43}$`));
-    expect(liveCookieValue("other-key", 8765, now)).not.toBe(value);
-    expect(liveCookieValue("s3cret-key", 8766, now)).not.toBe(value);
-    expect(liveCookieHeader("s3cret-key", 8765, now)).toBe(
-      `drydock_live_8765=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${12 * 3600}`,
-    );
-    expect(LIVE_COOKIE_MAX_AGE_S).toBe(12 * 3600);
+    expect(livePass("other-key", 8765, now)).not.toBe(value);
+    expect(livePass("s3cret-key", 8766, now)).not.toBe(value);
+    expect(LIVE_PASS_MAX_AGE_S).toBe(12 * 3600);
   });
 
-  it("matches only a value this key minted for this port within its age, among other cookies", () => {
-    const name = liveCookieName(80);
-    const value = liveCookieValue("k", 80, now);
-    expect(liveCookieMatches(`a=1; ${name}=${value}; b=2`, "k", 80, now)).toBe(true);
-    expect(liveCookieMatches(`${name}=forged; ${name}=${value}`, "k", 80, now)).toBe(true);
-    expect(liveCookieMatches(`${name}=k`, "k", 80, now)).toBe(false);
-    expect(liveCookieMatches(`other_${name}=${value}`, "k", 80, now)).toBe(false);
-    expect(liveCookieMatches(undefined, "k", 80, now)).toBe(false);
-    // Another port's cookie, under its own name or renamed to this port's.
-    const theirs = liveCookieValue("k", 81, now);
-    expect(liveCookieMatches(`${liveCookieName(81)}=${theirs}`, "k", 80, now)).toBe(false);
-    expect(liveCookieMatches(`${name}=${theirs}`, "k", 80, now)).toBe(false);
+  it("is valid only as minted by this key for this port, within its age", () => {
+    const value = livePass("k", 80, now);
+    expect(livePassValid(value, "k", 80, now)).toBe(true);
+    expect(livePassValid("k", "k", 80, now)).toBe(false);
+    expect(livePassValid(value, "other", 80, now)).toBe(false);
+    // Another port's pass.
+    expect(livePassValid(livePass("k", 81, now), "k", 80, now)).toBe(false);
     // Past its age, or issued later than the clock allows; a changed time breaks the MAC.
-    const later = now + LIVE_COOKIE_MAX_AGE_S * 1000;
-    expect(liveCookieMatches(`${name}=${value}`, "k", 80, later)).toBe(true);
-    expect(liveCookieMatches(`${name}=${value}`, "k", 80, later + 1000)).toBe(false);
-    expect(liveCookieMatches(`${name}=${liveCookieValue("k", 80, now + 3_600_000)}`, "k", 80, now)).toBe(
-      false,
-    );
+    const later = now + LIVE_PASS_MAX_AGE_S * 1000;
+    expect(livePassValid(value, "k", 80, later)).toBe(true);
+    expect(livePassValid(value, "k", 80, later + 1000)).toBe(false);
+    expect(livePassValid(livePass("k", 80, now + 3_600_000), "k", 80, now)).toBe(false);
     const moved = `${Math.floor(later / 1000)}.${value.split(".")[1]}`;
-    expect(liveCookieMatches(`${name}=${moved}`, "k", 80, later + 1000)).toBe(false);
+    expect(livePassValid(moved, "k", 80, later + 1000)).toBe(false);
+  });
+
+  it("is read from a bearer header only; the query key is compared exactly", () => {
+    expect(bearerOf("Bearer abc.def")).toBe("abc.def");
+    expect(bearerOf("bearer  abc ")).toBe("abc");
+    expect(bearerOf("Basic abc")).toBeUndefined();
+    expect(bearerOf(undefined)).toBeUndefined();
     expect(queryKeyMatches("k", "k")).toBe(true);
     expect(queryKeyMatches("k ", "k")).toBe(false);
     expect(queryKeyMatches(null, "k")).toBe(false);
@@ -126,6 +122,11 @@ describe("the sign-in page", () => {
     expect(page).toContain("not the MCP bearer token");
     expect(signInPage("http://127.0.0.1:1/", "/s/live-key", true)).toMatch(/not this server's live key/);
     expect(escapeHtml(`<"'&>`)).toBe("&lt;&quot;&#39;&amp;&gt;");
+    // The page itself: how to sign in, hidden until its script finds no pass; nothing secret.
+    const live = livePage("http://127.0.0.1:1/", "/home/a<b>/live-key");
+    expect(live).toContain('<section id="sign-in" hidden>');
+    expect(live).toContain("/home/a&lt;b&gt;/live-key");
+    expect(live).toContain("no cookie is set");
   });
 });
 

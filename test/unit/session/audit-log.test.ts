@@ -2,9 +2,14 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { drydockEntry } from "../../../src/session/audit-entry.js";
+import { drydockEntry, type AuditEntry } from "../../../src/session/audit-entry.js";
+import { formatAuditEntry } from "../../../src/cli/audit-lines.js";
 import {
+  AUDIT_LOG_FULL,
+  DEFAULT_AUDIT_LOG_MAX_MIB,
   appendAuditEntry,
+  auditEntriesNotLogged,
+  auditLogMaxBytes,
   auditDir,
   auditLogPath,
   auditedSessions,
@@ -97,5 +102,70 @@ describe("audit log files", () => {
     expect(auditLogPath("../../etc/x", dir)).toBeUndefined();
     expect(await auditedSessions(dir)).toEqual([]);
     expect(await readAuditLog(join(dir, "none.jsonl"))).toEqual({ entries: [], offset: 0 });
+  });
+
+  describe("its size cap", () => {
+    const call = (i: number): AuditEntry => ({
+      ts: new Date().toISOString(),
+      session: ID,
+      actor: "agent",
+      tool: "bash",
+      args: { command: `echo ${i} ${"x".repeat(900)}` },
+      outcome: { ok: true, exit_code: 0 },
+      duration_ms: 1,
+      output_bytes: 2,
+    });
+
+    it("writes entries until the cap, then one marker, then none of the agent's: the session's end counts them", async () => {
+      const dir = state();
+      const cap = 10_000;
+      for (let i = 0; i < 40; i++) appendAuditEntry(call(i), dir, cap);
+      appendAuditEntry(drydockEntry(ID, "session_end", { box: "b" }), dir, cap);
+      const path = auditLogPath(ID, dir)!;
+      const { entries } = await readAuditLog(path);
+      const marker = entries.findIndex((e) => e.tool === AUDIT_LOG_FULL);
+      const written = entries.filter((e) => e.tool === "bash").length;
+      // Entries stop at the one that reaches the cap; the marker follows it, then the end alone.
+      expect(written).toBeGreaterThan(5);
+      expect(written).toBeLessThan(40);
+      expect(marker).toBe(written);
+      expect(entries.map((e) => e.tool).slice(marker)).toEqual([AUDIT_LOG_FULL, "session_end"]);
+      expect(entries.filter((e) => e.tool === AUDIT_LOG_FULL)).toHaveLength(1);
+      expect(entries.at(-1)!.args.entries_not_logged).toBe(40 - written);
+      expect(auditEntriesNotLogged(ID, dir)).toBe(40 - written);
+      // Bounded: the cap, plus the one entry that crossed it, the marker and the end.
+      expect(statSync(path).size).toBeLessThan(cap + 3_000);
+      const shown = formatAuditEntry(entries[marker]!);
+      expect(shown).toContain(AUDIT_LOG_FULL);
+      expect(shown).toContain("audit log cap of");
+      expect(shown).toContain("DRYDOCK_AUDIT_LOG_MAX_MIB");
+    });
+
+    it("is kept by every writer, since it is read from the file; a person's entries still go in", async () => {
+      const dir = state();
+      const path = auditLogPath(ID, dir)!;
+      for (let i = 0; i < 20; i++) appendAuditEntry(call(i), dir, 5_000);
+      const size = statSync(path).size;
+      // Another process's writes are appends to the same file: the size says it is full.
+      appendAuditEntry({ ...call(99), client: "other" }, dir, 5_000);
+      expect(statSync(path).size).toBe(size);
+      // What a person typed in `sessions shell`, and a person's checkpoint, are still written.
+      appendAuditEntry({ ...call(100), actor: "person", tool: "person_command" }, dir, 5_000);
+      appendAuditEntry(drydockEntry(ID, "session_checkpoint", { name: "n", by: "command line" }), dir, 5_000);
+      const tools = (await readAuditLog(path)).entries.map((e) => e.tool);
+      expect(tools.slice(tools.indexOf(AUDIT_LOG_FULL))).toEqual([
+        AUDIT_LOG_FULL,
+        "person_command",
+        "session_checkpoint",
+      ]);
+    });
+
+    it("is 64 MiB by default, DRYDOCK_AUDIT_LOG_MAX_MIB sets it, and a bad value keeps the default", () => {
+      expect(DEFAULT_AUDIT_LOG_MAX_MIB).toBe(64);
+      expect(auditLogMaxBytes(undefined)).toBe(64 * 1024 * 1024);
+      expect(auditLogMaxBytes("256")).toBe(256 * 1024 * 1024);
+      expect(auditLogMaxBytes("0.5")).toBe(512 * 1024);
+      for (const bad of ["0", "-1", "lots", "Infinity"]) expect(auditLogMaxBytes(bad)).toBe(64 * 1024 * 1024);
+    });
   });
 });
