@@ -38,7 +38,7 @@ export interface BaseImageUse {
   repoRoot: string;
   /** Where the reference is written. */
   at: SourceRef;
-  /** How it is used, for messages: "image", "FROM", "COPY --from". */
+  /** How it is used, for messages: "image", "FROM", "COPY --from" (an image used by "image" or "FROM" must have no ONBUILD triggers). */
   via: string;
   /** Progress lines of a pull. */
   onLine?: (line: string) => void;
@@ -82,6 +82,14 @@ export class BaseImagePolicy {
         use.at,
         `${use.via} ${ref} is not present in the engine, and drydock pulls only images the operator allowed with --allow-base-image`,
         `build on the sandbox image (FROM \${DRYDOCK_SANDBOX} in a Dockerfile), or ask whoever runs drydock to add --allow-base-image ${ref} (drydock then pulls it; see --pull)`,
+      );
+    }
+    // A base's ONBUILD triggers run in the build FROM it, unchecked: COPY --from=<any image> among them.
+    if ((use.via === "FROM" || use.via === "image") && info.onBuild.length > 0) {
+      throw new EnvironmentDefinitionError(
+        use.at,
+        `${use.via} ${ref} has ONBUILD triggers (${info.onBuild.map((t) => JSON.stringify(t)).join(", ")}), which would run unchecked in this build`,
+        `build on an image without ONBUILD triggers (the sandbox image: FROM \${DRYDOCK_SANDBOX}), or write the trigger's instruction in the Dockerfile itself`,
       );
     }
     const sandboxId = await this.engine.imageId(this.options.sandboxImage);

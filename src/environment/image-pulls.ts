@@ -29,6 +29,8 @@ export interface PresentImage {
   id: string;
   labels: Record<string, string>;
   repoDigests: string[];
+  /** Its ONBUILD triggers. */
+  onBuild: string[];
   /** True when this call (or one it waited on) pulled it. */
   pulled: boolean;
 }
