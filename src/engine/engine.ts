@@ -253,6 +253,8 @@ export class Engine implements BoxEngine, ImageEngine {
         id: string;
         labels: Record<string, string>;
         repoDigests: string[];
+        /** The names it is tagged with (`python:3.12`): an inspect by name also finds an image by id prefix. */
+        repoTags: string[];
         /** The image's ONBUILD triggers: they run in the build of any image FROM it. */
         onBuild: string[];
       }
@@ -264,6 +266,7 @@ export class Engine implements BoxEngine, ImageEngine {
         id: info.Id,
         labels: info.Config?.Labels ?? {},
         repoDigests: info.RepoDigests ?? [],
+        repoTags: info.RepoTags ?? [],
         onBuild: (info.Config as { OnBuild?: string[] | null } | undefined)?.OnBuild ?? [],
       };
     } catch (error) {

@@ -232,3 +232,22 @@ describe("the builder reads the images drydock checked, by id", () => {
     }
   });
 });
+
+describe("an operator's registry-wide allowance covers images by name, never by id", () => {
+  it("FROM a private image's short id, or COPY --from its full id, under --allow-base-image docker.io/* is refused", async () => {
+    const id = (await (await testEngine()).imageId(PRIVATE))!;
+    const short = id.replace(/^sha256:/, "").slice(0, 12);
+    using byShort = dockerfileRepo(`FROM ${short}\n`);
+    expectRefused(
+      await attempt(byShort, ["docker.io/*"]),
+      new RegExp(
+        `Dockerfile:1: FROM ${short} is not an image tagged ${short}: the engine found it by its id`,
+      ),
+    );
+    using byFull = dockerfileRepo(`${FROM_SANDBOX}COPY --from=${id} /etc/drydock-marker /opt/stolen\n`);
+    expectRefused(
+      await attempt(byFull, ["docker.io/*"]),
+      /Dockerfile:3: COPY --from sha256:\w+ is not an image tagged/,
+    );
+  });
+});
