@@ -362,7 +362,9 @@ export class EnvironmentImages {
       const made =
         definition.base.kind === "dockerfile"
           ? `${definition.base.dockerfile} (on ${operatorBases.map((b) => b.ref).join(", ")})`
-          : base;
+          : definition.base.kind === "image"
+            ? definition.base.ref
+            : base;
       await this.checkServesAsBox(base, made, definition.file ?? "", onLine);
     }
     const digests = Object.fromEntries(
