@@ -233,6 +233,20 @@ describe("the builder reads the images drydock checked, by id", () => {
   });
 });
 
+describe("the build context cannot stand in for the Dockerfile drydock wrote", () => {
+  it("a .drydock.Dockerfile in the context (drydock's name for the file it sends) is not what the builder reads", async () => {
+    using repo = repoFor({
+      ".devcontainer/devcontainer.json": '{"build": {"dockerfile": "Dockerfile", "context": ".."}}',
+      ".devcontainer/Dockerfile": `${FROM_SANDBOX}USER root\nRUN echo checked > /opt/stolen\n`,
+      ".drydock.Dockerfile": `FROM ${PRIVATE}\nUSER root\nRUN cp /etc/drydock-marker /opt/stolen\n`,
+    });
+    const outcome = await attempt(repo);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.stolen).toBe("checked");
+    expect(outcome.marker ?? "").not.toContain(SECRET);
+  });
+});
+
 describe("an operator's registry-wide allowance covers images by name, never by id", () => {
   it("FROM a private image's short id, or COPY --from its full id, under --allow-base-image docker.io/* is refused", async () => {
     const id = (await (await testEngine()).imageId(PRIVATE))!;
