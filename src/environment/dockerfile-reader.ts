@@ -69,6 +69,13 @@ export const KNOWN_INSTRUCTIONS: Readonly<Record<string, readonly string[]>> = {
   SHELL: [],
 };
 
+/**
+ * Bounds on what the parser is given: it takes time quadratic in a line's flags (a 256 KiB line
+ * of them, 3.6 s), and real Dockerfiles hold a few dozen instructions of a few KiB at most.
+ */
+export const MAX_INSTRUCTIONS = 1_000;
+export const MAX_INSTRUCTION_CHARS = 65_536;
+
 /** A flag's value drydock writes back as it is: no quotes, escapes, spaces or other bytes to read twice. */
 const FLAG_VALUE = /^[A-Za-z0-9._:/@${}+-]+$/;
 const FLAG_NAME = /^[a-z][a-z-]*$/;
@@ -76,8 +83,6 @@ const FLAG_NAME = /^[a-z][a-z-]*$/;
 const DIRECTIVE_SHAPE = /^#[ \t]*[A-Za-z][A-Za-z0-9_-]*[ \t]*=/;
 /** The one directive drydock accepts: the default escape character, said again. */
 const PLAIN_ESCAPE = /^#[ \t]*escape[ \t]*=[ \t]*\\[ \t]*$/i;
-/** The builder's continuation: the escape character, then only blanks to the end of the line. */
-const CONTINUATION = /\\[ \t]*$/;
 /**
  * Characters that make two readers split lines or words differently: C0 controls but tab and
  * newline (a CR is allowed only in CRLF), DEL, C1 controls (NEL), line and paragraph separators,
@@ -104,7 +109,31 @@ function describeControl(c: string): string {
   );
 }
 
-const trimBlanks = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, "");
+// Scans rather than regular expressions with a trailing `[ \t]*$`, which take time quadratic in
+// a line of many blanks (a 256 KiB line of spaces took minutes).
+const isBlankChar = (c: string | undefined) => c === " " || c === "\t";
+
+/** Where the text ends once trailing spaces and tabs are dropped. */
+function blankEnd(text: string): number {
+  let end = text.length;
+  while (end > 0 && isBlankChar(text[end - 1])) end--;
+  return end;
+}
+
+function trimBlanks(text: string): string {
+  let start = 0;
+  while (start < text.length && isBlankChar(text[start])) start++;
+  return text.slice(start, Math.max(start, blankEnd(text)));
+}
+
+/**
+ * The line without its continuation (the escape character, then only blanks to the end of the
+ * line, as the builder reads one), or undefined when it does not continue.
+ */
+export function withoutContinuation(line: string): string | undefined {
+  const end = blankEnd(line);
+  return line[end - 1] === "\\" ? line.slice(0, end - 1) : undefined;
+}
 const isBlank = (line: string) => /^[ \t]*$/.test(line);
 const isComment = (line: string) => /^[ \t]*#/.test(line);
 
@@ -125,10 +154,16 @@ function joinLines(lines: string[], problems: DockerfileProblem[]): Joined[] {
       continue;
     }
     const start = i;
-    let text = first.replace(/^[ \t]+/, "");
+    let text = "";
+    let current = trimBlanks(first);
     let end = i;
-    while (CONTINUATION.test(text)) {
-      text = text.replace(CONTINUATION, "");
+    for (;;) {
+      const cut = withoutContinuation(current);
+      if (cut === undefined) {
+        text += current;
+        break;
+      }
+      text += cut;
       let next = end + 1;
       // Comment and blank lines inside a continued instruction are dropped, as the builder drops them.
       while (next < lines.length && (isBlank(lines[next]!) || isComment(lines[next]!))) next++;
@@ -141,7 +176,7 @@ function joinLines(lines: string[], problems: DockerfileProblem[]): Joined[] {
         end = lines.length - 1;
         break;
       }
-      text += lines[next]!;
+      current = lines[next]!;
       end = next;
     }
     out.push({ start, end, text: trimBlanks(text) });
@@ -153,16 +188,18 @@ function joinLines(lines: string[], problems: DockerfileProblem[]): Joined[] {
 /** Splits `KEYWORD --flag=value ... rest` the way the builder does for the text drydock accepts. */
 function splitInstruction(text: string): { keyword: string; flagWords: string[]; args: string } {
   // Words are split at spaces and tabs only: no other character separates words for every reader.
-  const [, keyword = "", after = ""] = /^([^ \t]+)[ \t]*(.*)$/s.exec(text) ?? [];
+  let at = 0;
+  const word = () => {
+    const from = at;
+    while (at < text.length && !isBlankChar(text[at])) at++;
+    const found = text.slice(from, at);
+    while (at < text.length && isBlankChar(text[at])) at++;
+    return found;
+  };
+  const keyword = word();
   const flagWords: string[] = [];
-  let rest = after;
-  for (;;) {
-    const match = /^(--[^ \t]*)(?:[ \t]+|$)/.exec(rest);
-    if (!match) break;
-    flagWords.push(match[1]!);
-    rest = rest.slice(match[0].length);
-  }
-  return { keyword, flagWords, args: trimBlanks(rest) };
+  while (text.startsWith("--", at)) flagWords.push(word());
+  return { keyword, flagWords, args: trimBlanks(text.slice(at)) };
 }
 
 function astFlags(instruction: Instruction): DockerfileFlag[] | undefined {
@@ -212,6 +249,24 @@ export function readDockerfile(text: string): DockerfileReading {
     });
   }
 
+  const joined = joinLines(lines, problems);
+  if (joined.length > MAX_INSTRUCTIONS) {
+    problems.push({
+      line: joined[MAX_INSTRUCTIONS]!.start + 1,
+      problem: `the Dockerfile holds more than ${MAX_INSTRUCTIONS} instructions`,
+      fix: "move work into scripts the Dockerfile copies and runs",
+    });
+  }
+  const long = joined.find((j) => j.text.length > MAX_INSTRUCTION_CHARS);
+  if (long) {
+    problems.push({
+      line: long.start + 1,
+      problem: `the instruction is longer than ${MAX_INSTRUCTION_CHARS} characters`,
+      fix: "move its work into a script the Dockerfile copies and runs",
+    });
+  }
+  if (problems.length > 0) return { instructions: [], problems };
+
   const parsed = DockerfileParser.parse(lines.join("\n"));
   const directives = parsed.getDirectives();
   for (const directive of directives) {
@@ -222,7 +277,6 @@ export function readDockerfile(text: string): DockerfileReading {
     }
   }
 
-  const joined = joinLines(lines, problems);
   const ast = parsed.getInstructions();
   const instructions: DockerfileInstruction[] = [];
   const disagree = (line: number) =>

@@ -11,10 +11,10 @@
  */
 import { DrydockError } from "../util/errors.js";
 import type { ImageSource, ResolvedInstruction } from "./dockerfile-images.js";
-import { readDockerfile, type DockerfileInstruction } from "./dockerfile-reader.js";
+import { readDockerfile, withoutContinuation, type DockerfileInstruction } from "./dockerfile-reader.js";
 
-/** A written line a builder could read as more (or less) than one instruction. */
-const UNSAFE_LINE = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff]|\\[ \t]*$/;
+/** A character that could make a builder read a written line as more (or less) than one instruction. */
+const UNSAFE_CHARACTER = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
 
 function sourceText(source: ImageSource, pins: Record<string, string>, line: number): string {
   if ("scratch" in source) return "scratch";
@@ -74,7 +74,7 @@ export function writeDockerfile(instructions: ResolvedInstruction[], pins: Recor
   const written = pinnedInstructions(instructions, pins);
   const lines = written.map(lineOf);
   lines.forEach((line, i) => {
-    if (UNSAFE_LINE.test(line)) {
+    if (UNSAFE_CHARACTER.test(line) || withoutContinuation(line) !== undefined) {
       throw new DrydockError(
         "dockerfile_unwritable",
         `line ${written[i]!.line}: the instruction cannot be written as one plain line; nothing was built`,

@@ -118,4 +118,24 @@ describe("readDockerfile", () => {
       args: "CMD true",
     });
   });
+
+  it("answers at once on 256 KiB of blanks, continuations or flags, refusing what is past its bounds", () => {
+    const K = 256 * 1024;
+    const cases: Array<[string, RegExp | undefined]> = [
+      [`FROM a\nRUN${" ".repeat(K)}x\n`, /longer than 65536 characters/],
+      [`FROM a\nRUN x \\\n${"  y \\\n".repeat(K / 6)} z\n`, /longer than 65536 characters/],
+      [`FROM a\nCOPY ${"--chown=1 ".repeat(K / 10)}/a /b\n`, /longer than 65536 characters/],
+      [`FROM a\n${"RUN echo hi\n".repeat(K / 12)}`, /more than 1000 instructions/],
+      [`FROM a\nRUN ${"\\ ".repeat(K / 2)}x\n`, /longer than 65536 characters/],
+      [`FROM a\nRUN x${" ".repeat(30_000)}\\\n${" ".repeat(30_000)}y\n`, undefined],
+    ];
+    for (const [text, refusal] of cases) {
+      const started = Date.now();
+      const found = readDockerfile(text);
+      // Regular expressions with a trailing [ \t]*$ took 222 s on the first of these.
+      expect(Date.now() - started).toBeLessThan(5_000);
+      if (refusal) expect(found.problems[0]?.problem).toMatch(refusal);
+      else expect(found.problems).toEqual([]);
+    }
+  });
 });
