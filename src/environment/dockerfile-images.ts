@@ -145,14 +145,14 @@ export function dockerfileImages(text: string, buildArgs: Record<string, string>
       if (source) instructions.push({ ...ins, from: { source, ...(stageName ? { name: stageName } : {}) } });
       continue;
     }
+    if (!seenFrom) {
+      problems.push({ line: ins.line, problem: `${ins.keyword} comes before the first FROM` });
+      continue;
+    }
     const fromFlag = ins.flags.find((f) => f.name === "from");
     if (fromFlag) {
       const source = resolve(fromFlag.value, ins.line, `${ins.keyword} --from`, stageVars, stages.length - 1);
       if (source) instructions.push({ ...ins, copyFrom: source });
-      continue;
-    }
-    if (!seenFrom) {
-      problems.push({ line: ins.line, problem: `${ins.keyword} comes before the first FROM` });
       continue;
     }
     instructions.push(ins);

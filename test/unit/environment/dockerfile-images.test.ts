@@ -78,4 +78,13 @@ describe("dockerfileImages", () => {
     expect(found.images.map((i) => i.ref)).toEqual(["a", "given:2"]);
     expect(found.problems.map((p) => p.line)).toEqual([4]);
   });
+
+  it("refuses an instruction other than ARG before the first FROM", () => {
+    const found = dockerfileImages("ARG A=1\nCOPY --from=x:1 / /\nRUN true\nFROM a\n", {});
+    expect(found.problems.map((p) => `${p.line}: ${p.problem}`)).toEqual([
+      "2: COPY comes before the first FROM",
+      "3: RUN comes before the first FROM",
+    ]);
+    expect(found.images.map((i) => i.ref)).toEqual(["a"]);
+  });
 });
