@@ -97,6 +97,8 @@ export interface EnvironmentStatus extends LoadedEnvironment {
    * checked (see dockerfile-writer.ts), every image pinned to the id checked for it.
    */
   builderDockerfile?: string;
+  /** For each line of builderDockerfile, the line of the repository's Dockerfile it was written from. */
+  builderDockerfileLines?: number[];
 }
 
 /** A build that failed: which step, from which file and line, and its last output. */
@@ -192,7 +194,7 @@ export class EnvironmentImages {
       present: false,
       baseImages,
       baseImageId: baseId,
-      ...(checked ? { builderDockerfile: checked.written } : {}),
+      ...(checked ? { builderDockerfile: checked.written, builderDockerfileLines: checked.lines } : {}),
     };
     return { ...status, present: await this.isBuilt(status) };
   }
@@ -265,7 +267,7 @@ export class EnvironmentImages {
     files: RepoFiles,
     bases: AllowedBase[],
     onLine?: (line: string) => void,
-  ): Promise<{ ids: Record<string, string>; written: string } | undefined> {
+  ): Promise<{ ids: Record<string, string>; written: string; lines: number[] } | undefined> {
     const base = loaded.definition.base;
     if (base.kind !== "dockerfile") return undefined;
     const found = dockerfileImages(loaded.dockerfileText ?? "", {
@@ -293,7 +295,11 @@ export class EnvironmentImages {
       ids[image.ref] = allowed.id;
       if (!bases.some((b) => b.ref === allowed.ref)) bases.push(allowed);
     }
-    return { ids, written: writeDockerfile(found.instructions, ids) };
+    return {
+      ids,
+      written: writeDockerfile(found.instructions, ids),
+      lines: found.instructions.map((i) => i.line),
+    };
   }
 
   private async build(
@@ -331,7 +337,7 @@ export class EnvironmentImages {
       const packing = (async () => {
         await files.pack(context, "", pack);
         // The Dockerfile drydock wrote from the one it checked, never the repository's own text,
-        // under a name of drydock's (it sits beside the context's files).
+        // under a name of drydock's, after the context: a file of that name there is replaced.
         pack.entry({ name: ".drydock.Dockerfile" }, builderDockerfile);
         pack.finalize();
       })();
@@ -350,7 +356,21 @@ export class EnvironmentImages {
             [REPO_ID_LABEL]: files.repoId,
           },
         },
-        { instructions: [], setup: [] },
+        {
+          // The builder numbers every instruction of the file it runs (global ARGs too) from 1.
+          instructions: [
+            undefined,
+            ...builderDockerfile
+              .split("\n")
+              .slice(0, -1)
+              .map((command, i) => ({
+                command,
+                from: { file: dockerfile, line: status.builderDockerfileLines?.[i] ?? 0 },
+                label: "the instruction",
+              })),
+          ],
+          setup: [],
+        },
         { file: definition.base.from.file, what: `building ${dockerfile}`, retry },
         onLine,
       );

@@ -233,6 +233,16 @@ describe("the builder reads the images drydock checked, by id", () => {
   });
 });
 
+describe("a failure in the Dockerfile drydock wrote names the repository's line", () => {
+  it("a failing RUN is reported at its line in the repository's Dockerfile, as the builder ran it", async () => {
+    using repo = dockerfileRepo(`${FROM_SANDBOX}# a comment\nRUN true \\\n  && exit 3\n`);
+    const outcome = await attempt(repo);
+    expect(outcome.error).toMatch(
+      /^\.devcontainer\/Dockerfile:4: the instruction failed with exit code 3: RUN true   && exit 3\n/,
+    );
+  });
+});
+
 describe("the build context cannot stand in for the Dockerfile drydock wrote", () => {
   it("a .drydock.Dockerfile in the context (drydock's name for the file it sends) is not what the builder reads", async () => {
     using repo = repoFor({
