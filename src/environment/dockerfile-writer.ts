@@ -42,11 +42,17 @@ export function pinnedInstructions(
       const text = base ?? sourceText(source, pins, ins.line);
       return { line: ins.line, keyword: "FROM", flags: [], args: name ? `${text} AS ${name}` : text };
     }
-    const flags = ins.flags.map((f) =>
-      f.name === "from" && ins.copyFrom
-        ? { name: "from", value: sourceText(ins.copyFrom, pins, ins.line) }
-        : f,
-    );
+    const flags = ins.flags.map((f) => {
+      if (f.name !== "from") return f;
+      // A --from= is written only as what it was resolved to, never as the text it was read from.
+      if (!ins.copyFrom) {
+        throw new DrydockError(
+          "dockerfile_unchecked",
+          `line ${ins.line}: --from=${f.value} was not resolved; nothing was built`,
+        );
+      }
+      return { name: "from", value: sourceText(ins.copyFrom, pins, ins.line) };
+    });
     return { line: ins.line, keyword: ins.keyword, flags, args: ins.args };
   });
 }

@@ -85,6 +85,10 @@ describe("writeDockerfile", () => {
       /the image b was not checked/,
     );
     expect(() => writeDockerfile(found.instructions, { a: idOf("a"), b: "b:latest" })).toThrow(/not checked/);
+    const unresolved = found.instructions.map((i) => ({ ...i, copyFrom: undefined }));
+    expect(() => writeDockerfile(unresolved, { a: idOf("a"), b: idOf("b") })).toThrow(
+      /--from=b was not resolved/,
+    );
   });
 
   it("whatever is spliced into a Dockerfile, it is refused or written so that it names only the images checked", () => {
