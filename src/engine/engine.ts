@@ -248,12 +248,27 @@ export class Engine implements BoxEngine, ImageEngine {
    * An image's id, labels and registry digests (`name@sha256:…`, one per registry repository it
    * was pulled from or pushed to), or undefined when the engine does not have it.
    */
-  async imageInfo(
-    ref: string,
-  ): Promise<{ id: string; labels: Record<string, string>; repoDigests: string[] } | undefined> {
+  async imageInfo(ref: string): Promise<
+    | {
+        id: string;
+        labels: Record<string, string>;
+        repoDigests: string[];
+        /** The names it is tagged with (`python:3.12`): an inspect by name also finds an image by id prefix. */
+        repoTags: string[];
+        /** The image's ONBUILD triggers: they run in the build of any image FROM it. */
+        onBuild: string[];
+      }
+    | undefined
+  > {
     try {
       const info = await this.docker.getImage(ref).inspect();
-      return { id: info.Id, labels: info.Config?.Labels ?? {}, repoDigests: info.RepoDigests ?? [] };
+      return {
+        id: info.Id,
+        labels: info.Config?.Labels ?? {},
+        repoDigests: info.RepoDigests ?? [],
+        repoTags: info.RepoTags ?? [],
+        onBuild: (info.Config as { OnBuild?: string[] | null } | undefined)?.OnBuild ?? [],
+      };
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) return undefined;
       throw this.wrap(error, `inspect image ${ref}`);

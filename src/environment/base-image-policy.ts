@@ -10,7 +10,7 @@
  */
 import type { Engine } from "../engine/engine.js";
 import { repoDigestOf } from "../engine/engine.js";
-import { allowEntryCovers, parseImageReference } from "../engine/image-reference.js";
+import { allowEntryCovers, parseImageReference, type ImageReference } from "../engine/image-reference.js";
 import { logger } from "../util/log.js";
 import { EnvironmentDefinitionError, formatSource, type SourceRef } from "./environment-definition.js";
 import { BASE_LABEL, ENV_LABEL } from "./environment-prune.js";
@@ -38,7 +38,7 @@ export interface BaseImageUse {
   repoRoot: string;
   /** Where the reference is written. */
   at: SourceRef;
-  /** How it is used, for messages: "image", "FROM", "COPY --from". */
+  /** How it is used, for messages: "image", "FROM", "COPY --from" (an image used by "image" or "FROM" must have no ONBUILD triggers). */
   via: string;
   /** Progress lines of a pull. */
   onLine?: (line: string) => void;
@@ -84,6 +84,14 @@ export class BaseImagePolicy {
         `build on the sandbox image (FROM \${DRYDOCK_SANDBOX} in a Dockerfile), or ask whoever runs drydock to add --allow-base-image ${ref} (drydock then pulls it; see --pull)`,
       );
     }
+    // A base's ONBUILD triggers run in the build FROM it, unchecked: COPY --from=<any image> among them.
+    if ((use.via === "FROM" || use.via === "image") && info.onBuild.length > 0) {
+      throw new EnvironmentDefinitionError(
+        use.at,
+        `${use.via} ${ref} has ONBUILD triggers (${info.onBuild.map((t) => JSON.stringify(t)).join(", ")}), which would run unchecked in this build`,
+        `build on an image without ONBUILD triggers (the sandbox image: FROM \${DRYDOCK_SANDBOX}), or write the trigger's instruction in the Dockerfile itself`,
+      );
+    }
     const sandboxId = await this.engine.imageId(this.options.sandboxImage);
     if (info.id === sandboxId) return { ref, id: info.id, operatorAllowed: false };
     const drydockMade = ENV_LABEL in info.labels || BASE_LABEL in info.labels;
@@ -103,12 +111,35 @@ export class BaseImagePolicy {
       if ((await this.engine.imageId(entry)) === info.id) return allowed(entry);
     }
     // By name: what a registry pattern covers, but never another repository's environment image
-    // under a name the pattern happens to match.
-    if (covering !== undefined && !drydockMade) return allowed(covering);
+    // under a name the pattern happens to match, nor an image the engine found by an id (or id
+    // prefix) that reads as a name under the pattern (`FROM 178d5f725202`, `sha256:…`).
+    if (covering !== undefined && !drydockMade) {
+      if (carriesName(info, ref)) return allowed(covering);
+      throw new EnvironmentDefinitionError(
+        use.at,
+        `${use.via} ${ref} is not an image tagged ${ref}: the engine found it by its id, and --allow-base-image ${covering} allows images by name`,
+        `name the image by its tag or digest (${ref} is not one)`,
+      );
+    }
     throw new EnvironmentDefinitionError(
       use.at,
       `${use.via} ${ref} is not an image this repository may build on: only the sandbox image, this repository's own environment images and images allowed with --allow-base-image are`,
       `build on the sandbox image (FROM \${DRYDOCK_SANDBOX}), or ask whoever runs drydock to add --allow-base-image ${ref}`,
     );
   }
+}
+
+/** Whether the image carries `ref` as one of its tags (or, for a reference with a digest, digests). */
+function carriesName(info: { repoTags: string[]; repoDigests: string[] }, ref: string): boolean {
+  const wanted = parseImageReference(ref);
+  if (!wanted) return false;
+  const repo = (r: ImageReference) => `${r.registry}/${r.path}`;
+  const names = (list: string[]) =>
+    list.flatMap((n) => {
+      const parsed = parseImageReference(n);
+      return parsed && repo(parsed) === repo(wanted) ? [parsed] : [];
+    });
+  if (wanted.digest !== undefined) return names(info.repoDigests).some((d) => d.digest === wanted.digest);
+  const tag = wanted.tag ?? "latest";
+  return names(info.repoTags).some((t) => t.tag === tag);
 }

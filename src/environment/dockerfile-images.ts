@@ -1,79 +1,48 @@
 /**
- * The images a Dockerfile would read: each FROM, each `COPY --from=` and each `RUN --mount=...
- * from=` that names an image rather than an earlier stage, after build-arg substitution. Pure.
+ * The images a Dockerfile would read: each FROM and each `COPY --from=` that names an image
+ * rather than an earlier stage, after build-arg substitution. Pure.
  *
- * Hand-written rather than a parser from npm (dockerfile-ast, for one, is a language-server
- * library that leaves build-arg substitution to its caller): the check needs to see at least what
- * the engine's builder would treat as an image reference, and to refuse whatever it cannot read
- * plainly. So every line is read as an instruction the way the classic builder the engine runs
- * reads it (continuations joined, comments dropped, no heredocs), ONBUILD's instruction is checked
- * too (it runs in the build of an image made from this one), and a reference that still holds
- * anything but the characters of an image name after substitution (`$`, quotes, escapes, spaces)
- * is an error rather than a guess.
+ * The file is read by dockerfile-reader.ts, which refuses what it cannot read exactly (directives,
+ * control characters, heredocs, ONBUILD, unknown instructions and flags). Each reference is
+ * substituted here (`$NAME`, `${NAME}`, `${NAME:-word}`, `${NAME:+word}`) and must then be one
+ * image name: anything else (`$`, quotes, escapes, spaces left) is a problem, never a guess. The
+ * result names each reference's meaning (an image, an earlier stage by number, scratch), which
+ * dockerfile-writer.ts writes literally, so the builder substitutes nothing in a reference.
  */
+import { readDockerfile, type DockerfileInstruction, type DockerfileProblem } from "./dockerfile-reader.js";
+
+export type { DockerfileProblem } from "./dockerfile-reader.js";
 
 export interface DockerfileImage {
   /** The image reference, substituted. */
   ref: string;
   /** 1-based line of the instruction. */
   line: number;
-  /** "FROM", "COPY --from", "RUN --mount from", "ONBUILD ..." */
+  /** "FROM", "COPY --from" */
   via: string;
 }
 
-/** A reference that cannot be resolved to one image name. */
-export interface DockerfileProblem {
-  line: number;
-  problem: string;
+/** What a FROM or a `--from=` means once substituted. */
+export type ImageSource = { image: string } | { stage: number } | { scratch: true };
+
+/** An instruction with its references resolved; what dockerfile-writer.ts writes. */
+export interface ResolvedInstruction extends DockerfileInstruction {
+  /** FROM: what it builds on, and the stage's name (lower case) when it has one. */
+  from?: { source: ImageSource; name?: string };
+  /** COPY: what `--from=` names. */
+  copyFrom?: ImageSource;
 }
 
 export interface DockerfileImages {
   images: DockerfileImage[];
   problems: DockerfileProblem[];
+  instructions: ResolvedInstruction[];
 }
 
 /** The characters of an image reference: name, optional tag, optional digest. */
 const IMAGE_REF = /^[a-z0-9][a-z0-9._\-/:@]*$/i;
-
-interface Instruction {
-  line: number;
-  keyword: string;
-  rest: string;
-}
-
-/** Joins continuation lines and drops comments and blank lines, as the builder does. */
-function instructions(text: string): Instruction[] {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
-  let escape = "\\";
-  // Parser directives: `# name=value` lines at the very top, before anything else.
-  for (const line of lines) {
-    const directive = /^#\s*([a-zA-Z]+)\s*=\s*(\S*)\s*$/.exec(line);
-    if (!directive) break;
-    if (directive[1]!.toLowerCase() === "escape" && (directive[2] === "`" || directive[2] === "\\"))
-      escape = directive[2];
-  }
-  const out: Instruction[] = [];
-  let pending: { line: number; text: string } | undefined;
-  lines.forEach((raw, i) => {
-    const trimmed = raw.trim();
-    if (pending && (trimmed === "" || trimmed.startsWith("#"))) return;
-    if (!pending && (trimmed === "" || trimmed.startsWith("#"))) return;
-    const continues = trimmed.endsWith(escape);
-    const body = continues ? trimmed.slice(0, -1) : trimmed;
-    if (pending) pending.text += ` ${body}`;
-    else pending = { line: i + 1, text: body };
-    if (!continues) {
-      const [keyword = "", ...rest] = pending.text.trim().split(/\s+/);
-      out.push({ line: pending.line, keyword: keyword.toUpperCase(), rest: rest.join(" ") });
-      pending = undefined;
-    }
-  });
-  if (pending) {
-    const [keyword = "", ...rest] = pending.text.trim().split(/\s+/);
-    out.push({ line: pending.line, keyword: keyword.toUpperCase(), rest: rest.join(" ") });
-  }
-  return out;
-}
+/** The builder's rule for a stage name. */
+const STAGE_NAME = /^[a-z][a-z0-9_.-]*$/;
 
 /** `$NAME`, `${NAME}`, `${NAME:-word}`, `${NAME:+word}`; other forms are left as written. */
 function substitute(text: string, vars: Map<string, string>): string {
@@ -90,36 +59,25 @@ function substitute(text: string, vars: Map<string, string>): string {
   );
 }
 
-/** Leading `--name=value` flags of an instruction, and what follows them. */
-function flags(rest: string): { flags: Array<[string, string]>; args: string[] } {
-  const words = rest.split(/\s+/).filter(Boolean);
-  const found: Array<[string, string]> = [];
-  while (words[0]?.startsWith("--")) {
-    const word = words.shift()!;
-    const eq = word.indexOf("=");
-    found.push(
-      eq < 0 ? [word.slice(2).toLowerCase(), ""] : [word.slice(2, eq).toLowerCase(), word.slice(eq + 1)],
-    );
-  }
-  return { flags: found, args: words };
-}
-
 /**
  * Every image a Dockerfile reads, with `buildArgs` (the build's `--build-arg`s) applied to the
- * ARGs it declares; references that cannot be resolved are problems, never dropped.
+ * ARGs it declares; what cannot be read or resolved is a problem, never dropped.
  */
 export function dockerfileImages(text: string, buildArgs: Record<string, string>): DockerfileImages {
+  const reading = readDockerfile(text);
   const images: DockerfileImage[] = [];
-  const problems: DockerfileProblem[] = [];
-  const stages: string[] = [];
+  const problems: DockerfileProblem[] = [...reading.problems];
+  const instructions: ResolvedInstruction[] = [];
+  /** Stage names (lower case) by number; unnamed stages have none. */
+  const stages: Array<string | undefined> = [];
   /** ARGs before the first FROM: the only ones FROM may use. */
   const globalArgs = new Map<string, string>();
-  /** ARGs (and ENVs) in scope within the current stage. */
+  /** ARGs in scope within the current stage. */
   let stageVars = new Map<string, string>();
   let seenFrom = false;
 
   const declare = (rest: string, into: Map<string, string>, scope: Map<string, string>) => {
-    for (const word of rest.split(/\s+/).filter(Boolean)) {
+    for (const word of rest.split(/[ \t]+/).filter(Boolean)) {
       const eq = word.indexOf("=");
       const name = eq < 0 ? word : word.slice(0, eq);
       const fallback = eq < 0 ? undefined : substitute(word.slice(eq + 1), scope);
@@ -128,82 +86,76 @@ export function dockerfileImages(text: string, buildArgs: Record<string, string>
     }
   };
 
-  /** `earlier`: the stages a reference may name (those before the current one). */
-  const imageOrStage = (
+  /** `earlier`: the number of stages a reference may name (those before the current one). */
+  const resolve = (
     raw: string,
     line: number,
     via: string,
     vars: Map<string, string>,
-    earlier: string[],
-  ) => {
+    earlier: number,
+  ): ImageSource | undefined => {
     const ref = substitute(raw, vars);
     if (!IMAGE_REF.test(ref)) {
       problems.push({ line, problem: `${via} ${JSON.stringify(raw)} does not resolve to one image name` });
-      return;
+      return undefined;
     }
     const lower = ref.toLowerCase();
-    if (earlier.includes(lower)) return;
-    if (/^\d+$/.test(ref) && Number(ref) < earlier.length) return;
-    if (lower === "scratch" && via === "FROM") return;
+    const named = stages.slice(0, earlier).indexOf(lower);
+    if (named >= 0) return { stage: named };
+    if (via !== "FROM" && /^\d+$/.test(ref) && Number(ref) < earlier) return { stage: Number(ref) };
+    if (lower === "scratch" && via === "FROM") return { scratch: true };
     images.push({ ref, line, via });
+    return { image: ref };
   };
 
-  const check = (ins: Instruction, prefix: string, vars: Map<string, string>, earlier: string[]) => {
-    const via = (what: string) => `${prefix}${what}`;
-    const { flags: given, args } = flags(ins.rest);
-    if (ins.keyword === "COPY" || ins.keyword === "ADD") {
-      for (const [name, value] of given)
-        if (name === "from") imageOrStage(value, ins.line, via(`${ins.keyword} --from`), vars, earlier);
-    }
-    if (ins.keyword === "RUN") {
-      for (const [name, value] of given) {
-        if (name !== "mount") continue;
-        for (const option of value.split(",")) {
-          const [key, ...v] = option.split("=");
-          if (key?.trim().toLowerCase() === "from")
-            imageOrStage(v.join("="), ins.line, via("RUN --mount from"), vars, earlier);
-        }
-      }
-    }
-    return args;
-  };
-
-  for (const ins of instructions(text)) {
+  for (const ins of reading.instructions) {
     if (ins.keyword === "ARG") {
       declare(
-        ins.rest,
+        ins.args,
         seenFrom ? stageVars : globalArgs,
         seenFrom ? new Map([...globalArgs, ...stageVars]) : globalArgs,
       );
+      instructions.push(ins);
       continue;
     }
     if (ins.keyword === "FROM") {
       seenFrom = true;
-      const { args } = flags(ins.rest);
-      const [image, as, name] = args;
-      if (image === undefined) problems.push({ line: ins.line, problem: "FROM names no image" });
-      else imageOrStage(image, ins.line, "FROM", globalArgs, stages);
-      stages.push(as?.toLowerCase() === "as" && name ? name.toLowerCase() : `\0${stages.length}`);
-      stageVars = new Map();
-      continue;
-    }
-    if (ins.keyword === "ENV") {
-      // ENV's forms are many (`K V`, `K=V ...`, quotes); a reference made from one is refused below.
-      continue;
-    }
-    if (ins.keyword === "ONBUILD") {
-      const inner = instructions(ins.rest)[0];
-      if (!inner) continue;
-      inner.line = ins.line;
-      if (inner.keyword === "FROM" || inner.keyword === "ONBUILD") {
-        problems.push({ line: ins.line, problem: `ONBUILD ${inner.keyword} is not allowed` });
+      const words = ins.args.split(/[ \t]+/).filter(Boolean);
+      const [image, as, name] = words;
+      const named = words.length === 3 && as!.toLowerCase() === "as";
+      if (image === undefined || (words.length !== 1 && !named)) {
+        problems.push({
+          line: ins.line,
+          problem: image === undefined ? "FROM names no image" : "FROM takes an image and optionally AS name",
+        });
+        stages.push(undefined);
         continue;
       }
-      // The trigger runs in another build, where this file's stages and ARGs mean nothing.
-      check(inner, "ONBUILD ", new Map(), []);
+      const stageName = named ? name!.toLowerCase() : undefined;
+      if (stageName !== undefined && !STAGE_NAME.test(stageName)) {
+        problems.push({
+          line: ins.line,
+          problem: `the stage name ${JSON.stringify(name)} is not one the builder accepts`,
+          fix: "name stages with a letter, then letters, digits, -, _ or .",
+        });
+      }
+      const source = resolve(image, ins.line, "FROM", globalArgs, stages.length);
+      stages.push(stageName);
+      stageVars = new Map();
+      if (source) instructions.push({ ...ins, from: { source, ...(stageName ? { name: stageName } : {}) } });
       continue;
     }
-    check(ins, "", stageVars, stages.slice(0, -1));
+    if (!seenFrom) {
+      problems.push({ line: ins.line, problem: `${ins.keyword} comes before the first FROM` });
+      continue;
+    }
+    const fromFlag = ins.flags.find((f) => f.name === "from");
+    if (fromFlag) {
+      const source = resolve(fromFlag.value, ins.line, `${ins.keyword} --from`, stageVars, stages.length - 1);
+      if (source) instructions.push({ ...ins, copyFrom: source });
+      continue;
+    }
+    instructions.push(ins);
   }
-  return { images, problems };
+  return { images, problems, instructions };
 }

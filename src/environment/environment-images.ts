@@ -33,6 +33,7 @@ import { loadEnvironment, type DefinitionOverride, type LoadedEnvironment } from
 import { repoFiles, type RepoFiles } from "./repo-files.js";
 import { BaseImagePolicy, REPO_ID_LABEL, type AllowedBase } from "./base-image-policy.js";
 import { dockerfileImages } from "./dockerfile-images.js";
+import { writeDockerfile } from "./dockerfile-writer.js";
 import { ImagePulls, type PullMode } from "./image-pulls.js";
 import { ImageLacksError, checkServesAsBox } from "./serves-as-box.js";
 
@@ -89,6 +90,15 @@ export interface EnvironmentStatus extends LoadedEnvironment {
   built?: boolean;
   /** The images the environment builds on besides the sandbox image (a devcontainer image, FROMs). */
   baseImages?: AllowedBase[];
+  /** The id of the image the environment's own build starts from (the sandbox's or a devcontainer `image`'s). */
+  baseImageId?: string;
+  /**
+   * For a Dockerfile base: the Dockerfile the builder gets, which drydock wrote from the one it
+   * checked (see dockerfile-writer.ts), every image pinned to the id checked for it.
+   */
+  builderDockerfile?: string;
+  /** For each line of builderDockerfile, the line of the repository's Dockerfile it was written from. */
+  builderDockerfileLines?: number[];
 }
 
 /** A build that failed: which step, from which file and line, and its last output. */
@@ -170,14 +180,22 @@ export class EnvironmentImages {
     }
     const baseImages: AllowedBase[] = [];
     const baseId = await this.baseImageId(loaded, files, baseImages, onLine);
-    const dockerfileImageIds = await this.dockerfileImageIds(loaded, files, baseImages, onLine);
+    const checked = await this.checkDockerfile(loaded, files, baseImages, onLine);
     const plan = planEnvironment({
       ...loaded,
       baseImageId: baseId,
-      dockerfileImageIds,
+      dockerfileImageIds: checked?.ids,
       source: files.source,
     });
-    const status = { ...base, plan, image: plan.tag, present: false, baseImages };
+    const status = {
+      ...base,
+      plan,
+      image: plan.tag,
+      present: false,
+      baseImages,
+      baseImageId: baseId,
+      ...(checked ? { builderDockerfile: checked.written, builderDockerfileLines: checked.lines } : {}),
+    };
     return { ...status, present: await this.isBuilt(status) };
   }
 
@@ -240,15 +258,16 @@ export class EnvironmentImages {
   }
 
   /**
-   * The ids of every image a Dockerfile base reads, each one allowed by the policy; a reference
-   * that cannot be resolved to one image is refused, never skipped.
+   * A Dockerfile base, checked: the ids of every image it reads, each one allowed by the policy,
+   * and the Dockerfile the builder will get, written from what was checked with each image pinned
+   * to its id. What cannot be read exactly, or resolved to one image, is refused, never skipped.
    */
-  private async dockerfileImageIds(
+  private async checkDockerfile(
     loaded: LoadedEnvironment,
     files: RepoFiles,
     bases: AllowedBase[],
     onLine?: (line: string) => void,
-  ): Promise<Record<string, string> | undefined> {
+  ): Promise<{ ids: Record<string, string>; written: string; lines: number[] } | undefined> {
     const base = loaded.definition.base;
     if (base.kind !== "dockerfile") return undefined;
     const found = dockerfileImages(loaded.dockerfileText ?? "", {
@@ -260,7 +279,8 @@ export class EnvironmentImages {
       throw new EnvironmentDefinitionError(
         { file: base.dockerfile, line: problem.line },
         problem.problem,
-        "name the image plainly, or with an ARG that has a value (FROM ${DRYDOCK_SANDBOX} is the sandbox image)",
+        problem.fix ??
+          "name the image plainly, or with an ARG that has a value (FROM ${DRYDOCK_SANDBOX} is the sandbox image)",
       );
     }
     const ids: Record<string, string> = {};
@@ -275,7 +295,11 @@ export class EnvironmentImages {
       ids[image.ref] = allowed.id;
       if (!bases.some((b) => b.ref === allowed.ref)) bases.push(allowed);
     }
-    return ids;
+    return {
+      ids,
+      written: writeDockerfile(found.instructions, ids),
+      lines: found.instructions.map((i) => i.line),
+    };
   }
 
   private async build(
@@ -297,24 +321,32 @@ export class EnvironmentImages {
     const started = Date.now();
     onLine(`building environment ${plan.tag} from ${definition.file} (${files.describe} of ${files.root})`);
     for (const warning of definition.warnings) onLine(`note: ${definition.file}: ${warning}`);
-    let base = this.options.baseImage;
-    if (definition.base.kind === "image") base = definition.base.ref;
+    // The environment's build starts from the image id that was checked, never a name a retag could move.
+    let base = status.baseImageId ?? this.options.baseImage;
     if (definition.base.kind === "dockerfile") {
-      base = `drydock-env-base:${plan.hash}`;
+      const baseTag = `drydock-env-base:${plan.hash}`;
+      const builderDockerfile = status.builderDockerfile;
+      if (builderDockerfile === undefined) {
+        throw new DrydockError(
+          "dockerfile_unchecked",
+          `${definition.base.dockerfile} was not checked; nothing was built`,
+        );
+      }
       const { dockerfile, context, args, target } = definition.base;
       const pack = tar.pack();
       const packing = (async () => {
         await files.pack(context, "", pack);
-        // A Dockerfile outside its context is sent beside it under a name of drydock's.
-        pack.entry({ name: ".drydock.Dockerfile" }, status.dockerfileText ?? "");
+        // The Dockerfile drydock wrote from the one it checked, never the repository's own text,
+        // under a name of drydock's, after the context: a file of that name there is replaced.
+        pack.entry({ name: ".drydock.Dockerfile" }, builderDockerfile);
         pack.finalize();
       })();
       packing.catch((error: unknown) => pack.destroy(error as Error));
-      onLine(`building ${dockerfile} (context ${context || "."}) as ${base}`);
+      onLine(`building ${dockerfile} (context ${context || "."}) as ${baseTag}`);
       await this.runBuild(
         Readable.from(pack),
         {
-          tag: base,
+          tag: baseTag,
           buildArgs: { DRYDOCK_SANDBOX: this.options.baseImage, ...args },
           dockerfile: ".drydock.Dockerfile",
           target,
@@ -324,18 +356,35 @@ export class EnvironmentImages {
             [REPO_ID_LABEL]: files.repoId,
           },
         },
-        { instructions: [], setup: [] },
+        {
+          // The builder numbers every instruction of the file it runs (global ARGs too) from 1.
+          instructions: [
+            undefined,
+            ...builderDockerfile
+              .split("\n")
+              .slice(0, -1)
+              .map((command, i) => ({
+                command,
+                from: { file: dockerfile, line: status.builderDockerfileLines?.[i] ?? 0 },
+                label: "the instruction",
+              })),
+          ],
+          setup: [],
+        },
         { file: definition.base.from.file, what: `building ${dockerfile}`, retry },
         onLine,
       );
       await packing;
+      base = (await this.engine.imageId(baseTag)) ?? baseTag;
     }
     const operatorBases = (status.baseImages ?? []).filter((b) => b.operatorAllowed);
     if (operatorBases.length > 0) {
       const made =
         definition.base.kind === "dockerfile"
           ? `${definition.base.dockerfile} (on ${operatorBases.map((b) => b.ref).join(", ")})`
-          : base;
+          : definition.base.kind === "image"
+            ? definition.base.ref
+            : base;
       await this.checkServesAsBox(base, made, definition.file ?? "", onLine);
     }
     const digests = Object.fromEntries(

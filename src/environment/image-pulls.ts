@@ -29,6 +29,9 @@ export interface PresentImage {
   id: string;
   labels: Record<string, string>;
   repoDigests: string[];
+  repoTags: string[];
+  /** Its ONBUILD triggers. */
+  onBuild: string[];
   /** True when this call (or one it waited on) pulled it. */
   pulled: boolean;
 }
