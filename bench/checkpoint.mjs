@@ -7,9 +7,14 @@
 //
 //   npm run build && node bench/checkpoint.mjs        (BENCH_RUNS=N rounds, default 12)
 //
+// BENCH_ONLY=fork times only the forks; BENCH_FILES=10000 (a comma-separated list) only those
+// sizes. BENCH_LARGE_MB=N (default 64; 0: none) also forks a checkpoint of N MiB of random files,
+// whose pack streams from box to box, once and twice at a time, with the peak of this process's
+// resident memory before and after (VmHWM).
+//
 // Writes bench/results/checkpoint-<time>.json (git ignores it), or BENCH_RESULTS_DIR.
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeRepo, removeDir } from "./lib/repos.mjs";
@@ -27,6 +32,11 @@ const { forkSession } = await import("../dist/session/session-fork.js");
 
 setLogLevel("warning");
 const runs = Number(process.env.BENCH_RUNS ?? 12);
+const onlyFork = process.env.BENCH_ONLY === "fork";
+const sizes = (process.env.BENCH_FILES ?? "10,10000").split(",").map(Number);
+const largeMB = Number(process.env.BENCH_LARGE_MB ?? 64);
+/** This process's peak resident memory so far (VmHWM), in MiB. */
+const peakMB = () => Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "utf8"))[1]) / 1024;
 const say = (text) => process.stderr.write(`[bench] ${text}\n`);
 const engine = await Engine.connect();
 const image = process.env.DRYDOCK_IMAGE ?? (await defaultSandboxImage(engine));
@@ -59,7 +69,7 @@ function changes(files) {
   };
 }
 
-for (const files of [10, 10_000]) {
+for (const files of sizes) {
   const { change: CHANGE, mess: MESS } = changes(files);
   const label = `${files.toLocaleString("en-US")} files`;
   const repo = makeRepo(tmp, files);
@@ -79,19 +89,20 @@ for (const files of [10, 10_000]) {
 
     const images = [];
     noteLoad(`${label}: checkpoint`);
-    const save = await interleaved(runs, {
+    if (onlyFork) await source.checkpoint("bench");
+    const save = onlyFork ? undefined : await interleaved(runs, {
       drydock: { run: () => source.checkpoint("bench") },
       docker: {
         run: () => docker("commit", plain),
         after: (id) => void spawnSync("docker", ["rmi", "-f", id]),
       },
     });
-    row(`checkpoint (${label}, 20 changed)`, save.drydock, "docker commit", save.docker, files === 10_000 ? 50 : undefined);
+    if (save) row(`checkpoint (${label}, 20 changed)`, save.drydock, "docker commit", save.docker, files === 10_000 ? 50 : undefined);
 
     const committed = docker("commit", plain);
     images.push(committed);
     noteLoad(`${label}: restore`);
-    const back = await interleaved(runs, {
+    const back = onlyFork ? undefined : await interleaved(runs, {
       drydock: {
         before: async () => {
           const r = await source.bash(MESS);
@@ -104,7 +115,7 @@ for (const files of [10, 10_000]) {
         after: (id) => void spawnSync("docker", ["rm", "-f", id]),
       },
     });
-    row(`restore (${label}, 20 changed)`, back.drydock, "docker run of the committed image", back.docker, files === 10_000 ? 100 : undefined);
+    if (back) row(`restore (${label}, 20 changed)`, back.drydock, "docker run of the committed image", back.docker, files === 10_000 ? 100 : undefined);
 
     noteLoad(`${label}: fork`);
     const start = (options) => manager.create(options);
@@ -143,6 +154,21 @@ for (const files of [10, 10_000]) {
     row(`fork, one copy, warm pool, the checkpoint's first fork (${label})`, fork.first, "docker run of the committed image", fork.docker, files === 10_000 ? 150 : undefined);
     if (cold) say(`${cold} fork(s) did not get a warm box`);
 
+    // Two at once, both from the pool, per copy.
+    const perCopyOf = (t, n) => ({ ...t, median: t.median / n, p10: t.p10 / n, p90: t.p90 / n, p95: t.p95 / n, samples: t.samples.map((s) => s / n) });
+    const two = await timed(
+      Math.max(3, Math.ceil(runs / 2)),
+      () => forkSession(source, { n: 2, checkpoint: "bench" }, start, remove),
+      {
+        before: () => manager.pool.full(),
+        after: async (made) => {
+          if (made.some((s) => !s.warm)) cold++;
+          await Promise.all(made.map(remove));
+        },
+      },
+    );
+    row(`fork, 2 at once, warm pool, per copy (${label})`, perCopyOf(two, 2), undefined, undefined, files === 10_000 ? 150 : undefined);
+
     // Four at once (two from the pool, two cold), per copy.
     const four = await timed(
       Math.max(3, Math.ceil(runs / 4)),
@@ -154,11 +180,41 @@ for (const files of [10, 10_000]) {
         },
       },
     );
-    const perCopy = { ...four, median: four.median / 4, p10: four.p10 / 4, p90: four.p90 / 4, p95: four.p95 / 4, samples: four.samples.map((s) => s / 4) };
-    row(`fork, 4 at once, per copy (${label})`, perCopy);
+    row(`fork, 4 at once, per copy (${label})`, perCopyOf(four, 4));
     for (const id of images) spawnSync("docker", ["rmi", "-f", id]);
   } finally {
     spawnSync("docker", ["rm", "-f", plain]);
+    await manager.closeAll();
+    removeDir(repo);
+  }
+}
+
+// A checkpoint whose pack is past what the host holds: it streams from box to box.
+if (largeMB > 0) {
+  const repo = makeRepo(tmp, 10);
+  const manager = await SessionManager.start(engine, {});
+  try {
+    const source = await manager.create({ repo, image });
+    const made = await source.bash(
+      `mkdir -p big && for i in $(seq 1 ${Math.ceil(largeMB / 8)}); do head -c 8M /dev/urandom > big/f$i.bin; done`,
+      { timeoutMs: 600_000 },
+    );
+    if (made.exitCode !== 0) throw new Error(made.output);
+    await source.checkpoint("large");
+    const start = (options) => manager.create(options);
+    const remove = (s) => manager.destroy(s.id);
+    for (const n of [1, 2]) {
+      noteLoad(`large fork into ${n}`);
+      const before = peakMB();
+      const t = await timed(3, () => forkSession(source, { n, checkpoint: "large" }, start, remove), {
+        warmup: 0,
+        after: async (forks) => void (await Promise.all(forks.map(remove))),
+      });
+      row(`fork of ${largeMB} MiB of random files, ${n} at once, whole call (cold boxes)`, t);
+      say(`  peak resident memory of this process: ${before.toFixed(0)} MiB before, ${peakMB().toFixed(0)} MiB after`);
+      results.rows.at(-1).peakMB = { before, after: peakMB() };
+    }
+  } finally {
     await manager.closeAll();
     removeDir(repo);
   }

@@ -4,7 +4,7 @@
  * stream that ends mid-frame is handled and nothing is buffered beyond the cap.
  */
 import type Docker from "dockerode";
-import { Readable, type Duplex } from "node:stream";
+import { Readable, type Duplex, type Writable } from "node:stream";
 import { CommandTimeoutError } from "../util/errors.js";
 
 export interface ExecOptions {
@@ -21,6 +21,29 @@ export interface ExecOptions {
   /** Called with each stdout chunk as it arrives (before capping), for streaming consumers. */
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /**
+   * Where stdout goes instead of the result (whose stdout is then empty), with backpressure: the
+   * exec's stream is paused while `stdout` is full, so the program waits rather than the host
+   * holding its output, whatever its size. Not ended here: the caller ends it once it knows the
+   * exit code.
+   */
+  stdout?: Writable;
+}
+
+/** Writes `chunk` to `to`, pausing `from` until `to` drains when it is full. */
+export function writeOrPause(to: Writable, chunk: Buffer, from: { pause(): void; resume(): void }): void {
+  if (to.destroyed) return;
+  if (!to.write(chunk)) {
+    from.pause();
+    const resume = () => {
+      to.off("drain", resume);
+      to.off("close", resume);
+      from.resume();
+    };
+    to.on("drain", resume);
+    // A destination that goes (its reader failed) no longer drains: the caller ends the exec.
+    to.on("close", resume);
+  }
 }
 
 export interface ExecResult {
@@ -90,6 +113,8 @@ export async function runExec(
       if (kind === 2) {
         options.onStderr?.(payload);
         stderr.push(payload);
+      } else if (options.stdout) {
+        writeOrPause(options.stdout, payload, stream);
       } else {
         options.onStdout?.(payload);
         stdout.push(payload);

@@ -41,6 +41,47 @@ def plain_index(body):
     return at == end
 
 
+# The pack of the objects "wanted" names (pack-objects' --revs input), cut once it passes "hold"
+# bytes with the "before" bytes of its answer: git is stopped there, the answer goes past the
+# host's cap (hold is that cap), and the host streams the pack from the script by an exec of its
+# own rather than hold it (workspace/fork-pack-stream.ts).
+def pack_up_to(wanted, hold, before):
+    proc = subprocess.Popen([b"git", b"-c", b"pack.compression=1", b"pack-objects", b"--window=0", b"--revs",
+                             b"--stdout", b"-q"], cwd=ROOT, env=git_env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    timer = threading.Timer(GIT_TIMEOUT, proc.kill)
+    timer.start()
+
+    def give():
+        try:
+            proc.stdin.write(wanted)
+            proc.stdin.close()
+        except OSError:
+            pass
+    writer = threading.Thread(target=give, daemon=True)
+    writer.start()
+    parts, size, over = [], before, False
+    try:
+        while True:
+            chunk = proc.stdout.read1(1 << 16)
+            if not chunk:
+                break
+            parts.append(chunk)
+            size += len(chunk)
+            if hold is not None and size > hold:
+                over = True
+                proc.kill()
+                break
+    finally:
+        proc.stdout.close()
+        code = proc.wait()
+        timer.cancel()
+        writer.join()
+    if code != 0 and not over:
+        raise Decline("git pack-objects failed")
+    return b"".join(parts)
+
+
 class Forker(Restorer):
     def import_(self, req, data):
         return self.serve(self.import_with, req, data)
@@ -147,12 +188,8 @@ class Forker(Restorer):
             present = [sha for sha, _, _ in asked if sha is not None]
         keeps = [line for line in out.split(b"\n") if is_id(line)]
         wanted = b"".join(x + b"\n" for x in [fork_k] + keeps) + b"--not\n" + b"".join(x + b"\n" for x in present)
-        proc = subprocess.run([b"git", b"-c", b"pack.compression=1", b"pack-objects", b"--window=0", b"--revs", b"--stdout",
-                               b"-q"], cwd=ROOT, env=git_env(), input=wanted, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, timeout=GIT_TIMEOUT)
-        if proc.returncode != 0:
-            raise Decline("git pack-objects failed")
-        return 0, base64.b64encode(base_raw) + b"\n" + fork_k + b"\n" + proc.stdout, b"exported by the box's program\n"
+        head = base64.b64encode(base_raw) + b"\n" + fork_k + b"\n"
+        return 0, head + pack_up_to(wanted, req.get("hold"), len(head)), b"exported by the box's program\n"
 
     # The index as what it changes in tree w (the script's index_delta): one "<mode> <object>\t
     # <path>" NUL-ended record per path it holds otherwise (mode 0: not in the index), as a blob;

@@ -151,8 +151,9 @@ function keptExport(source: Session, key: string): CheckpointExport | undefined 
 }
 
 function keepExport(source: Session, key: string, exported: CheckpointExport): void {
-  const size = (e: CheckpointExport) => e.pack.length + e.baseRaw.length;
-  if (size(exported) > KEPT_EXPORT_BYTES) return;
+  const size = (e: CheckpointExport) => (e.pack?.length ?? 0) + e.baseRaw.length;
+  // A pack that streams (past FORK_HELD_PACK_BYTES) is never held, so never kept.
+  if (exported.pack === undefined || size(exported) > KEPT_EXPORT_BYTES) return;
   let kept = keptExports.get(source);
   if (!kept) keptExports.set(source, (kept = new Map()));
   kept.set(key, exported);
@@ -236,7 +237,8 @@ export async function takeFork(session: Session, seed: ForkSeed, holds?: string[
   const have = holds ?? (await refTips(session.box, seed.hostBaseCommit));
   if (holds === undefined) step("tips");
   const exported = await seed.exportFor(have);
-  step(`export (${exported.pack.length} bytes${exported.byChannel ? ", by the box's program" : ""})`);
+  const held = exported.pack === undefined ? "streams" : `${exported.pack.length} bytes`;
+  step(`export (${held}${exported.byChannel ? ", by the box's program" : ""})`);
   const slot = newCheckpointSlot();
   const name = seed.name ?? "fork";
   const shell = seed.shell;
@@ -247,7 +249,9 @@ export async function takeFork(session: Session, seed: ForkSeed, holds?: string[
     importCheckpoint(session.box, slot, exported, { name }),
   );
   session.forkImportedByChannel = imported.byChannel;
-  step(imported.byChannel ? "import (by the box's program)" : "import");
+  step(
+    `import (${imported.packBytes} bytes${imported.byChannel ? ", by the box's program" : exported.pack === undefined ? ", streamed from the source's box" : ""})`,
+  );
   if (writing) {
     await writing;
     await restoreShellState((command) => session.bash(command, { timeoutMs: 30_000 }));
@@ -260,7 +264,7 @@ export async function takeFork(session: Session, seed: ForkSeed, holds?: string[
       ...(seed.message === undefined ? {} : { message: seed.message }),
       slot,
       commit: exported.commit,
-      bytes: exported.pack.length,
+      bytes: imported.packBytes,
       files: 0,
       includeIgnored: exported.includeIgnored,
       createdAt: new Date(),

@@ -30,6 +30,9 @@ declare module "ws" {
     send(data: Buffer, callback?: (error?: Error) => void): void;
     close(code?: number, reason?: string): void;
     terminate(): void;
+    /** Stops reading from the socket (backpressure) until resume(). */
+    pause(): void;
+    resume(): void;
     on(event: "open", listener: () => void): this;
     on(event: "message", listener: (data: Buffer, isBinary: boolean) => void): this;
     on(event: "close", listener: (code: number, reason: Buffer) => void): this;

@@ -4,6 +4,7 @@
  * commit id; what it reads back from the box is a short line it checks, or a pack it passes on to
  * another box unopened. No path in the box is ever followed on the host.
  */
+import type { Readable } from "node:stream";
 import type { Box } from "../sandbox/box.js";
 import { boxSh } from "../sandbox/box-channel.js";
 import { CheckpointDamagedError, CommandExitError, LimitExceededError } from "../util/errors.js";
@@ -15,6 +16,7 @@ import {
   SHELL_STATE_FILE,
   WORK_INDEX,
 } from "./checkpoint-script.js";
+import { FORK_HELD_PACK_BYTES, streamPack, type PackAfterHead } from "./fork-pack-stream.js";
 import { BASE_REF, DIFF_INDEX, PREFILLED_MARK } from "./snapshot-receiver.js";
 
 /** Where a checkpoint lives in its box: a host-made name, never the one a client gave. */
@@ -39,7 +41,13 @@ export interface CheckpointExport {
   baseCommit: string;
   /** The base commit object, base64 (a fork's box has its tree, maybe not this commit). */
   baseRaw: string;
-  pack: Buffer;
+  /** The pack, when it is at most FORK_HELD_PACK_BYTES; else absent, and `streamPack` gives it. */
+  pack?: Buffer;
+  /**
+   * For a pack past what the host holds: the source's box exports it again for each import, its
+   * pack streamed into the new box (fork-pack-stream.ts). `signal` ends that export.
+   */
+  streamPack?: (signal: AbortSignal) => { pack: PackAfterHead; done: Promise<void> };
   includeIgnored: boolean;
   /** Whether the box channel's program made it, or the script did (sandbox/box-fork-program.ts). */
   byChannel?: boolean;
@@ -56,7 +64,7 @@ function run(
   args: string[],
   what: string,
   options: {
-    stdin?: Buffer;
+    stdin?: Buffer | Readable;
     maxOutputBytes?: number;
     signal?: AbortSignal;
     changes?: boolean | "start";
@@ -232,7 +240,9 @@ export async function refTips(box: Box, commit?: string, signal?: AbortSignal): 
 
 /**
  * Takes checkpoint `slot` out of its box for a fork: at most `maxBytes` of pack, the objects (the
- * base's included) that a box holding `have` (commits and trees, with all they reach) lacks.
+ * base's included) that a box holding `have` (commits and trees, with all they reach) lacks. A
+ * pack of at most `heldBytes` (default FORK_HELD_PACK_BYTES) comes back whole; a larger one is cut
+ * there (the box's program stops git) and comes back as `streamPack`, to stream box to box.
  */
 export async function exportCheckpoint(
   box: Box,
@@ -244,20 +254,26 @@ export async function exportCheckpoint(
     includeIgnored: boolean;
     have: string[];
     maxBytes: number;
+    heldBytes?: number;
     signal?: AbortSignal;
   },
 ): Promise<CheckpointExport> {
+  const held = Math.min(options.maxBytes, options.heldBytes ?? FORK_HELD_PACK_BYTES);
+  // Room for the two lines before the pack; past it the answer is cut (truncated).
+  const cap = held + 1024 * 1024;
   const result = await run(
     box,
     ["export", slot, options.commit, options.includeIgnored ? "1" : "0"],
     options.name,
     {
       stdin: Buffer.from(options.have.join("\n") + "\n"),
-      maxOutputBytes: options.maxBytes + 1024 * 1024,
+      maxOutputBytes: cap,
       signal: options.signal,
-      // The box channel's program exports in the script's place (sandbox/box-fork-program.ts).
+      // The box channel's program exports in the script's place (sandbox/box-fork-program.ts),
+      // and stops once its answer passes `hold`, the cap.
       fast: {
         op: "export",
+        hold: cap,
         slot,
         commit: options.commit,
         includeIgnored: options.includeIgnored,
@@ -267,7 +283,7 @@ export async function exportCheckpoint(
       },
     },
   );
-  if (result.truncated) {
+  if (result.truncated && held === options.maxBytes) {
     throw new LimitExceededError(
       `checkpoint ${JSON.stringify(options.name)} is larger than ${options.maxBytes} bytes once packed; nothing was forked`,
     );
@@ -284,60 +300,109 @@ export async function exportCheckpoint(
   if (second < 0 || !SHA.test(commit)) {
     throw new CheckpointDamagedError(options.name, "the box did not name the commit to fork");
   }
-  return {
+  const exported = {
     commit,
     baseCommit: options.baseCommit,
     baseRaw,
-    pack: result.stdout.subarray(second + 1),
     includeIgnored: options.includeIgnored,
     byChannel: result.stderr.toString("utf8") === EXPORTED_BY_CHANNEL,
+  };
+  if (!result.truncated) return { ...exported, pack: result.stdout.subarray(second + 1) };
+  return {
+    ...exported,
+    streamPack: (signal) =>
+      streamPack(box, {
+        slot,
+        commit: options.commit,
+        name: options.name,
+        head: { baseRaw, commit },
+        includeIgnored: options.includeIgnored,
+        have: options.have,
+        maxBytes: options.maxBytes,
+        signal,
+      }),
   };
 }
 
 /**
  * Brings an exported checkpoint into a new box as its `slot` and restores it there, whatever the
  * box's workspace holds (nothing yet, or a prefilled commit: only what differs is written).
+ * Returns the paths written, whether the box's program did it, and the pack's bytes.
  */
 export async function importCheckpoint(
   box: Box,
   slot: CheckpointSlot,
   checkpoint: CheckpointExport,
   options: { name: string; signal?: AbortSignal },
-): Promise<{ files: number; byChannel: boolean }> {
-  const result = await run(
-    box,
-    [
-      "import",
-      slot,
-      checkpoint.commit,
-      checkpoint.baseCommit,
-      checkpoint.includeIgnored ? "1" : "0",
-      checkpoint.baseRaw,
-    ],
-    options.name,
-    {
-      stdin: checkpoint.pack,
-      signal: options.signal,
-      // The box channel's program imports in the script's place when the box holds files and
-      // the checkpoint's index is a delta (sandbox/box-fork-program.ts).
-      ...(checkpoint.includeIgnored
-        ? {}
-        : {
-            fast: {
-              op: "import",
-              slot,
-              commit: checkpoint.commit,
-              baseCommit: checkpoint.baseCommit,
-              baseRaw: checkpoint.baseRaw,
-              index: DIFF_INDEX,
-              workIndex: WORK_INDEX,
-              prefilledMark: PREFILLED_MARK,
-              baseRef: BASE_REF,
-              checkpointRefs: CHECKPOINT_REFS,
-              keepRefs: KEEP_REFS,
-            },
-          }),
-    },
-  );
-  return parseRestored(result.stdout, options.name);
+): Promise<{ files: number; byChannel: boolean; packBytes: number }> {
+  if (checkpoint.pack === undefined) return importStreamed(box, slot, checkpoint, options);
+  const result = await run(box, importArgs(slot, checkpoint), options.name, {
+    stdin: checkpoint.pack,
+    signal: options.signal,
+    // The box channel's program imports in the script's place when the box holds files and
+    // the checkpoint's index is a delta (sandbox/box-fork-program.ts).
+    ...(checkpoint.includeIgnored
+      ? {}
+      : {
+          fast: {
+            op: "import",
+            slot,
+            commit: checkpoint.commit,
+            baseCommit: checkpoint.baseCommit,
+            baseRaw: checkpoint.baseRaw,
+            index: DIFF_INDEX,
+            workIndex: WORK_INDEX,
+            prefilledMark: PREFILLED_MARK,
+            baseRef: BASE_REF,
+            checkpointRefs: CHECKPOINT_REFS,
+            keepRefs: KEEP_REFS,
+          },
+        }),
+  });
+  return { ...parseRestored(result.stdout, options.name), packBytes: checkpoint.pack.length };
+}
+
+function importArgs(slot: CheckpointSlot, checkpoint: CheckpointExport): string[] {
+  return [
+    "import",
+    slot,
+    checkpoint.commit,
+    checkpoint.baseCommit,
+    checkpoint.includeIgnored ? "1" : "0",
+    checkpoint.baseRaw,
+  ];
+}
+
+/**
+ * The import of a pack that streams from the source's box (fork-pack-stream.ts): the script
+ * imports it (the box's program reads its input whole) from an exec's stdin, while the source's
+ * box exports it; when either fails, the other is ended.
+ */
+async function importStreamed(
+  box: Box,
+  slot: CheckpointSlot,
+  checkpoint: CheckpointExport,
+  options: { name: string; signal?: AbortSignal },
+): Promise<{ files: number; byChannel: boolean; packBytes: number }> {
+  if (checkpoint.streamPack === undefined) {
+    throw new CheckpointDamagedError(options.name, "its export holds no pack");
+  }
+  const ending = new AbortController();
+  const end = () => ending.abort();
+  options.signal?.addEventListener("abort", end, { once: true });
+  if (options.signal?.aborted) end();
+  const { pack, done } = checkpoint.streamPack(ending.signal);
+  try {
+    const [result] = await Promise.all([
+      run(box, importArgs(slot, checkpoint), options.name, { stdin: pack, signal: ending.signal }),
+      done,
+    ]);
+    return { ...parseRestored(result.stdout, options.name), packBytes: pack.bytes };
+  } catch (error) {
+    end();
+    pack.destroy();
+    throw error;
+  } finally {
+    options.signal?.removeEventListener("abort", end);
+  }
 }

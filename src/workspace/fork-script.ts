@@ -106,9 +106,10 @@ plain_index() {
 # (mode 0: not in the index), for update-index --index-info, as a blob: $d. Much smaller than the
 # index (800 KB at 10,000 files), and the box it goes to applies it to an index with its own stat
 # data, rather than rebuilding one (read-tree -m) from an index with another box's.
+# (A file of its own, made by mktemp: a large fork's copies each export at once.)
 index_delta() {
-  local tmp=/tmp/.drydock-export-index head path parts
-  rm -f $tmp
+  local tmp head path parts
+  tmp=$(mktemp /tmp/.drydock-export-index.XXXXXX) || return 1
   git cat-file blob "$i" >$tmp && plain_index $tmp || { rm -f $tmp; return 1; }
   d=$(GIT_INDEX_FILE=$tmp git diff-index --cached --no-renames -z --raw "$w" | {
     # ":<mode in w> <mode in the index> <object in w> <object in the index> <status>", the path.

@@ -294,7 +294,7 @@ describe("a fork's export by the box channel's program", () => {
       });
       expect(script.exitCode, script.stderr.toString()).toBe(0);
       expect(program.byChannel).toBe(byChannel);
-      const made = Buffer.concat([Buffer.from(`${program.baseRaw}\n${program.commit}\n`), program.pack]);
+      const made = Buffer.concat([Buffer.from(`${program.baseRaw}\n${program.commit}\n`), program.pack!]);
       expect(made.equals(script.stdout)).toBe(true);
       return program.commit === entry.commit;
     };

@@ -130,10 +130,10 @@ describe("a kept checkpoint export", () => {
     await sh(source, `head -c ${over} /dev/urandom > big.bin`);
     await source.checkpoint("big");
     const big = await exportOf(source, "big");
-    expect(big.pack.length).toBeGreaterThan(KEPT_EXPORT_BYTES);
+    expect(big.pack!.length).toBeGreaterThan(KEPT_EXPORT_BYTES);
     const again = await exportOf(source, "big");
     expect(again === big, "the same export").toBe(false);
-    expect(again.pack.equals(big.pack)).toBe(true);
+    expect(again.pack!.equals(big.pack!)).toBe(true);
   }, 300_000);
 
   it("keeps at most its cap per session, the least recently used going first", async () => {

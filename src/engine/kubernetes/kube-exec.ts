@@ -15,7 +15,7 @@
 import { Readable } from "node:stream";
 import type WebSocket from "ws";
 import { BoxGoneError, CommandTimeoutError, DrydockError } from "../../util/errors.js";
-import { CappedBuffer, type ExecOptions, type ExecResult } from "../exec.js";
+import { CappedBuffer, writeOrPause, type ExecOptions, type ExecResult } from "../exec.js";
 import { CHANNEL, closeStdinFrame, frame, withWorkdirAndEnv, type ExecStatus } from "./kube-channel.js";
 import { openExecSocket, podGone, socketError, type PodTarget } from "./kube-socket.js";
 
@@ -45,12 +45,17 @@ export async function kubeExec(
   let status: ExecStatus | undefined;
   let input: Readable | undefined;
   const streams = { stdin: hasStdin, tty: false };
+  // The socket is known once open; until then nothing arrives to pause for.
+  const opened: { socket?: WebSocket } = {};
+  const paused = { pause: () => opened.socket?.pause(), resume: () => opened.socket?.resume() };
   const { socket, closed } = await openExecSocket(
     target,
     withWorkdirAndEnv(argv, options),
     streams,
     (parsed) => {
-      if (parsed.kind === "stdout") {
+      if (parsed.kind === "stdout" && options.stdout) {
+        writeOrPause(options.stdout, parsed.data, paused);
+      } else if (parsed.kind === "stdout") {
         options.onStdout?.(parsed.data);
         stdout.push(parsed.data);
       } else if (parsed.kind === "stderr") {
@@ -61,6 +66,7 @@ export async function kubeExec(
       }
     },
   );
+  opened.socket = socket;
 
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;

@@ -1,11 +1,12 @@
 /**
  * kubeExec against a stand-in API server on loopback: the answers a real one gives only by
- * accident (a status that is not JSON, a socket that ends without one, a refused upgrade) and a
- * reader that stops reading, to see stdin held back rather than piled up in memory.
+ * accident (a status that is not JSON, a socket that ends without one, a refused upgrade), a
+ * reader that stops reading, to see stdin held back rather than piled up in memory, and a writer
+ * faster than where its stdout goes, to see the socket paused.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable, type Duplex } from "node:stream";
+import { Readable, Writable, type Duplex } from "node:stream";
 import { KubeConfig } from "@kubernetes/client-node";
 import WebSocket, { WebSocketServer } from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +50,16 @@ const pods: Record<string, { exec?: Handler; refuse?: number; running?: boolean 
         } else if (data[0] === 0) received += data.length - 1;
       });
       resumeSlowReader = () => raw.resume();
+    },
+    running: true,
+  },
+  "fast-writer": {
+    // 64 MiB of stdout at once (what the socket does not take waits in this process), then success.
+    exec: (ws) => {
+      const mib = Buffer.alloc(MB, 9);
+      for (let i = 0; i < 64; i++) ws.send(frame(1, mib));
+      ws.send(frame(3, SUCCESS));
+      ws.close();
     },
     running: true,
   },
@@ -172,5 +183,29 @@ describe("kubeExec against a stand-in API server", () => {
     const result = await running;
     expect(result.exitCode).toBe(0);
     expect(result.stdout.toString()).toBe(String(total));
+  });
+
+  it("pauses the socket while where its stdout goes is full, and gives all of it there", async () => {
+    let taken = 0;
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // Takes a chunk only once released: until then the first write fills it.
+    const sink = new Writable({
+      highWaterMark: MB,
+      write(chunk: Buffer, _encoding, done) {
+        taken += chunk.length;
+        void held.then(() => done());
+      },
+    });
+    const running = kubeExec(target(url, "fast-writer"), ["cat"], { stdout: sink });
+    await new Promise((r) => setTimeout(r, 1500));
+    // What the sink was given while it took nothing (its first chunk, and what waits in its
+    // buffer): its high-water mark and what ws had parsed, far from 64 MiB.
+    expect(taken + sink.writableLength).toBeLessThan(8 * MB);
+    release();
+    const result = await running;
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.length).toBe(0);
+    expect(taken).toBe(64 * MB);
   });
 });
