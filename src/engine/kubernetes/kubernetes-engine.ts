@@ -79,6 +79,8 @@ interface BoxInfo {
  */
 const verdicts = new Map<string, { verdict: Promise<IsolationVerdict>; at: number }>();
 const REPROBE_REFUSED_MS = 60_000;
+/** A probe Pod ends by itself after this, should drydock die mid-probe with its Lease still live. */
+const PROBE_DEADLINE_SECONDS = 300;
 
 export class KubernetesEngine implements BoxEngine {
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
@@ -145,7 +147,7 @@ export class KubernetesEngine implements BoxEngine {
         if (apiStatusOf(made) === 404) {
           throw new InvalidArgumentError(
             "--engine",
-            `${target.name}: the namespace ${ns} does not exist (${apiMessage(made)}); create it (kubectl create namespace ${ns}) and see docs/kubernetes.md for the RBAC drydock needs there`,
+            `${target.name}: the namespace ${ns} does not exist; create it (kubectl create namespace ${ns}) and see docs/kubernetes.md for the RBAC drydock needs there (the API said: ${apiMessage(made)})`,
           );
         }
         throw kubeApiError(target.name, "make the namespace's deny-all NetworkPolicy", made);
@@ -163,7 +165,12 @@ export class KubernetesEngine implements BoxEngine {
     }
     if (options.appArmor === false)
       log.info(`${target.name}: boxes ask for no AppArmor profile (apparmor=off)`);
-    return new KubernetesEngine(target.name, ns, kc, core, networking, coordination, nodeApi, lease, options);
+    // A deadline given in the target (`deadline=SECONDS`, from the command line) unless the caller set one.
+    const activeDeadlineSeconds = options.activeDeadlineSeconds ?? target.activeDeadlineSeconds;
+    return new KubernetesEngine(target.name, ns, kc, core, networking, coordination, nodeApi, lease, {
+      ...options,
+      activeDeadlineSeconds,
+    });
   }
 
   /** Stops renewing this process's Lease and deletes it: the cluster deletes any box still owned by it. */
@@ -194,7 +201,8 @@ export class KubernetesEngine implements BoxEngine {
   probeIsolation(spec: ContainerSpec): Promise<IsolationVerdict> {
     return probeIsolation(
       {
-        makeProbePod: async (probe, node) => (await this.makePod(probe, node)).metadata?.name ?? "",
+        makeProbePod: async (probe, node) =>
+          (await this.makePod(probe, node, PROBE_DEADLINE_SECONDS)).metadata?.name ?? "",
         start: (id) => this.start(id),
         exec: (id, argv, options) => kubeExec(this.target(id), argv, options),
         podIp: (id) => this.podIp(id),
@@ -239,7 +247,11 @@ export class KubernetesEngine implements BoxEngine {
   }
 
   /** Creates a Pod for spec, owned by this process's Lease, on `node` when given. */
-  private async makePod(spec: ContainerSpec, node?: string): Promise<V1Pod> {
+  private async makePod(
+    spec: ContainerSpec,
+    node?: string,
+    activeDeadlineSeconds = this.options.activeDeadlineSeconds,
+  ): Promise<V1Pod> {
     // runc is the nodes' default handler: a Pod asks for it by naming no RuntimeClass.
     const runtime = spec.runtime === "runc" ? undefined : spec.runtime;
     const pod = podFor(
@@ -249,7 +261,7 @@ export class KubernetesEngine implements BoxEngine {
         runtimeClasses: runtime ? await this.classes() : {},
         appArmor: this.options.appArmor,
         ownerLease: { name: this.lease.name, uid: this.lease.uid },
-        activeDeadlineSeconds: this.options.activeDeadlineSeconds,
+        activeDeadlineSeconds,
         nodeName: node,
       },
     );
