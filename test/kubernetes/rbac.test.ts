@@ -64,6 +64,9 @@ describe("drydock bound only to the documented Role and ClusterRole", () => {
         inject("sandboxImage"),
         "--pool",
         "0",
+        // gVisor: the ClusterRole's RuntimeClasses read is what maps runsc to the cluster's class.
+        "--runtime",
+        "runsc",
       ],
       env: { ...(process.env as Record<string, string>), KUBECONFIG: "/nonexistent" },
       stderr: "pipe",
@@ -80,6 +83,7 @@ describe("drydock bound only to the documented Role and ClusterRole", () => {
       expect(ran.stdout).toBe("one\n1000\n");
       const pods = await ns.pods();
       expect(pods.map((p) => p.metadata?.name)).toEqual([`drydock-${String(created.session_id)}`]);
+      expect(pods[0]?.spec?.runtimeClassName).toBe("gvisor");
       await call("session_destroy", { session_id: created.session_id });
       await expect.poll(async () => (await ns.pods()).length, { timeout: 30_000 }).toBe(0);
     } catch (error) {
