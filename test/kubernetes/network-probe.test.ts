@@ -6,6 +6,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
+import { LABEL_SESSION } from "../../src/engine/labels.js";
+import { boxSpec } from "../../src/sandbox/box-profile.js";
 import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
 import { testNamespace } from "../helpers/kube.js";
 import { tempRepo } from "../helpers/repos.js";
@@ -69,5 +71,19 @@ describe("the NetworkPolicy probe before the first box", () => {
     const created = ok(await s.create());
     const pods = await s.ns.pods();
     expect(pods.map((p) => p.metadata?.name)).toEqual([`drydock-${String(created.session_id)}`]);
+  });
+
+  it("does not take the verdict of an image built from a repository, and says what to give", async () => {
+    await using ns = await testNamespace("probe-env");
+    const engine = await ns.engine();
+    // An environment image's bash or timeout could answer "not reached" whatever happened.
+    const spec = boxSpec(
+      { image: "drydock-env:0123abcd", memoryMB: 256, cpus: 0.25, labels: { [LABEL_SESSION]: "env" } },
+      `drydock-env-probe-${process.pid}`,
+    );
+    await expect(engine.createBox(spec)).rejects.toThrow(
+      /does not check with drydock-env:0123abcd: an environment image is built from a repository's definition.*probe-image=IMAGE/,
+    );
+    expect(await ns.pods()).toEqual([]);
   });
 });

@@ -62,6 +62,13 @@ export interface KubernetesEngineOptions {
   appArmor?: boolean;
   /** Seconds after which Kubernetes ends a box whatever happens to drydock; default none. */
   activeDeadlineSeconds?: number;
+  /**
+   * The image the NetworkPolicy probe runs: one whose programs drydock trusts (the sandbox
+   * image), since the probe's verdict is what they answer. Default: the first box's image, unless
+   * it is an environment image (built from a repository's definition, whose `bash` or `timeout`
+   * could say "not reached" whatever happened): then no box is made until this is given.
+   */
+  probeImage?: string;
 }
 
 /** What every exec in a box needs to know of it. */
@@ -79,6 +86,8 @@ interface BoxInfo {
  */
 const verdicts = new Map<string, { verdict: Promise<IsolationVerdict>; at: number }>();
 const REPROBE_REFUSED_MS = 60_000;
+/** An environment image (environment-images.ts names them): built from a repository's definition. */
+const isEnvironmentImage = (image: string): boolean => /(^|\/)drydock-env(-base)?(:|@|$)/.test(image);
 /** A probe Pod ends by itself after this, should drydock die mid-probe with its Lease still live. */
 const PROBE_DEADLINE_SECONDS = 300;
 
@@ -167,9 +176,11 @@ export class KubernetesEngine implements BoxEngine {
       log.info(`${target.name}: boxes ask for no AppArmor profile (apparmor=off)`);
     // A deadline given in the target (`deadline=SECONDS`, from the command line) unless the caller set one.
     const activeDeadlineSeconds = options.activeDeadlineSeconds ?? target.activeDeadlineSeconds;
+    const probeImage = options.probeImage ?? target.probeImage;
     return new KubernetesEngine(target.name, ns, kc, core, networking, coordination, nodeApi, lease, {
       ...options,
       activeDeadlineSeconds,
+      probeImage,
     });
   }
 
@@ -218,7 +229,14 @@ export class KubernetesEngine implements BoxEngine {
     const key = `${this.kc.getCurrentCluster()?.server ?? ""} ${this.namespace}`;
     let held = verdicts.get(key);
     if (!held) {
-      held = { verdict: this.probeIsolation(spec), at: Date.now() };
+      const image = this.options.probeImage ?? spec.image;
+      if (!this.options.probeImage && isEnvironmentImage(image)) {
+        throw new DrydockError(
+          "network_not_enforced",
+          `${this.name}: drydock makes no box until it has checked that boxes are held in, and it does not check with ${image}: an environment image is built from a repository's definition, whose programs could fake the answer. Add probe-image=IMAGE to --engine (drydock's sandbox image, on the nodes), or start a session with the sandbox image first`,
+        );
+      }
+      held = { verdict: this.probeIsolation({ ...spec, image }), at: Date.now() };
       verdicts.set(key, held);
       // A probe that could not finish is no verdict: the next box probes again.
       held.verdict.catch(() => verdicts.delete(key));
