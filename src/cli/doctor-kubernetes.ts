@@ -4,8 +4,9 @@
  * backend does (pods, pods/exec, networkpolicies and leases in the namespace; nodes and
  * RuntimeClasses read); which RuntimeClasses there are; the image is on every Ready node (or a
  * loader will put it there); every node caps a Pod's processes (the kubelet's podPidsLimit, read
- * from its configz); and the network holds a box in: a probe box that listens is not reached by
- * another probe box (a network plugin that ignores NetworkPolicy fails this).
+ * from its configz); and the network holds a box in, by the probe the backend runs before its
+ * first box (network-probe.ts), run afresh here. The permissions are asked first, from the
+ * kubeconfig alone, so a client that may not connect still learns each permission it lacks.
  */
 import { AuthorizationV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { apiMessage } from "../engine/kubernetes/kube-api-error.js";
@@ -160,7 +161,11 @@ export async function kubernetesChecks(url: string, image?: string): Promise<Kub
   try {
     checks.push(await permissionCheck(kubeConfigOf(target), target.namespace));
   } catch (error) {
-    checks.push({ name: "permissions", ok: false, detail: describeError(error) });
+    checks.push({
+      name: "permissions",
+      ok: false,
+      detail: `could not ask the API server what this client may do: ${apiMessage(error)}`,
+    });
   }
   let engine: KubernetesEngine;
   try {
