@@ -40,7 +40,7 @@ export function isUnreachable(error: unknown): boolean {
 }
 
 export const RBAC_FIX =
-  'grant it with the Role in docs/kubernetes.md ("What the namespace needs"); `drydock doctor --engine` names every permission missing';
+  'grant it with the Role (in the namespace) or the ClusterRole (nodes, RuntimeClasses) of docs/kubernetes.md ("What the namespace needs"); `drydock doctor --engine` names every permission missing';
 
 /**
  * A failed API call as drydock's error: unreachable → EngineUnavailableError; 403 → what was
