@@ -4,13 +4,16 @@
  * backend does (pods, pods/exec, networkpolicies and leases in the namespace; nodes and
  * RuntimeClasses read); which RuntimeClasses there are; the image is on every Ready node (or a
  * loader will put it there); every node caps a Pod's processes (the kubelet's podPidsLimit, read
- * from its configz); and the network holds a box in: a probe box that listens is not reached by
- * another probe box (a network plugin that ignores NetworkPolicy fails this).
+ * from its configz); and the network holds a box in, by the probe the backend runs before its
+ * first box (network-probe.ts), run afresh here. The permissions are asked first, from the
+ * kubeconfig alone, so a client that may not connect still learns each permission it lacks.
  */
 import { AuthorizationV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { apiMessage } from "../engine/kubernetes/kube-api-error.js";
 import { KubernetesEngine } from "../engine/kubernetes/kubernetes-engine.js";
 import { parseKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
-import { Box } from "../sandbox/box.js";
+import { ENFORCEMENT_FIX } from "../engine/kubernetes/network-probe.js";
+import { boxSpec } from "../sandbox/box-profile.js";
 import { clusterSandboxImage } from "../sandbox/sandbox-image.js";
 import { describeError } from "../util/errors.js";
 
@@ -21,22 +24,47 @@ export interface KubeCheck {
   fix?: string;
 }
 
-/** What the backend does, as SelfSubjectAccessReview asks it: [verb, resource, group, subresource?, cluster-wide?]. */
-const PERMISSIONS: Array<[string, string, string, string?, boolean?]> = [
-  ["create", "pods", ""],
-  ["get", "pods", ""],
-  ["list", "pods", ""],
-  ["delete", "pods", ""],
-  ["create", "pods", "", "exec"],
-  ["get", "pods", "", "exec"],
-  ["create", "networkpolicies", "networking.k8s.io"],
-  ["get", "networkpolicies", "networking.k8s.io"],
-  ["create", "leases", "coordination.k8s.io"],
-  ["list", "leases", "coordination.k8s.io"],
-  ["patch", "leases", "coordination.k8s.io"],
-  ["delete", "leases", "coordination.k8s.io"],
-  ["list", "nodes", "", undefined, true],
-  ["list", "runtimeclasses", "node.k8s.io", undefined, true],
+/** One permission drydock uses, as SelfSubjectAccessReview asks it, and what needs it. */
+interface Permission {
+  verb: string;
+  resource: string;
+  group: string;
+  subresource?: string;
+  /** Cluster-scoped (the ClusterRole); else in the box namespace (the Role). */
+  cluster?: boolean;
+  why: string;
+}
+
+/**
+ * Every permission connect, sessions and the isolation probe use: the Role and ClusterRole of
+ * docs/kubernetes.md grant exactly these (test/kubernetes/rbac.test.ts binds those two and no more).
+ */
+export const PERMISSIONS: readonly Permission[] = [
+  { verb: "create", resource: "pods", group: "", why: "a box is a Pod" },
+  { verb: "get", resource: "pods", group: "", why: "waiting for a box to run" },
+  { verb: "list", resource: "pods", group: "", why: "finding boxes by label" },
+  { verb: "delete", resource: "pods", group: "", why: "removing a box" },
+  { verb: "create", resource: "pods", group: "", subresource: "exec", why: "every program in a box" },
+  { verb: "get", resource: "pods", group: "", subresource: "exec", why: "the exec WebSocket's upgrade" },
+  {
+    verb: "get",
+    resource: "networkpolicies",
+    group: "networking.k8s.io",
+    why: "finding the deny-all policy",
+  },
+  { verb: "create", resource: "networkpolicies", group: "networking.k8s.io", why: "each box's policy" },
+  { verb: "create", resource: "leases", group: "coordination.k8s.io", why: "this drydock's Lease" },
+  { verb: "list", resource: "leases", group: "coordination.k8s.io", why: "finding dead drydocks' Leases" },
+  { verb: "patch", resource: "leases", group: "coordination.k8s.io", why: "renewing the Lease" },
+  { verb: "delete", resource: "leases", group: "coordination.k8s.io", why: "ending a Lease and its boxes" },
+  { verb: "list", resource: "nodes", group: "", cluster: true, why: "capacity and images on the nodes" },
+  {
+    verb: "list",
+    resource: "runtimeclasses",
+    group: "node.k8s.io",
+    cluster: true,
+    why: "--runtime runsc (gVisor)",
+  },
 ];
 
 function kubeConfigOf(target: ReturnType<typeof parseKubernetesTarget>): KubeConfig {
@@ -50,29 +78,32 @@ function kubeConfigOf(target: ReturnType<typeof parseKubernetesTarget>): KubeCon
 async function permissionCheck(kc: KubeConfig, namespace: string): Promise<KubeCheck> {
   const auth = kc.makeApiClient(AuthorizationV1Api);
   const denied: string[] = [];
-  for (const [verb, resource, group, subresource, clusterWide] of PERMISSIONS) {
+  for (const p of PERMISSIONS) {
     const review = await auth.createSelfSubjectAccessReview({
       body: {
         spec: {
           resourceAttributes: {
-            verb,
-            resource,
-            group,
-            ...(subresource ? { subresource } : {}),
-            ...(clusterWide ? {} : { namespace }),
+            verb: p.verb,
+            resource: p.resource,
+            group: p.group,
+            ...(p.subresource ? { subresource: p.subresource } : {}),
+            ...(p.cluster ? {} : { namespace }),
           },
         },
       },
     });
-    if (!review.status?.allowed) denied.push(`${verb} ${resource}${subresource ? `/${subresource}` : ""}`);
+    if (!review.status?.allowed) {
+      const resource = `${p.resource}${p.subresource ? `/${p.subresource}` : ""}${p.group ? ` (${p.group})` : ""}`;
+      denied.push(`${p.verb} ${resource} ${p.cluster ? "cluster-wide" : `in ${namespace}`}: ${p.why}`);
+    }
   }
   return denied.length === 0
     ? { name: "permissions", ok: true, detail: `all ${PERMISSIONS.length} the backend uses, in ${namespace}` }
     : {
         name: "permissions",
         ok: false,
-        detail: `denied: ${denied.join(", ")}`,
-        fix: `bind a Role in ${namespace} (pods, pods/exec, networkpolicies, leases) and a ClusterRole (get/list nodes and runtimeclasses) to this client; docs/kubernetes.md has both`,
+        detail: `denied: ${denied.join("; ")}`,
+        fix: `bind the Role drydock (in ${namespace}) and the ClusterRole drydock-nodes of docs/kubernetes.md ("What the namespace needs") to this client`,
       };
 }
 
@@ -93,9 +124,7 @@ async function nodeLimitsCheck(kc: KubeConfig): Promise<KubeCheck> {
       else limits.push(`${node}: ${pids}`);
     } catch (error) {
       // The API server refuses to proxy to some node addresses (loopback, link-local): unknown, not unlimited.
-      const body = (error as { body?: unknown }).body;
-      const said = typeof body === "string" ? /"message":"([^"]*)"/.exec(body)?.[1] : undefined;
-      unreadable.push(`${node} (${said ?? describeError(error).split("\n")[0]})`);
+      unreadable.push(`${node} (${apiMessage(error)})`);
     }
   }
   const known = limits.length ? `podPidsLimit ${limits.join(", ")}` : "";
@@ -112,56 +141,32 @@ async function nodeLimitsCheck(kc: KubeConfig): Promise<KubeCheck> {
       };
 }
 
-/** Two probe boxes: the second must not reach the first's listener, which the first itself reaches. */
+/** The backend's own probe (network-probe.ts), run afresh: boxes made as a session's are. */
 async function isolationCheck(engine: KubernetesEngine, image: string): Promise<KubeCheck> {
   const name = "network isolation";
-  const boxes: Box[] = [];
   try {
-    const tag = `doctor-${process.pid.toString(36)}`;
-    const [listener, prober] = await Promise.all(
-      ["l", "p"].map((side) =>
-        Box.create(engine, `${tag}-${side}`, { image, runtime: "runc", memoryMB: 256, cpus: 0.25 }),
-      ),
-    );
-    boxes.push(listener!, prober!);
-    void listener!
-      .sh("python3 -m http.server 8000 --bind 0.0.0.0 >/dev/null 2>&1", [], { timeoutMs: 60_000 })
-      .catch(() => undefined);
-    const probe = (box: Box, host: string) =>
-      box
-        .sh(
-          `python3 -c "import socket; s=socket.socket(); s.settimeout(3); s.connect(('$1', 8000)); print('open')" 2>/dev/null || echo closed`,
-          [host],
-          { timeoutMs: 30_000 },
-        )
-        .then((r) => r.stdout.toString().trim());
-    let self = "closed";
-    for (let i = 0; i < 20 && self !== "open"; i++) {
-      self = await probe(listener!, "127.0.0.1");
-      if (self !== "open") await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    const ip = (await engine.podIp(listener!.id)) ?? "";
-    if (self !== "open" || !ip)
-      return { name, ok: false, detail: "the probe box's listener did not start; cannot tell" };
-    const reached = await probe(prober!, ip);
-    return reached === "open"
-      ? {
-          name,
-          ok: false,
-          detail: `a box reached another box's listener at ${ip}:8000: the network plugin does not enforce NetworkPolicy`,
-          fix: "use a network plugin that enforces NetworkPolicy (Calico, Cilium, kube-network-policies), or a node firewall that drops what pods send",
-        }
-      : { name, ok: true, detail: `a box did not reach another box's listener at ${ip}:8000` };
+    const verdict = await engine.probeIsolation(boxSpec({ image, memoryMB: 256, cpus: 0.25 }, undefined));
+    return verdict.isolated
+      ? { name, ok: true, detail: verdict.detail }
+      : { name, ok: false, detail: verdict.detail, fix: ENFORCEMENT_FIX };
   } catch (error) {
     return { name, ok: false, detail: describeError(error) };
-  } finally {
-    await Promise.allSettled(boxes.map((b) => b.remove()));
   }
 }
 
 export async function kubernetesChecks(url: string, image?: string): Promise<KubeCheck[]> {
   const target = parseKubernetesTarget(url);
   const checks: KubeCheck[] = [];
+  // Permissions first, from the kubeconfig alone: a client that may not connect learns which it lacks.
+  try {
+    checks.push(await permissionCheck(kubeConfigOf(target), target.namespace));
+  } catch (error) {
+    checks.push({
+      name: "permissions",
+      ok: false,
+      detail: `could not ask the API server what this client may do: ${apiMessage(error)}`,
+    });
+  }
   let engine: KubernetesEngine;
   try {
     engine = await KubernetesEngine.connect(target, {
@@ -170,6 +175,7 @@ export async function kubernetesChecks(url: string, image?: string): Promise<Kub
     });
   } catch (error) {
     return [
+      ...checks,
       {
         name: `engine ${target.name}`,
         ok: false,
@@ -187,7 +193,6 @@ export async function kubernetesChecks(url: string, image?: string): Promise<Kub
       ok: total.cpus > 0,
       detail: `${total.cpus} cores, ${total.memoryMB} MiB over the Ready nodes; the largest node ${largest.cpus} cores, ${largest.memoryMB} MiB`,
     });
-    checks.push(await permissionCheck(kc, target.namespace));
     const runtimes = (await engine.runtimes()).map((r) => r.name);
     checks.push({
       name: "runtimes",

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { hostname } from "node:os";
 import { resolve } from "node:path";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { closeEngine, connectEngine, ENGINE_HELP } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
 import { LABEL_OWNER, LABEL_SESSION, LABEL_STATE, ownerIsDead, parseOwner } from "../engine/labels.js";
 import { pruneAuditLogs } from "../session/audit-log.js";
@@ -340,6 +342,10 @@ export function registerSessionsCommand(program: Command): void {
     )
     .option("--every-state-dir", "also boxes of every other state directory on the engine (asks first)")
     .option(
+      "--engine <url>",
+      `${ENGINE_HELP}; on a cluster, connecting also deletes the Leases no drydock renews, and with them their boxes`,
+    )
+    .option(
       "-y, --yes",
       "confirm removing what the asking flags bring in, where there is no terminal to ask on",
     )
@@ -349,39 +355,47 @@ export function registerSessionsCommand(program: Command): void {
     )
     .action(async (opts: PruneFlags) => {
       const days = decimal(opts.logsOlderThan, "--logs-older-than", { min: 0, example: 30 });
-      const engine = await Engine.connect();
-      const here = resolve(stateDir());
-      const plan = await planPrune(engine, {
-        kept: opts.all,
-        live: opts.live,
-        stateDirs: opts.stateDir,
-        everyStateDir: opts.everyStateDir,
-      });
-      const wider = plan.remove.filter((r) => r.wider).map((r) => removalLine(r, here));
-      if (!(await confirmRemoval(wider, opts.yes, commandLine()))) {
-        printOut("nothing removed\n");
-        process.exitCode = 1;
-        return;
+      const engine = await connectEngine(opts.engine);
+      try {
+        await prune(engine, opts, days);
+      } finally {
+        await closeEngine(engine);
       }
-      const result = await removePlanned(engine, plan);
-      printOut(
-        terminalText(
-          `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
-        ),
-      );
-      for (const r of plan.remove) printOut(`  removed ${removalLine(r, here)}\n`);
-      if (days === undefined) return;
-      const withBox = new Set(
-        (await engine.listBoxes(LABEL_SESSION)).map((b) => b.labels[LABEL_SESSION] ?? ""),
-      );
-      const logs = await pruneAuditLogs(days * 86_400_000, withBox);
-      printOut(
-        `removed ${logs.length} audit log(s) of sessions without a box, last written ${days} day(s) ago or more\n`,
-      );
     });
 }
 
+/** `sessions prune` on one backend: what the flags select, asked for where they widen it. */
+async function prune(engine: BoxEngine, opts: PruneFlags, days: number | undefined): Promise<void> {
+  const here = resolve(stateDir());
+  const plan = await planPrune(engine, {
+    kept: opts.all,
+    live: opts.live,
+    stateDirs: opts.stateDir,
+    everyStateDir: opts.everyStateDir,
+  });
+  const wider = plan.remove.filter((r) => r.wider).map((r) => removalLine(r, here));
+  if (!(await confirmRemoval(wider, opts.yes, commandLine()))) {
+    printOut("nothing removed\n");
+    process.exitCode = 1;
+    return;
+  }
+  const result = await removePlanned(engine, plan);
+  printOut(
+    terminalText(
+      `removed ${result.removed.length} box(es)${result.removed.length ? ": " + result.removed.join(", ") : ""}; kept ${result.kept}\n`,
+    ),
+  );
+  for (const r of plan.remove) printOut(`  removed ${removalLine(r, here)}\n`);
+  if (days === undefined) return;
+  const withBox = new Set((await engine.listBoxes(LABEL_SESSION)).map((b) => b.labels[LABEL_SESSION] ?? ""));
+  const logs = await pruneAuditLogs(days * 86_400_000, withBox);
+  printOut(
+    `removed ${logs.length} audit log(s) of sessions without a box, last written ${days} day(s) ago or more\n`,
+  );
+}
+
 interface PruneFlags {
+  engine?: string;
   all?: boolean;
   live?: boolean;
   stateDir: string[];

@@ -23,12 +23,7 @@ import {
   type V1Node,
   type V1Pod,
 } from "@kubernetes/client-node";
-import {
-  DrydockError,
-  EngineUnavailableError,
-  ImageMissingError,
-  InvalidArgumentError,
-} from "../../util/errors.js";
+import { DrydockError, ImageMissingError, InvalidArgumentError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { clusterImageMissing } from "./cluster-image.js";
 import { nodesCapacity, nodesHaveImage, readyNodes, runLoader } from "./cluster-nodes.js";
@@ -38,11 +33,13 @@ import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
 import type { ExecOptions, ExecResult } from "../exec.js";
 import { currentOwner, formatOwner } from "../labels.js";
 import { terminalArgv } from "../runtime-terminal.js";
+import { apiMessage, apiStatusOf, kubeApiError } from "./kube-api-error.js";
 import { kubeExec, type PodTarget } from "./kube-exec.js";
 import { kubeTerminal } from "./kube-terminal.js";
 import { boxLabelsOf, labelSelectorValue } from "./kubernetes-metadata.js";
 import type { KubernetesTarget } from "./kubernetes-target.js";
 import { namespaceDenyAll, networkPolicyFor } from "./network-policy.js";
+import { isolationRefusal, probeIsolation, type IsolationVerdict } from "./network-probe.js";
 import { OwnerLease, reapExpiredLeases } from "./owner-lease.js";
 import { ANNOTATION_NOFILE, ANNOTATION_PROCESSES, BOX_CONTAINER, podFor } from "./pod-manifest.js";
 
@@ -65,6 +62,13 @@ export interface KubernetesEngineOptions {
   appArmor?: boolean;
   /** Seconds after which Kubernetes ends a box whatever happens to drydock; default none. */
   activeDeadlineSeconds?: number;
+  /**
+   * The image the NetworkPolicy probe runs: one whose programs drydock trusts (the sandbox
+   * image), since the probe's verdict is what they answer. Default: the first box's image, unless
+   * it is an environment image (built from a repository's definition, whose `bash` or `timeout`
+   * could say "not reached" whatever happened): then no box is made until this is given.
+   */
+  probeImage?: string;
 }
 
 /** What every exec in a box needs to know of it. */
@@ -75,7 +79,17 @@ interface BoxInfo {
   runtime?: string;
 }
 
-const statusOf = (error: unknown): number | undefined => (error as { code?: number }).code;
+/**
+ * The isolation verdict of each namespace (by API server and namespace) this process has probed.
+ * A pass holds for the life of the process; a refusal is probed again at the first box asked for
+ * REPROBE_REFUSED_MS after it, so a cluster fixed meanwhile is not refused by a stale verdict.
+ */
+const verdicts = new Map<string, { verdict: Promise<IsolationVerdict>; at: number }>();
+const REPROBE_REFUSED_MS = 60_000;
+/** An environment image (environment-images.ts names them): built from a repository's definition. */
+const isEnvironmentImage = (image: string): boolean => /(^|\/)drydock-env(-base)?(:|@|$)/.test(image);
+/** A probe Pod ends by itself after this, should drydock die mid-probe with its Lease still live. */
+const PROBE_DEADLINE_SECONDS = 300;
 
 export class KubernetesEngine implements BoxEngine {
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
@@ -95,8 +109,10 @@ export class KubernetesEngine implements BoxEngine {
   ) {}
 
   /**
-   * Loads the kubeconfig, checks the namespace answers, makes its deny-all NetworkPolicy if it
-   * lacks one, deletes Leases of dead drydocks, and takes this process's Lease.
+   * Loads the kubeconfig, makes the namespace's deny-all NetworkPolicy if it lacks one (which
+   * also finds a namespace that does not exist), deletes Leases of dead drydocks, and takes this
+   * process's Lease. Everything it reads and writes is in the namespace: no cluster-wide
+   * permission is needed (docs/kubernetes.md, "What the namespace needs").
    */
   static async connect(
     target: KubernetesTarget,
@@ -127,34 +143,45 @@ export class KubernetesEngine implements BoxEngine {
     const coordination = kc.makeApiClient(CoordinationV1Api);
     const nodeApi = kc.makeApiClient(NodeV1Api);
     const ns = target.namespace;
+    const policy = namespaceDenyAll(ns);
     try {
-      await core.readNamespace({ name: ns });
+      await networking.readNamespacedNetworkPolicy({ name: policy.metadata.name, namespace: ns });
     } catch (error) {
-      if (statusOf(error) === 404) {
-        throw new InvalidArgumentError(
-          "--engine",
-          `${target.name}: the namespace ${ns} does not exist; create it (kubectl create namespace ${ns}) and see docs/kubernetes.md for the RBAC drydock needs there`,
-        );
+      if (apiStatusOf(error) !== 404)
+        throw kubeApiError(target.name, `read NetworkPolicy ${policy.metadata.name}`, error);
+      try {
+        await networking.createNamespacedNetworkPolicy({ namespace: ns, body: policy as never });
+      } catch (made) {
+        // Reading a missing object in a missing namespace says 404 too; making one says which.
+        if (apiStatusOf(made) === 404) {
+          throw new InvalidArgumentError(
+            "--engine",
+            `${target.name}: the namespace ${ns} does not exist; create it (kubectl create namespace ${ns}) and see docs/kubernetes.md for the RBAC drydock needs there (the API said: ${apiMessage(made)})`,
+          );
+        }
+        throw kubeApiError(target.name, "make the namespace's deny-all NetworkPolicy", made);
       }
-      throw unavailable(target.name, error);
-    }
-    try {
-      await networking.readNamespacedNetworkPolicy({
-        name: namespaceDenyAll(ns).metadata.name,
-        namespace: ns,
-      });
-    } catch (error) {
-      if (statusOf(error) !== 404) throw unavailable(target.name, error);
-      await networking.createNamespacedNetworkPolicy({ namespace: ns, body: namespaceDenyAll(ns) as never });
       log.info(`${target.name}: made the namespace's deny-all NetworkPolicy`);
     }
     await reapExpiredLeases(coordination, ns).catch((error: unknown) =>
-      log.warn(`${target.name}: could not look for expired leases: ${(error as Error).message}`),
+      log.warn(`${target.name}: could not look for expired leases: ${apiMessage(error)}`),
     );
-    const lease = await OwnerLease.take(coordination, ns, formatOwner(currentOwner()));
+    let lease: OwnerLease;
+    try {
+      lease = await OwnerLease.take(coordination, ns, formatOwner(currentOwner()));
+    } catch (error) {
+      throw kubeApiError(target.name, "take this process's Lease", error);
+    }
     if (options.appArmor === false)
       log.info(`${target.name}: boxes ask for no AppArmor profile (apparmor=off)`);
-    return new KubernetesEngine(target.name, ns, kc, core, networking, coordination, nodeApi, lease, options);
+    // A deadline given in the target (`deadline=SECONDS`, from the command line) unless the caller set one.
+    const activeDeadlineSeconds = options.activeDeadlineSeconds ?? target.activeDeadlineSeconds;
+    const probeImage = options.probeImage ?? target.probeImage;
+    return new KubernetesEngine(target.name, ns, kc, core, networking, coordination, nodeApi, lease, {
+      ...options,
+      activeDeadlineSeconds,
+      probeImage,
+    });
   }
 
   /** Stops renewing this process's Lease and deletes it: the cluster deletes any box still owned by it. */
@@ -178,27 +205,102 @@ export class KubernetesEngine implements BoxEngine {
     return this.runtimeClasses;
   }
 
-  async createBox(spec: ContainerSpec): Promise<string> {
+  /**
+   * Whether this namespace holds a box in, probed (network-probe.ts) with boxes made like `spec`;
+   * not cached: `drydock doctor` asks this.
+   */
+  probeIsolation(spec: ContainerSpec): Promise<IsolationVerdict> {
+    return probeIsolation(
+      {
+        makeProbePod: async (probe, node) =>
+          (await this.makePod(probe, node, PROBE_DEADLINE_SECONDS)).metadata?.name ?? "",
+        start: (id) => this.start(id),
+        exec: (id, argv, options) => kubeExec(this.target(id), argv, options),
+        podIp: (id) => this.podIp(id),
+        boxNode: (id) => this.boxNode(id),
+        remove: (id) => this.remove(id),
+      },
+      spec,
+    );
+  }
+
+  /** Refuses to make boxes where the probe finds them not held in; the verdict is kept (see `verdicts`). */
+  private async checkIsolation(spec: ContainerSpec): Promise<void> {
+    const key = `${this.kc.getCurrentCluster()?.server ?? ""} ${this.namespace}`;
+    let held = verdicts.get(key);
+    if (!held) {
+      const image = this.options.probeImage ?? spec.image;
+      if (!this.options.probeImage && isEnvironmentImage(image)) {
+        throw new DrydockError(
+          "network_not_enforced",
+          `${this.name}: drydock makes no box until it has checked that boxes are held in, and it does not check with ${image}: an environment image is built from a repository's definition, whose programs could fake the answer. Add probe-image=IMAGE to --engine (drydock's sandbox image, on the nodes), or start a session with the sandbox image first`,
+        );
+      }
+      held = { verdict: this.probeIsolation({ ...spec, image }), at: Date.now() };
+      verdicts.set(key, held);
+      // A probe that could not finish is no verdict: the next box probes again.
+      held.verdict.catch(() => verdicts.delete(key));
+      held.verdict
+        .then((v) =>
+          v.isolated
+            ? log.info(`${this.name}: boxes are held in (${v.detail})`)
+            : log.error(`${this.name}: boxes would have the network (${v.detail})`),
+        )
+        .catch(() => undefined);
+    }
+    let verdict: IsolationVerdict;
+    try {
+      verdict = await held.verdict;
+    } catch (error) {
+      throw new DrydockError(
+        "network_not_enforced",
+        `${this.name}: drydock makes no box until it has checked that boxes are held in, and the check failed: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    if (!verdict.isolated) {
+      if (Date.now() - held.at > REPROBE_REFUSED_MS && verdicts.get(key) === held) verdicts.delete(key);
+      throw isolationRefusal(this.name, verdict);
+    }
+  }
+
+  /** Creates a Pod for spec, owned by this process's Lease, on `node` when given. */
+  private async makePod(
+    spec: ContainerSpec,
+    node?: string,
+    activeDeadlineSeconds = this.options.activeDeadlineSeconds,
+  ): Promise<V1Pod> {
     // runc is the nodes' default handler: a Pod asks for it by naming no RuntimeClass.
     const runtime = spec.runtime === "runc" ? undefined : spec.runtime;
     const pod = podFor(
       { ...spec, runtime },
       {
         namespace: this.namespace,
-        runtimeClasses: await this.classes(),
+        runtimeClasses: runtime ? await this.classes() : {},
         appArmor: this.options.appArmor,
         ownerLease: { name: this.lease.name, uid: this.lease.uid },
-        activeDeadlineSeconds: this.options.activeDeadlineSeconds,
+        activeDeadlineSeconds,
+        nodeName: node,
       },
     );
-    let made: V1Pod;
     try {
-      made = await this.core.createNamespacedPod({ namespace: this.namespace, body: pod as never });
+      const made = await this.core.createNamespacedPod({ namespace: this.namespace, body: pod as never });
+      this.boxes.set(made.metadata?.name ?? pod.metadata.name, {
+        nofile: spec.nofile,
+        processes: spec.processLimit ?? 0,
+        runtime,
+      });
+      return made;
     } catch (error) {
       throw this.wrap(error, `create a Pod from ${spec.image}`);
     }
-    const name = made.metadata?.name ?? pod.metadata.name;
-    this.boxes.set(name, { nofile: spec.nofile, processes: spec.processLimit ?? 0, runtime });
+  }
+
+  /** Makes the box's Pod and NetworkPolicy; refused where the namespace's policy is not enforced. */
+  async createBox(spec: ContainerSpec): Promise<string> {
+    await this.checkIsolation(spec);
+    const made = await this.makePod(spec);
+    const name = made.metadata?.name ?? "";
     try {
       const policy = networkPolicyFor(spec, {
         namespace: this.namespace,
@@ -212,7 +314,7 @@ export class KubernetesEngine implements BoxEngine {
       await this.remove(name).catch(() => undefined);
       throw this.wrap(error, `make the NetworkPolicy of ${name}`);
     }
-    log.debug(`created pod ${name} from ${spec.image}${runtime ? ` (${runtime})` : ""}`);
+    log.debug(`created pod ${name} from ${spec.image}${spec.runtime ? ` (${spec.runtime})` : ""}`);
     return name;
   }
 
@@ -262,7 +364,7 @@ export class KubernetesEngine implements BoxEngine {
       await this.core.deleteNamespacedPod({ name: id, namespace: this.namespace, gracePeriodSeconds: 0 });
       log.debug(`removed pod ${id}`);
     } catch (error) {
-      if (statusOf(error) !== 404) throw this.wrap(error, `remove ${id}`);
+      if (apiStatusOf(error) !== 404) throw this.wrap(error, `remove ${id}`);
     }
   }
 
@@ -270,7 +372,7 @@ export class KubernetesEngine implements BoxEngine {
     try {
       return await this.core.readNamespacedPod({ name: id, namespace: this.namespace });
     } catch (error) {
-      if (statusOf(error) === 404) return undefined;
+      if (apiStatusOf(error) === 404) return undefined;
       throw this.wrap(error, `read ${id}`);
     }
   }
@@ -370,7 +472,8 @@ export class KubernetesEngine implements BoxEngine {
     const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
     try {
       return await Promise.race([
-        this.core.readNamespace({ name: this.namespace }).then(
+        // A read in the namespace: the API answers and this client may use it (no cluster-wide read).
+        this.core.listNamespacedPod({ namespace: this.namespace, limit: 1 }).then(
           () => true,
           () => false,
         ),
@@ -438,37 +541,8 @@ export class KubernetesEngine implements BoxEngine {
   }
 
   private wrap(error: unknown, what: string): Error {
-    if (error instanceof DrydockError) return error;
-    const code = (error as { code?: string | number }).code;
-    if (
-      typeof code === "string" &&
-      /^(ECONNREFUSED|ENOTFOUND|ECONNRESET|ETIMEDOUT|EHOSTUNREACH)$/.test(code)
-    ) {
-      return unavailable(this.name, error);
-    }
-    const body = (error as { body?: unknown }).body;
-    const message =
-      (typeof body === "string"
-        ? safeJson(body)?.message
-        : (body as { message?: string } | undefined)?.message) ?? (error as Error).message;
-    return new DrydockError("engine_error", `${what} on ${this.name} failed: ${message}`, { cause: error });
+    return kubeApiError(this.name, what, error);
   }
-}
-
-function safeJson(text: string): { message?: string } | undefined {
-  try {
-    return JSON.parse(text) as { message?: string };
-  } catch {
-    return undefined;
-  }
-}
-
-function unavailable(name: string, error: unknown): EngineUnavailableError {
-  const message = (error as Error).message.split("\n")[0] ?? "";
-  return new EngineUnavailableError(`${name}: ${message}`, {
-    cause: error,
-    fix: "Check the cluster's API server answers (kubectl get nodes with the same kubeconfig and context); check with `drydock doctor --engine`",
-  });
 }
 
 /** A Pod's state in Docker's words, as listings show it: running, created (pending) or exited. */

@@ -4,7 +4,10 @@
  * (default: KUBECONFIG, else ~/.kube/config, and that file's current context), and `apparmor=off`
  * for nodes without AppArmor (they refuse a Pod that asks for its profile, where Docker on such a
  * host applies none), and `load=COMMAND` for what puts a local image on every node (`kind load
- * docker-image`, the test cluster's `scripts/kube/cluster.sh load`). Pure.
+ * docker-image`, the test cluster's `scripts/kube/cluster.sh load`), and `deadline=SECONDS` for the
+ * time after which Kubernetes ends each box whatever becomes of drydock (activeDeadlineSeconds),
+ * and `probe-image=REF` for the image the NetworkPolicy probe runs (network-probe.ts).
+ * Pure.
  *
  *   kubernetes:                              the current context, namespace drydock-boxes
  *   kubernetes:agents                        namespace agents
@@ -25,10 +28,17 @@ export interface KubernetesTarget {
   appArmor?: boolean;
   /** `load=COMMAND`: what puts a local image on every node, run with the image last (no shell). */
   loadImage?: string[];
+  /** `deadline=SECONDS`: each box's activeDeadlineSeconds (Kubernetes ends it then); default none. */
+  activeDeadlineSeconds?: number;
+  /** `probe-image=REF`: the image the NetworkPolicy probe runs (default: the first box's, unless built from a repository). */
+  probeImage?: string;
 }
 
+/** The longest deadline taken: a year, far past any session, and well inside the API's int64. */
+const MAX_DEADLINE_SECONDS = 366 * 24 * 3600;
+
 const FORMS =
-  "write kubernetes:, kubernetes:NAMESPACE, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off&load=COMMAND";
+  "write kubernetes:, kubernetes:NAMESPACE, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off&load=COMMAND&deadline=SECONDS&probe-image=REF";
 
 /** Whether an `--engine` value names a Kubernetes backend rather than a Docker engine. */
 export function isKubernetesTarget(url: string): boolean {
@@ -64,7 +74,16 @@ export function parseKubernetesTarget(url: string, field = "--engine"): Kubernet
     else if (key === "kubeconfig") target.kubeconfig = value;
     else if (key === "apparmor" && (value === "off" || value === "on")) target.appArmor = value === "on";
     else if (key === "load") target.loadImage = value.split(/\s+/).filter(Boolean);
-    else if (key === "apparmor") throw new InvalidArgumentError(field, `${url}: apparmor takes on or off`);
+    else if (key === "probe-image") target.probeImage = value;
+    else if (key === "deadline") {
+      if (!/^[1-9]\d{0,8}$/.test(value) || Number(value) > MAX_DEADLINE_SECONDS) {
+        throw new InvalidArgumentError(
+          field,
+          `${url}: deadline takes whole seconds from 1 to ${MAX_DEADLINE_SECONDS} (a year), the time after which Kubernetes ends each box; got ${JSON.stringify(value)}`,
+        );
+      }
+      target.activeDeadlineSeconds = Number(value);
+    } else if (key === "apparmor") throw new InvalidArgumentError(field, `${url}: apparmor takes on or off`);
     else throw new InvalidArgumentError(field, `${url}: unknown word ${JSON.stringify(key)}; ${FORMS}`);
   }
   if (target.context) target.name += `?context=${target.context}`;

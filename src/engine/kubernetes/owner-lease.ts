@@ -14,6 +14,7 @@ import {
   type V1Lease,
 } from "@kubernetes/client-node";
 import { logger } from "../../util/log.js";
+import { apiMessage, apiStatusOf } from "./kube-api-error.js";
 
 const log = logger("kubernetes");
 
@@ -32,8 +33,6 @@ const EXPIRED_AFTER_DURATIONS = 3;
 function microTime(date = new Date()): Date {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z") as unknown as Date;
 }
-
-const statusOf = (error: unknown): number | undefined => (error as { code?: number }).code;
 
 export class OwnerLease {
   private timer: NodeJS.Timeout | undefined;
@@ -86,9 +85,7 @@ export class OwnerLease {
           // A merge patch: only renewTime changes.
           setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
         )
-        .catch((error: unknown) =>
-          log.warn(`could not renew lease ${this.name}: ${(error as Error).message}`),
-        );
+        .catch((error: unknown) => log.warn(`could not renew lease ${this.name}: ${apiMessage(error)}`));
     }, ms);
     this.timer.unref();
   }
@@ -101,8 +98,7 @@ export class OwnerLease {
     await this.api
       .deleteNamespacedLease({ name: this.name, namespace: this.namespace, propagationPolicy: "Background" })
       .catch((error: unknown) => {
-        if (statusOf(error) !== 404)
-          log.warn(`could not delete lease ${this.name}: ${(error as Error).message}`);
+        if (apiStatusOf(error) !== 404) log.warn(`could not delete lease ${this.name}: ${apiMessage(error)}`);
       });
   }
 }
@@ -130,7 +126,7 @@ export async function reapExpiredLeases(api: CoordinationV1Api, namespace: strin
         `deleted lease ${name} (not renewed since ${String(lease.spec?.renewTime)}): its boxes go with it`,
       );
     } catch (error) {
-      if (statusOf(error) !== 404) log.warn(`could not delete lease ${name}: ${(error as Error).message}`);
+      if (apiStatusOf(error) !== 404) log.warn(`could not delete lease ${name}: ${apiMessage(error)}`);
     }
   }
   return reaped;

@@ -58,6 +58,8 @@ export interface PodOptions {
   ownerLease?: { name: string; uid: string };
   /** Kubernetes ends the box after this many seconds whatever happens to drydock; default none. */
   activeDeadlineSeconds?: number;
+  /** The node the Pod must run on (a probe's second Pod goes beside its first); default the scheduler's choice. */
+  nodeName?: string;
   /** Default IfNotPresent: images are put on the nodes ahead (see docs/kubernetes.md). */
   imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
 }
@@ -105,6 +107,7 @@ export interface Pod {
     shareProcessNamespace: boolean;
     terminationGracePeriodSeconds: number;
     activeDeadlineSeconds?: number;
+    nodeName?: string;
     runtimeClassName?: string;
     securityContext: {
       runAsUser: number;
@@ -231,6 +234,7 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
       ...(options.activeDeadlineSeconds !== undefined
         ? { activeDeadlineSeconds: options.activeDeadlineSeconds }
         : {}),
+      ...(options.nodeName ? { nodeName: options.nodeName } : {}),
       ...(runtimeClassName ? { runtimeClassName } : {}),
       securityContext: {
         runAsUser: uid,
