@@ -34,6 +34,9 @@ const PROGRAM_KEYS: ReadonlyArray<[RegExp, string]> = [
   [/^credential\.(.+\.)?helper$/s, ""],
   [/^remote\..+\.(uploadpack|receivepack|vcs|proxy)$/s, ""],
   [/^pager\..+$/s, "false"],
+  // A transport the repository allows by name would win over protocol.allow=never (a lazy fetch of
+  // a missing object through `ext::` runs a command).
+  [/^protocol\..+\.allow$/s, "never"],
 ];
 
 /** Settings every host git gets, whatever the repository says. */

@@ -16,6 +16,9 @@ import { logger } from "../util/log.js";
 import { configEnv, FIXED_SETTINGS, parseConfigListing, programOverrides } from "./git-config-guard.js";
 
 const log = logger("workspace");
+
+/** The longest one host git may take before it is killed (DRYDOCK_GIT_TIMEOUT_S, default 600). */
+export const HOST_GIT_TIMEOUT_MS = Math.max(1, Number(process.env.DRYDOCK_GIT_TIMEOUT_S) || 600) * 1000;
 const run = promisify(execFile);
 
 /** The caller's variables that still reach git: identity, which the operator may set on purpose. */
@@ -198,6 +201,8 @@ export async function runHostGit(
     env: hostGitEnv(options.env, await repoOverrides(cwd)),
     stdio: "pipe",
   });
+  // A repository's content can make git wait forever (an ignore file that is a FIFO).
+  const timer = setTimeout(() => child.kill("SIGKILL"), HOST_GIT_TIMEOUT_MS);
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
@@ -214,7 +219,7 @@ export async function runHostGit(
       ),
     );
     child.on("close", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
+  }).finally(() => clearTimeout(timer));
   const result = {
     stdout: Buffer.concat(out).toString("utf8"),
     stderr: Buffer.concat(err).toString("utf8"),

@@ -7,8 +7,8 @@ import { realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { promisify } from "node:util";
 import { DrydockError, InvalidArgumentError } from "../util/errors.js";
-import { hostGitEnv, repoOverrides } from "./host-git.js";
-import { requireOwnObjects } from "./object-stores.js";
+import { HOST_GIT_TIMEOUT_MS, hostGitEnv, repoOverrides } from "./host-git.js";
+import { requireOwnGitDir, requireOwnObjects } from "./object-stores.js";
 
 const run = promisify(execFile);
 
@@ -18,6 +18,9 @@ export async function hostGit(repo: string, args: string[], maxBuffer = 256 * 10
     const { stdout } = await run("git", ["-C", repo, ...args], {
       encoding: "buffer",
       maxBuffer,
+      // A repository's content can make git wait forever (an ignore file that is a FIFO).
+      timeout: HOST_GIT_TIMEOUT_MS,
+      killSignal: "SIGKILL",
       env: hostGitEnv({}, await repoOverrides(repo)),
     });
     return stdout;
@@ -65,6 +68,7 @@ export async function openHostRepo(path: string, field = "repo"): Promise<HostRe
   const commonDir = isAbsolute(lines[2]) ? lines[2] : join(absolute, lines[2]);
   const [root, realCommonDir] = await Promise.all([realpath(lines[0]), realpath(commonDir)]);
   await requireInsideWorkTree(absolute, root, field);
+  await requireOwnGitDir(root, lines[1], realCommonDir);
   await requireOwnObjects(realCommonDir);
   return {
     root,
@@ -150,6 +154,7 @@ async function openHostRepoSlowly(absolute: string, field: string): Promise<Host
     // Older git: sha1 is the only format it knows.
   }
   const realCommonDir = await realpath(commonDir);
+  await requireOwnGitDir(root, gitDir, realCommonDir);
   await requireOwnObjects(realCommonDir);
   return { root, gitDir, commonDir: realCommonDir, head, objectFormat };
 }

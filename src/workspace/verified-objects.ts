@@ -37,6 +37,10 @@ function commonDirOf(root: string): Promise<string> {
 /** More files than this in one commit is refused (a few trees naming each other many times can list billions). */
 export const MAX_TREE_ENTRIES = 5_000_000;
 
+/** A commit or tree object larger than these is refused before its bytes are read (one held whole in memory). */
+export const MAX_COMMIT_BYTES = 16 * 1024 * 1024;
+export const MAX_TREE_OBJECT_BYTES = 64 * 1024 * 1024;
+
 /** A file of a tree: blob or symbolic link (submodule links are left out). */
 export interface VerifiedEntry {
   /** "100644", "100755" or "120000". */
@@ -211,10 +215,15 @@ export class VerifiedObjects {
     await this.reader.skip(header.size + 1);
   }
 
-  /** One object, whole and verified, of the expected type. */
-  async read(oid: string, type: string): Promise<Buffer> {
+  /** One object, whole and verified, of the expected type, refused past `maxBytes` before it is read. */
+  async read(oid: string, type: string, maxBytes = MAX_TREE_OBJECT_BYTES): Promise<Buffer> {
     this.ask([oid]);
     const header = await this.header(oid);
+    if (header.size > maxBytes) {
+      throw new ObjectIntegrityError(
+        `object ${oid} is ${header.size} bytes, more than a ${type} drydock reads (${maxBytes})`,
+      );
+    }
     const bytes = await this.body(oid, header);
     if (header.type !== type)
       throw new ObjectIntegrityError(`object ${oid} is a ${header.type}, not a ${type}`);
@@ -285,7 +294,7 @@ export function parseCommit(bytes: Buffer, oid: string): { tree: string; committ
 export async function verifiedCommitTree(root: string, commit: string): Promise<VerifiedTree> {
   const objects = await VerifiedObjects.open(root);
   try {
-    const { tree, committedS } = parseCommit(await objects.read(commit, "commit"), commit);
+    const { tree, committedS } = parseCommit(await objects.read(commit, "commit", MAX_COMMIT_BYTES), commit);
     const idBytes = commit.length / 2;
     const children = new Map<string, ReturnType<typeof parseTree>>();
     let level = [tree];
@@ -297,6 +306,11 @@ export async function verifiedCommitTree(root: string, commit: string): Promise<
       const next: string[] = [];
       for (const oid of wanted) {
         const header = await objects.header(oid);
+        if (header.size > MAX_TREE_OBJECT_BYTES) {
+          throw new ObjectIntegrityError(
+            `tree ${oid} is ${header.size} bytes, more than drydock reads (${MAX_TREE_OBJECT_BYTES})`,
+          );
+        }
         const bytes = await objects.body(oid, header);
         if (header.type !== "tree")
           throw new ObjectIntegrityError(`object ${oid} is a ${header.type}, not a tree`);
@@ -307,6 +321,23 @@ export async function verifiedCommitTree(root: string, commit: string): Promise<
       level = [...new Set(next)];
     }
     objects.end();
+    // How many paths each tree stands for, counted once per tree id from the leaves up, before any
+    // walk: a few trees naming one subtree twice, level after level, stand for more paths than
+    // memory holds (2^40 from 42 objects), and walking them would never end.
+    const paths = new Map<string, number>();
+    const pathsOf = (oid: string, depth: number): number => {
+      const known = paths.get(oid);
+      if (known !== undefined) return known;
+      if (depth > 4096) throw new ObjectIntegrityError(`tree ${tree} is nested too deeply`);
+      let n = 0;
+      for (const e of children.get(oid)!) n += e.kind === "tree" ? 1 + pathsOf(e.oid, depth + 1) : 1;
+      const capped = Math.min(n, MAX_TREE_ENTRIES + 1);
+      paths.set(oid, capped);
+      return capped;
+    };
+    if (pathsOf(tree, 0) > MAX_TREE_ENTRIES) {
+      throw new ObjectIntegrityError(`commit ${commit} holds more than ${MAX_TREE_ENTRIES} paths`);
+    }
     const entries: VerifiedEntry[] = [];
     const walk = (oid: string, prefix: string, depth: number) => {
       if (depth > 4096) throw new ObjectIntegrityError(`tree ${tree} is nested too deeply`);

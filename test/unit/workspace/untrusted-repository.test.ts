@@ -6,9 +6,11 @@
  * repository and a working tree moved elsewhere are refused, and a client's ref is a branch, a
  * tag, HEAD or a commit id, never revision syntax.
  */
+import { execFileSync } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -25,6 +27,7 @@ import { runHostGit } from "../../../src/workspace/host-git.js";
 import { openHostRepo } from "../../../src/workspace/host-repo.js";
 import { snapshotCommit } from "../../../src/workspace/snapshot-commit.js";
 import { planSnapshot, resolveCommit } from "../../../src/workspace/snapshot-plan.js";
+import { verifiedCommitTree } from "../../../src/workspace/verified-objects.js";
 import { git, isolateGitConfig, makeRepo, Scratch } from "./host-repo-fixture.js";
 
 let scratch: Scratch;
@@ -214,6 +217,10 @@ describe("what a commit id stands for", () => {
     renameSync(join(repo, ".git"), join(scratch.root, "elsewhere.git"));
     symlinkSync(join(scratch.root, "elsewhere.git"), join(repo, ".git"));
     writeFileSync(join(repo, ".git", "objects", "info", "alternates"), "../../private/.git/objects\n");
+    await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects|not its own/);
+    // The same entry with .git a directory of the repository's own again.
+    rmSync(join(repo, ".git"));
+    renameSync(join(scratch.root, "elsewhere.git"), join(repo, ".git"));
     await expect(openHostRepo(repo)).rejects.toThrow(/borrows objects/);
     // An entry inside the repository, a comment before it, and the file itself a link.
     writeFileSync(join(repo, ".git", "objects", "info", "alternates"), "# a comment\n./pack/..\n");
@@ -310,5 +317,84 @@ describe("a client's ref", () => {
     await expect(resolveCommit(await openHostRepo(repo), prefix)).rejects.toThrow(
       /both a branch or tag name and a commit id/,
     );
+  });
+});
+
+describe("a repository's store is its own", () => {
+  function victimAndAttacker() {
+    scratch = new Scratch();
+    const victim = makeRepo(join(scratch.root, "victim"), { "secret.env": "KEY=1\n" });
+    const attacker = makeRepo(join(scratch.root, "attacker"), { "a.txt": "a\n" });
+    return { victim, attacker };
+  }
+
+  it("refuses objects and refs linked from another repository, a commondir file naming one, and .git as a link", async () => {
+    const { victim, attacker } = victimAndAttacker();
+    rmSync(join(attacker, ".git", "objects"), { recursive: true });
+    symlinkSync(join(victim, ".git", "objects"), join(attacker, ".git", "objects"));
+    await expect(openHostRepo(attacker)).rejects.toThrow(/not its own \(objects is a link\)/);
+
+    const second = makeRepo(join(scratch.root, "second"), { "a.txt": "a\n" });
+    writeFileSync(join(second, ".git", "commondir"), join(victim, ".git") + "\n");
+    await expect(openHostRepo(second)).rejects.toThrow(/not its own/);
+
+    const third = join(scratch.root, "third");
+    mkdirSync(third);
+    symlinkSync(join(victim, ".git"), join(third, ".git"));
+    await expect(openHostRepo(third)).rejects.toThrow(/not its own \(\.git is a link\)/);
+
+    const fourth = makeRepo(join(scratch.root, "fourth"), { "a.txt": "a\n" });
+    const pack =
+      git(victim, "repack", "-a", "-d", "-q") === ""
+        ? readdirSync(join(victim, ".git", "objects", "pack"))
+        : [];
+    symlinkSync(
+      join(victim, ".git", "objects", "pack", pack[0]!),
+      join(fourth, ".git", "objects", "pack", pack[0]!),
+    );
+    await expect(openHostRepo(fourth)).rejects.toThrow(/is a link/);
+  });
+
+  it("opens a linked worktree and a submodule's checkout, whose stores are their repository's own", async () => {
+    const { victim } = victimAndAttacker();
+    const worktree = join(scratch.root, "wt");
+    git(victim, "worktree", "add", "-q", worktree);
+    expect((await openHostRepo(worktree)).root).toBe(realpathSync(worktree));
+    const sub = makeRepo(join(scratch.root, "sub-origin"), { "s.txt": "s\n" });
+    git(victim, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "sub");
+    expect((await openHostRepo(join(victim, "sub"))).root).toBe(realpathSync(join(victim, "sub")));
+  });
+});
+
+describe("what a repository's trees and configuration cannot make drydock do", () => {
+  it("refuses at once a commit whose trees name one subtree twice, level after level (2^40 paths from 42 objects)", async () => {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), { "a.txt": "a\n" });
+    let tree = execFileSync("git", ["mktree"], { cwd: repo, input: "", encoding: "utf8" }).trim();
+    for (let i = 0; i < 40; i++) {
+      tree = execFileSync("git", ["mktree"], {
+        cwd: repo,
+        input: `040000 tree ${tree}\ta\n040000 tree ${tree}\tb\n`,
+        encoding: "utf8",
+      }).trim();
+    }
+    const commit = git(repo, "commit-tree", tree, "-m", "bomb").trim();
+    const started = Date.now();
+    await expect(verifiedCommitTree(repo, commit)).rejects.toThrow(/more than 5000000 paths/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("never fetches a missing object, even through a transport the repository allows by name", async () => {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), { "a.txt": "a\n" });
+    const mark = join(scratch.root, "fetched");
+    git(repo, "config", "extensions.partialClone", "origin");
+    git(repo, "config", "remote.origin.url", `ext::sh -c touch% ${mark}`);
+    git(repo, "config", "remote.origin.promisor", "true");
+    git(repo, "config", "protocol.ext.allow", "always");
+    const missing = "0123456789abcdef0123456789abcdef01234567";
+    await runHostGit(repo, ["cat-file", "-e", missing], { okExitCodes: [0, 1, 128] });
+    await expect(resolveCommit(await openHostRepo(repo), missing)).rejects.toThrow(/names no commit/);
+    expect(existsSync(mark)).toBe(false);
   });
 });
