@@ -9,7 +9,7 @@
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { CommandExitError, DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -158,10 +158,24 @@ async function listConfig(cwd: string): Promise<ListedConfig> {
         }),
     ),
   ];
+  // A file an include names counts too, made or not yet: creating it changes what git reads.
+  const included = settings
+    .filter((s) => /^include(if\..+)?\.path$/s.test(s.key) && s.value)
+    .map((s) => {
+      const value = s.value!;
+      if (value.startsWith("~/")) return join(process.env.HOME ?? "/", value.slice(2));
+      const origin = s.origin.startsWith("file:") ? s.origin.slice("file:".length) : cwd;
+      return isAbsolute(value) ? value : resolve(dirname(resolve(cwd, origin)), value);
+    });
   const files = await Promise.all(
-    paths.map(async (p): Promise<[string, string]> => [p, await statSignature(p)]),
+    [...new Set([...paths, ...included])].map(async (p): Promise<[string, string]> => [
+      p,
+      await statSignature(p),
+    ]),
   );
-  return { files, overrides: programOverrides(settings) };
+  // What `includeIf "onbranch:…"` reads depends on HEAD: such a listing is not kept.
+  const dependsOnHead = settings.some((s) => /^includeif\.onbranch:/s.test(s.key));
+  return { files: dependsOnHead ? [] : files, overrides: programOverrides(settings) };
 }
 
 /**

@@ -122,6 +122,29 @@ describe("host git and the repository's own configuration", () => {
     expect(program.ran()).toBe(false);
   });
 
+  it("reads the configuration again when what it includes changes: a branch switched to, a file made later", async () => {
+    scratch = new Scratch();
+    const program = markingProgram(scratch.root, "evil");
+    const repo = makeRepo(join(scratch.root, "repo"), {
+      ".gitattributes": "* filter=evil\n",
+      "a.txt": "one\n",
+    });
+    writeFileSync(join(repo, ".git", "on-branch.cfg"), `[filter "evil"]\n\tclean = ${program.path}\n`);
+    git(repo, "config", "includeIf.onbranch:evil.path", "on-branch.cfg");
+    git(repo, "config", "include.path", join(scratch.root, "later.cfg"));
+    // Listed (and kept) while on main, where neither include gives anything.
+    writeFileSync(join(repo, "a.txt"), "two, longer\n");
+    await snapshotCommit(repo);
+    git(repo, "checkout", "-q", "-b", "evil");
+    writeFileSync(join(repo, "a.txt"), "three, longer still\n");
+    await snapshotCommit(repo);
+    git(repo, "checkout", "-q", "main");
+    writeFileSync(join(scratch.root, "later.cfg"), `[filter "evil"]\n\tclean = ${program.path}\n`);
+    writeFileSync(join(repo, "a.txt"), "four, the longest of all\n");
+    await snapshotCommit(repo);
+    expect(program.ran()).toBe(false);
+  });
+
   it("refuses a repository whose configuration moves its working tree to another directory", async () => {
     scratch = new Scratch();
     const elsewhere = join(scratch.root, "host-secrets");
