@@ -19,7 +19,7 @@
  * takes the opener's group): so the shell is read-mostly, the same under both runtimes.
  */
 import { WORKSPACE } from "../sandbox/box-profile.js";
-import { PERSON_GIT_OVERRIDES, REPO_GIT_DIR } from "./person-shell-git.js";
+import { PERSON_GIT_OVERRIDES } from "./person-shell-git.js";
 
 /** The uid of a person's shell: not the box user's (1000), and no user an image is likely to have. */
 export const PERSON_UID = 64_999;
@@ -55,7 +55,7 @@ export function personShellArgv(rcPath: string, term: string, gitDir: string | n
   ]);
   // Without a git directory of the person's, git must not find the agent's by itself.
   const where = gitDir
-    ? [`GIT_DIR=${gitDir}`, `GIT_WORK_TREE=${WORKSPACE}`, `GIT_INDEX_FILE=${REPO_GIT_DIR}/index`]
+    ? [`GIT_DIR=${gitDir}`, `GIT_WORK_TREE=${WORKSPACE}`, `GIT_INDEX_FILE=${gitDir}/index`]
     : ["GIT_DIR=/nonexistent"];
   return [
     "/usr/bin/env",
@@ -78,6 +78,9 @@ export function personShellArgv(rcPath: string, term: string, gitDir: string | n
     "GIT_CONFIG_GLOBAL=/dev/null",
     "GIT_ATTR_NOSYSTEM=1",
     "GIT_OPTIONAL_LOCKS=0",
+    // The agent's replace refs and grafts would make a commit id show other content.
+    "GIT_NO_REPLACE_OBJECTS=1",
+    "GIT_GRAFT_FILE=/dev/null",
     ...where,
     `GIT_CONFIG_COUNT=${PERSON_GIT_OVERRIDES.length}`,
     ...git,

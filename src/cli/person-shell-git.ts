@@ -6,8 +6,9 @@
  * git's own parser list them (`git config --file COPY --no-includes -z --list`, on the host, over
  * that one copy), keeps only the keys on ALLOWED_KEYS, and writes a new config from them with git
  * itself. The person's git directory holds that config and a copy of HEAD, and links to the
- * repository's objects, refs, reflogs and info (data, never configuration); the index is the
- * repository's through GIT_INDEX_FILE. Nothing is checked in the box and then read again.
+ * repository's objects, refs, reflogs and info (data, never configuration); the index is a copy of
+ * the repository's, read once, without submodule entries (SUBMODULE_MODE). Nothing is checked in
+ * the box and then read again.
  */
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -53,7 +54,27 @@ export const PERSON_GIT_OVERRIDES: readonly [string, string][] = [
   ["status.submoduleSummary", "false"],
   ["submodule.recurse", "false"],
   ["protocol.allow", "never"],
+  ["core.useReplaceRefs", "false"],
 ];
+
+/**
+ * The person's git reads a copy of the agent's index with every submodule entry (mode 160000)
+ * removed: for a submodule it knows of, `git status` runs git inside the submodule's directory,
+ * under that directory's own config (the agent's, any filter it names), and a `.gitmodules`
+ * entry's `ignore = none` wins over diff.ignoreSubmodules. With no submodule in the index there is
+ * nothing to recurse into: by construction, whatever `.gitmodules` says.
+ */
+export const SUBMODULE_MODE = "160000";
+
+/** The paths of submodule entries in `git ls-files --stage -z` output. */
+export function submodulePaths(staged: Buffer): string[] {
+  const out: string[] = [];
+  for (const item of staged.toString("utf8").split("\0")) {
+    const tab = item.indexOf("\t");
+    if (tab > 0 && item.startsWith(`${SUBMODULE_MODE} `)) out.push(item.slice(tab + 1));
+  }
+  return out;
+}
 
 export interface PersonGitConfig {
   /** The config drydock wrote (git's own format), or null when the repository's could not be read. */

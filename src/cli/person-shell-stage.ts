@@ -16,6 +16,7 @@ import {
   personGitConfig,
   personGitHead,
   REPO_GIT_DIR,
+  submodulePaths,
   type PersonGitConfig,
 } from "./person-shell-git.js";
 
@@ -35,13 +36,13 @@ const STAGE_TIMEOUT_MS = 30_000;
 /** Makes the person's directory and writes the rc and the git directory into it. */
 export async function stagePersonShell(engine: Engine, boxId: string, rc: string): Promise<StagedShell> {
   // Every program from an empty environment (no TAR_OPTIONS, no TMPDIR of the box's).
-  const run = (argv: string[], stdin?: Buffer) =>
+  const run = (argv: string[], stdin?: Buffer, maxOutputBytes = MAX_GIT_CONFIG_BYTES + 1) =>
     engine.exec(boxId, ["/usr/bin/env", "-i", ...argv], {
       user: PERSON_USER,
       env: PERSON_EXEC_ENV,
       stdin,
       timeoutMs: STAGE_TIMEOUT_MS,
-      maxOutputBytes: MAX_GIT_CONFIG_BYTES + 1,
+      maxOutputBytes,
     });
   // One read of each file, not following a link, not waiting on a pipe: what is parsed is what was read.
   const readOnce = async (name: string, max: number): Promise<Buffer | null> => {
@@ -105,7 +106,72 @@ export async function stagePersonShell(engine: Engine, boxId: string, rc: string
       `could not write the person's shell files in box ${boxId.slice(0, 12)}: ${put.stderr.toString().trim() || `exit ${put.exitCode}`}; is /tmp full? check with \`drydock sessions show\``,
     );
   }
-  return { dir, rc: `${dir}/rc`, gitDir: withGit ? `${dir}/git` : null, notes };
+  const gitReady = withGit && (await personIndex(run, `${dir}/git`, notes));
+  return { dir, rc: `${dir}/rc`, gitDir: gitReady ? `${dir}/git` : null, notes };
+}
+
+type BoxRun = (argv: string[], stdin?: Buffer, maxOutputBytes?: number) => ReturnType<Engine["exec"]>;
+
+/** The most of the index's listing read: a larger one is not set up in the shell. */
+const MAX_INDEX_LISTING_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The person's index: the agent's, copied once (no link followed, no pipe waited on), with its
+ * submodule entries removed by git itself (see SUBMODULE_MODE). False, with a note, when that
+ * cannot be done: git is then not set up in the shell.
+ */
+async function personIndex(run: BoxRun, gitDir: string, notes: string[]): Promise<boolean> {
+  const index = `${gitDir}/index`;
+  const git = (args: string[], stdin?: Buffer) =>
+    run(
+      [
+        `GIT_DIR=${gitDir}`,
+        `GIT_INDEX_FILE=${index}`,
+        "GIT_CONFIG_NOSYSTEM=1",
+        "GIT_CONFIG_GLOBAL=/dev/null",
+        "GIT_OPTIONAL_LOCKS=0",
+        "/usr/bin/git",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.fsmonitor=false",
+        ...args,
+      ],
+      stdin,
+      MAX_INDEX_LISTING_BYTES,
+    );
+  const copied = await run([
+    "/bin/dd",
+    `if=${REPO_GIT_DIR}/index`,
+    `of=${index}`,
+    "iflag=nofollow,nonblock",
+    "status=none",
+  ]);
+  if (copied.exitCode !== 0) {
+    notes.push(`git: ${REPO_GIT_DIR}/index could not be read as a file; git is not set up in this shell`);
+    return false;
+  }
+  const staged = await git(["ls-files", "--stage", "-z"]);
+  if (staged.exitCode !== 0 || staged.truncated) {
+    notes.push(`git: ${REPO_GIT_DIR}/index could not be read; git is not set up in this shell`);
+    return false;
+  }
+  const submodules = submodulePaths(staged.stdout);
+  if (submodules.length === 0) return true;
+  const removed = await git(
+    ["update-index", "--force-remove", "-z", "--stdin"],
+    Buffer.from(submodules.map((p) => `${p}\0`).join("")),
+  );
+  if (removed.exitCode !== 0) {
+    notes.push(
+      `git: the submodules could not be left out of this shell's index; git is not set up in this shell`,
+    );
+    return false;
+  }
+  notes.push(
+    `git: submodules are left out of this shell's git (${submodules.length}): their directories are the agent's`,
+  );
+  return true;
 }
 
 /** Removes the person's directory (as the person: the agent cannot). */

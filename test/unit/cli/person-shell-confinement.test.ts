@@ -31,7 +31,9 @@ describe("the person's shell's confinement", () => {
       GIT_EDITOR: "/usr/bin/vi",
       GIT_DIR: "/tmp/.drydock-person.abc/git",
       GIT_WORK_TREE: "/workspace",
-      GIT_INDEX_FILE: "/workspace/.git/index",
+      GIT_INDEX_FILE: "/tmp/.drydock-person.abc/git/index",
+      GIT_NO_REPLACE_OBJECTS: "1",
+      GIT_GRAFT_FILE: "/dev/null",
     });
     const overrides = Number(env.GIT_CONFIG_COUNT);
     const keys = Array.from(
