@@ -55,9 +55,11 @@ describe("a prefilled warm box", () => {
       );
 
       await manager.pool!.full();
-      const onRef = await manager.create({ repo: served.path, ref: `${ref}~1`, image: sandboxImage() });
+      // The commit before: a client's ref is a commit id, not revision syntax.
+      const before = git(served.path, "rev-parse", `${ref}~1`).trim();
+      const onRef = await manager.create({ repo: served.path, ref: before, image: sandboxImage() });
       expect(onRef.warm).toBe(true);
-      const cold = await testSession(served.path, { ref: `${ref}~1` });
+      const cold = await testSession(served.path, { ref: before });
       try {
         expect(await view(onRef)).toBe(await view(cold));
         expect((await onRef.bash("ls")).output).not.toContain("later.txt");
