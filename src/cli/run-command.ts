@@ -10,7 +10,7 @@ import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } fr
 import { runCommandLine } from "./run-command-line.js";
 import { checkRunFlags, type RunFlags } from "./run-flags.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
-import { printErr, rawErr, rawOut } from "./terminal-out.js";
+import { diffOut, printErr, rawErr, rawOut } from "./terminal-out.js";
 
 interface RunOptions extends RunFlags {
   diff: boolean;
@@ -88,7 +88,7 @@ export function registerRunCommand(program: Command): void {
         });
         if (result.note) printErr(`\n[drydock] ${result.note}\n`);
         const diff = await session.diff();
-        if (opts.diff) rawOut.write(diff);
+        if (opts.diff) diffOut.write(diff);
         const exitCode = result.exitCode ?? (result.timedOut ? 124 : 1);
         if (opts.apply && exitCode !== 0 && !opts.applyOnFailure) {
           printErr(

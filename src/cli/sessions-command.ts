@@ -23,7 +23,7 @@ import { findSession, matchBox, sessionBoxes } from "./session-target.js";
 import { stdoutClosed } from "./stdout-closed.js";
 import { textTable } from "./text-table.js";
 import { terminalLine, terminalText } from "../util/terminal-text.js";
-import { printErr, printJson, printOut, rawOut, terminalErr, terminalOut } from "./terminal-out.js";
+import { diffOut, printErr, printJson, printOut, terminalErr, terminalOut } from "./terminal-out.js";
 
 interface ApplyFlags {
   branch?: string;
@@ -141,12 +141,12 @@ export function registerSessionsCommand(program: Command): void {
             "--stat",
             `--stat needs the session's box; for the kept diff: drydock sessions diff ${target.id} | git apply --stat`,
           );
-        rawOut.write(kept.diff);
+        diffOut.write(kept.diff);
         return;
       }
       const running = engine ?? (await Engine.connect());
       if (opts.stat) printOut(await sessionDiffStat(running, target));
-      else rawOut.write(await sessionDiff(running, target));
+      else diffOut.write(await sessionDiff(running, target));
     });
   sessions
     .command("apply")

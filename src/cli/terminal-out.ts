@@ -6,8 +6,8 @@
  * src/cli, and test/unit/cli/terminal-out-only.test.ts checks the same.
  *
  * Raw on purpose, and only here: `rawOut` / `rawErr` for the bytes that are the product and must
- * stay byte for byte (`drydock run`'s command output, `sessions diff`'s diff, which `git apply`
- * reads), and `progressStream` for the eval progress line, which draws its own redraw sequence
+ * stay byte for byte (`drydock run`'s command output; a diff, which `git apply` reads, through
+ * `diffOut`, raw only when stdout is not a terminal), and `progressStream` for the eval progress line, which draws its own redraw sequence
  * and escapes every note it prints.
  */
 import { terminalJson, terminalText } from "../util/terminal-text.js";
@@ -31,8 +31,22 @@ export function printJson(value: unknown, indent?: number): void {
 export const terminalOut = { write: (text: string) => printOut(text) };
 export const terminalErr = { write: (text: string) => printErr(text) };
 
-/** stdout unescaped: `drydock run --no-diff`'s command output and `sessions diff` only. */
+/** stdout unescaped: `drydock run --no-diff`'s command output only. */
 export const rawOut = { write: (bytes: string | Uint8Array) => process.stdout.write(bytes) };
+
+/**
+ * A diff on stdout: byte for byte when stdout is a file or a pipe (`git apply` reads it), escaped
+ * when it is a terminal, where the agent's lines would otherwise draw over the hunks a person is
+ * reviewing (a CR and a cursor-up hide a line) or write the clipboard (OSC 52).
+ */
+export const diffOut = {
+  write: (bytes: string | Uint8Array) =>
+    process.stdout.isTTY
+      ? process.stdout.write(
+          terminalText(typeof bytes === "string" ? bytes : Buffer.from(bytes).toString("utf8")),
+        )
+      : process.stdout.write(bytes),
+};
 
 /** stderr unescaped: `drydock run`'s command output while its diff takes stdout. */
 export const rawErr = { write: (bytes: string | Uint8Array) => process.stderr.write(bytes) };
