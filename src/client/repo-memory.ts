@@ -124,7 +124,26 @@ export class RepoMemory implements MemorySystem {
         "--cached",
         ...untracked,
       ],
-      { maxBuffer: 256 * 1024 * 1024, encoding: "utf8" },
+      {
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: "utf8",
+        timeout: 120_000,
+        // The client layer has no host-git runner of its own (it imports only the MCP SDK): the
+        // same rules by hand for this one read-only listing: nothing from the environment or
+        // the system's config points git elsewhere, no replace objects, no network.
+        env: {
+          ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))),
+          GIT_CONFIG_NOSYSTEM: "1",
+          GIT_NO_REPLACE_OBJECTS: "1",
+          GIT_TERMINAL_PROMPT: "0",
+          GIT_OPTIONAL_LOCKS: "0",
+          GIT_CONFIG_COUNT: "2",
+          GIT_CONFIG_KEY_0: "protocol.allow",
+          GIT_CONFIG_VALUE_0: "never",
+          GIT_CONFIG_KEY_1: "core.hooksPath",
+          GIT_CONFIG_VALUE_1: "/dev/null",
+        },
+      },
     );
     return [...new Set(stdout.split("\0").filter((path) => path !== ""))].slice(0, this.maxFiles);
   }
