@@ -13,8 +13,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createHash, type Hash } from "node:crypto";
-import type { Readable } from "node:stream";
 import { DrydockError } from "../util/errors.js";
+import { ByteReader } from "./byte-reader.js";
 import { hostGitEnv, repoOverrides } from "./host-git.js";
 import { hostGit } from "./host-repo.js";
 import { requireOwnObjects } from "./object-stores.js";
@@ -71,57 +71,6 @@ function hashFor(oid: string): Hash {
   if (oid.length === 40) return createHash("sha1");
   if (oid.length === 64) return createHash("sha256");
   throw new ObjectIntegrityError(`${JSON.stringify(oid)} is not an object id`);
-}
-
-/** Reads lines and counted bytes from a stream, one pull at a time. */
-export class ByteReader {
-  private buffer: Buffer = Buffer.alloc(0);
-  private readonly chunks: AsyncIterator<Buffer>;
-
-  constructor(stream: Readable) {
-    this.chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  }
-
-  private async fill(): Promise<boolean> {
-    const next = await this.chunks.next();
-    if (next.done) return false;
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, next.value]) : next.value;
-    return true;
-  }
-
-  async line(): Promise<string> {
-    for (;;) {
-      const at = this.buffer.indexOf(10);
-      if (at >= 0) {
-        const line = this.buffer.subarray(0, at).toString("utf8");
-        this.buffer = this.buffer.subarray(at + 1);
-        return line;
-      }
-      if (!(await this.fill())) throw new Error("git cat-file ended early");
-    }
-  }
-
-  /** Yields exactly `size` bytes, as they arrive. */
-  async *take(size: number): AsyncGenerator<Buffer> {
-    let left = size;
-    while (left > 0) {
-      if (this.buffer.length === 0 && !(await this.fill())) throw new Error("git cat-file ended early");
-      const part = this.buffer.subarray(0, Math.min(left, this.buffer.length));
-      this.buffer = this.buffer.subarray(part.length);
-      left -= part.length;
-      yield part;
-    }
-  }
-
-  async skip(size: number): Promise<void> {
-    for await (const part of this.take(size)) void part;
-  }
-
-  async all(size: number): Promise<Buffer> {
-    const parts: Buffer[] = [];
-    for await (const part of this.take(size)) parts.push(part);
-    return Buffer.concat(parts);
-  }
 }
 
 /** One object's header from `cat-file --batch`: its type and size, or an error naming what is missing. */

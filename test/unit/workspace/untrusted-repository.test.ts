@@ -135,10 +135,12 @@ describe("host git and the repository's own configuration", () => {
     // Listed (and kept) while on main, where neither include gives anything.
     writeFileSync(join(repo, "a.txt"), "two, longer\n");
     await snapshotCommit(repo);
-    git(repo, "checkout", "-q", "-b", "evil");
+    // Switched by HEAD alone: the test's own git would run the filter on a checkout.
+    git(repo, "branch", "evil");
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/evil");
     writeFileSync(join(repo, "a.txt"), "three, longer still\n");
     await snapshotCommit(repo);
-    git(repo, "checkout", "-q", "main");
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/main");
     writeFileSync(join(scratch.root, "later.cfg"), `[filter "evil"]\n\tclean = ${program.path}\n`);
     writeFileSync(join(repo, "a.txt"), "four, the longest of all\n");
     await snapshotCommit(repo);
