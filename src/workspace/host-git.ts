@@ -9,7 +9,7 @@
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { CommandExitError, DrydockError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -148,24 +148,17 @@ async function listConfig(cwd: string): Promise<ListedConfig> {
     );
   }
   const settings = parseConfigListing(stdout);
-  const paths = [
-    ...new Set(
-      settings
-        .filter((s) => s.origin.startsWith("file:"))
-        .map((s) => {
-          const path = s.origin.slice("file:".length);
-          return isAbsolute(path) ? path : resolve(cwd, path);
-        }),
-    ),
-  ];
+  /** The file a setting came from, absolute; the command line's and the like have none. */
+  const originFile = (origin: string) =>
+    origin.startsWith("file:") ? resolve(cwd, origin.slice("file:".length)) : undefined;
+  const paths = settings.flatMap((s) => originFile(s.origin) ?? []);
   // A file an include names counts too, made or not yet: creating it changes what git reads.
   const included = settings
     .filter((s) => /^include(if\..+)?\.path$/s.test(s.key) && s.value)
     .map((s) => {
       const value = s.value!;
       if (value.startsWith("~/")) return join(process.env.HOME ?? "/", value.slice(2));
-      const origin = s.origin.startsWith("file:") ? s.origin.slice("file:".length) : cwd;
-      return isAbsolute(value) ? value : resolve(dirname(resolve(cwd, origin)), value);
+      return resolve(dirname(originFile(s.origin) ?? join(cwd, ".")), value);
     });
   const files = await Promise.all(
     [...new Set([...paths, ...included])].map(async (p): Promise<[string, string]> => [
