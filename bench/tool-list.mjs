@@ -1,5 +1,6 @@
 // What `tools/list` costs a model's context for each tool set of `drydock serve --tools`: the
-// bytes of the reply and a rough token count (bytes / 4). No engine needed: the tools are
+// bytes of the reply and a rough token count (bytes / 4), as served by default and with
+// `--output-schemas`. No engine needed: the tools are
 // registered the way the server does and listed by the SDK's own client.
 //
 //   node bench/tool-list.mjs              prints the table (after `npm run build`)
@@ -14,9 +15,9 @@ const { allTools } = await import("../dist/tools/all-tools.js");
 const { aiderTools } = await import("../dist/tools/aider/aider-tools.js");
 const { pickTools, TOOL_SETS } = await import("../dist/tools/tool-sets.js");
 
-async function listed(tools) {
+async function listed(tools, outputSchemas = false) {
   const server = new McpServer({ name: "bench", version: "0" });
-  registerTools(server, tools, "bench", {});
+  registerTools(server, tools, "bench", {}, undefined, { outputSchemas });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "bench", version: "0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
@@ -30,14 +31,23 @@ const rows = [];
 for (const set of Object.keys(TOOL_SETS)) {
   const list = await listed(pickTools(every, [set]));
   const bytes = Buffer.byteLength(JSON.stringify({ tools: list }));
-  rows.push({ set, tools: list.length, bytes, approx_tokens: Math.round(bytes / 4) });
+  const withSchemas = Buffer.byteLength(
+    JSON.stringify({ tools: await listed(pickTools(every, [set]), true) }),
+  );
+  rows.push({
+    set,
+    tools: list.length,
+    bytes,
+    approx_tokens: Math.round(bytes / 4),
+    bytes_with_output_schemas: withSchemas,
+  });
 }
 
 const width = Math.max(...rows.map((r) => r.set.length));
-console.log(`${"set".padEnd(width)}  tools   bytes  ~tokens`);
+console.log(`${"set".padEnd(width)}  tools   bytes  ~tokens  with --output-schemas`);
 for (const r of rows) {
   console.log(
-    `${r.set.padEnd(width)}  ${String(r.tools).padStart(5)}  ${String(r.bytes).padStart(6)}  ${String(r.approx_tokens).padStart(7)}`,
+    `${r.set.padEnd(width)}  ${String(r.tools).padStart(5)}  ${String(r.bytes).padStart(6)}  ${String(r.approx_tokens).padStart(7)}  ${String(r.bytes_with_output_schemas).padStart(8)}`,
   );
 }
 const out = process.argv.indexOf("--out");

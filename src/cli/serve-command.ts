@@ -22,6 +22,7 @@ interface ServeOptions extends ServeFlags {
   keepSessions?: boolean;
   model?: string;
   tools?: string;
+  outputSchemas?: boolean;
   env: boolean;
   caCert?: string;
   egress: string[];
@@ -71,7 +72,7 @@ export function registerServeCommand(program: Command): void {
     .option("--timeout <seconds>", "default per-command time limit (default 120)")
     .option(
       "--max-output-bytes <n>",
-      "the most of each stream one bash call may ask to keep, with max_output_bytes (default 4194304: 4 MiB; a call keeps 100000 unless it asks)",
+      "the most of each stream one bash call may ask to keep, with max_output_bytes (default 4194304: 4 MiB; a call keeps 30000 unless it asks)",
     )
     .option("--keys-file <path>", KEYS_FILE_HELP)
     .addOption(new Option("--env-file <path>").hideHelp())
@@ -108,6 +109,10 @@ export function registerServeCommand(program: Command): void {
     .option(
       "--tools <sets>",
       "tool sets clients see, comma-separated: core (default: session_create/destroy/diff/apply, bash, file_editor, code_search, git_diff, task_done; with --keep-sessions also session_resume), minimal, sessions, shell, edit, thinking, aider, tasks, all, or single tool names",
+    )
+    .option(
+      "--output-schemas",
+      "list each tool's output schema in tools/list, for clients that check replies against it (default: left out, which halves what the list costs a model's context; replies carry structuredContent either way)",
     )
     .action(async (opts: ServeOptions) => {
       const flags = await checkServeFlags(opts);
@@ -155,6 +160,7 @@ export function registerServeCommand(program: Command): void {
         },
         pool: { size: flags.pool, ttlMs: flags.poolTtlMs },
         tools,
+        outputSchemas: opts.outputSchemas === true,
         ...extensions,
       });
       if (!opts.http) {

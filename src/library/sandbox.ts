@@ -27,7 +27,7 @@ export interface RunOptions {
   /** Time limit in ms (default: the session's, 120,000); remotely rounded up to whole seconds. */
   timeoutMs?: number;
   /**
-   * How much of each stream to keep, head and tail (default: the session's, 100,000 bytes; at most
+   * How much of each stream to keep, head and tail (default: the session's, 30,000 bytes; at most
    * the server's limit, 4 MiB unless drydock serve --max-output-bytes says otherwise).
    */
   maxOutputBytes?: number;

@@ -58,7 +58,7 @@ export class OutputCapture {
     const head = cleanTerminalText(Buffer.concat(this.head).toString("utf8"));
     if (!this.truncated) return head + cleanTerminalText(Buffer.concat(this.tail).toString("utf8"));
     const tail = cleanTerminalText(Buffer.concat(this.tail).toString("utf8"));
-    return `${head}\n[... ${this.dropped} bytes of output cut (output is capped at ${this.maxBytes} bytes: head and tail kept); redirect to a file and view parts of it to see more ...]\n${tail}`;
+    return `${head}\n[... ${this.dropped} bytes of output cut (kept: ${this.maxBytes} bytes, head and tail); to see more, run it again with a larger max_output_bytes, or redirect it to a file and view parts of it ...]\n${tail}`;
   }
 }
 

@@ -61,6 +61,8 @@ export interface DrydockServerConfig {
    * `core` (with `session_resume` when keeping sessions).
    */
   tools?: string[];
+  /** List each tool's output schema in tools/list (`--output-schemas`; default false: see ListingOptions). */
+  outputSchemas?: boolean;
   /** Extra tools (aider, workspace tools) and the services they need. */
   extraTools?: AnyToolDefinition[];
   extraServices?: Partial<ToolServices>;
@@ -222,7 +224,9 @@ export class DrydockServer {
       taskStacks: this.access,
       ...this.config.extraServices,
     } as ToolServices;
-    registerTools(server, this.tools, clientId, services, this.redact);
+    registerTools(server, this.tools, clientId, services, this.redact, {
+      outputSchemas: this.config.outputSchemas,
+    });
     const removeSink = addLogSink((record) => {
       if (record.level === "debug") return;
       void server.server

@@ -31,9 +31,10 @@ export function registerTools(
   clientId: string,
   services: ToolServices,
   redact: Redact = (t) => t,
+  listingOptions: ListingOptions = {},
 ): void {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  const listing = { tools: tools.map(listedTool) };
+  const listing = { tools: tools.map((tool) => listedTool(tool, listingOptions)) };
   server.server.registerCapabilities({ tools: {} });
   server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -102,10 +103,21 @@ function errorResult(text: string, error?: unknown) {
   };
 }
 
+/** What `tools/list` shows besides each tool's name, description, input schema and annotations. */
+export interface ListingOptions {
+  /**
+   * List each tool's `outputSchema` (`drydock serve --output-schemas`). Default false: the list goes
+   * into a model's context on every request and the output schemas were 40 % of it, while a model
+   * reads the reply itself. Replies carry `structuredContent` either way, checked against the
+   * schema on the server before they leave.
+   */
+  outputSchemas?: boolean;
+}
+
 const listed = new WeakMap<AnyToolDefinition, Tool>();
 
 /** A tool as tools/list shows it, built once per definition. */
-export function listedTool(tool: AnyToolDefinition): Tool {
+export function listedTool(tool: AnyToolDefinition, options: ListingOptions = {}): Tool {
   let entry = listed.get(tool);
   if (entry === undefined) {
     entry = {
@@ -113,12 +125,12 @@ export function listedTool(tool: AnyToolDefinition): Tool {
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchema(strictInput(tool.inputSchema), "input") as Tool["inputSchema"],
-      outputSchema: jsonSchema(outputObject(tool), "output") as Tool["outputSchema"],
       ...(tool.annotations ? { annotations: tool.annotations } : {}),
     };
     listed.set(tool, entry);
   }
-  return entry;
+  if (options.outputSchemas !== true) return entry;
+  return { ...entry, outputSchema: jsonSchema(outputObject(tool), "output") as Tool["outputSchema"] };
 }
 
 const outputs = new WeakMap<AnyToolDefinition, z.ZodObject>();

@@ -55,7 +55,11 @@ export type { ForkSeed } from "./session-fork.js";
 const log = logger("session");
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_OUTPUT_BYTES = 100_000;
+/**
+ * How much of each stream a command keeps unless it asks for more: about 7,500 tokens of a model's
+ * context, the head and the tail, with a marker between saying how to see the rest.
+ */
+export const DEFAULT_MAX_OUTPUT_BYTES = 30_000;
 /**
  * The most one command may ask to keep of each stream (the bash tool's max_output_bytes), unless
  * the operator sets another (drydock serve --max-output-bytes): a reply holds it about four times

@@ -5,34 +5,32 @@ import "./session-access.js";
 import { bashReplyText } from "./bash-reply-text.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
 export const bashTool = defineTool({
   name: "bash",
   title: "Run a command in the box",
   description:
-    "Runs a bash command in the session's persistent shell in the sandbox (cwd starts at /workspace, the repository; cd, variables, functions and aliases persist between calls). The reply reads like a terminal: the output (stdout and stderr merged in arrival order; writes within a few milliseconds may swap, use 2>&1 for exact interleaving), then a last line such as [exit code 0]; its structured form also has stdout and stderr apart. Both are terminals; stdin is empty, so interactive programs get end-of-file. Each is capped (head and tail kept; max_output_bytes sets how much) with ANSI codes removed. A command past its time limit, or cancelled, is stopped as a whole (SIGINT, then SIGKILL for everything it started, background jobs included; nothing of it runs afterwards): exit_code is null and a new shell starts with the cwd, variables, functions and options from before the command; restarted is true and note says what happened. A command that ends the shell (exit 3, exec) keeps its exit_code and gets the same. A stop also ends background jobs of earlier commands; start a server that must outlive one with `(setsid cmd > log 2>&1 &)`. No network unless the session was created with one. restart: true gives a fresh shell (cwd and environment reset).",
+    "Runs a command in the session's persistent bash shell in the box (cwd starts at /workspace, the repository; cd, variables and functions persist). The reply reads like a terminal: stdout and stderr merged in arrival order (2>&1 for exact interleaving), then a line such as [exit code 0]; the structured form has stdout and stderr apart. stdin is empty. Each stream is capped, head and tail kept; max_output_bytes asks for more. A command past its time limit, or cancelled, is stopped with all it started, background jobs included: exit_code is null and a new shell starts with the cwd, variables and functions from before (restarted: true, note says what happened); likewise for a command that ends the shell (exit, exec). Start a server that must outlive a stop with `(setsid cmd > log 2>&1 &)`. No network unless the session has one. restart: true gives a fresh shell.",
   inputSchema: {
     command: z.string().describe("The command; may span several lines."),
-    restart: z
-      .boolean()
-      .optional()
-      .describe("Start a fresh shell before running the command (or alone, with an empty command)."),
+    restart: z.boolean().optional().describe("Start a fresh shell first (alone, with an empty command)."),
     timeout_s: z
       .number()
       .int()
       .min(1)
       .max(86_400)
       .optional()
-      .describe("Time limit in seconds (default: the session's, 120)."),
+      .describe("Time limit in seconds (default: the session's)."),
     max_output_bytes: z
       .number()
       .int()
       .min(1_000)
       .optional()
       .describe(
-        "How much of each stream to keep, head and tail (default: the session's, 100,000 bytes; at most the server's limit, drydock serve --max-output-bytes, default 4 MiB).",
+        "Bytes of each stream to keep, head and tail (default: the session's, 30,000; at most the server's --max-output-bytes, 4 MiB).",
       ),
-    session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
+    session_id: sessionIdInput,
   },
   outputSchema: {
     stdout: z.string(),
@@ -103,7 +101,7 @@ export const taskDoneTool = defineTool({
     "Call when the whole task is finished. Records an optional summary and returns the diffstat of everything changed in the box, so the caller can review and apply it (session_diff, session_apply).",
   inputSchema: {
     summary: z.string().max(20_000).optional().describe("What was done, for the caller."),
-    session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
+    session_id: sessionIdInput,
   },
   outputSchema: {
     message: z.string(),

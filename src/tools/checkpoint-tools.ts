@@ -5,12 +5,9 @@ import { newSessionSecret, sessionSecretHash } from "../session/session-secret.j
 import "./session-access.js";
 import { textFirst } from "./reply-text.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
-const sessionId = z
-  .string()
-  .min(1)
-  .optional()
-  .describe("Session to use; omit for your default session (created on first use).");
+const sessionId = sessionIdInput;
 
 const checkpointName = z
   .string()

@@ -17,6 +17,7 @@ import { decodeTextFile } from "./edit/text-file.js";
 import { parseArgs } from "./parse-args.js";
 import { textFirst } from "./reply-text.js";
 import { defineTool } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
 /** Most definitions listed; bodies are read for the first MAX_BODIES of them. */
 export const CODE_SEARCH_MAX_RESULTS = 50;
@@ -38,21 +39,19 @@ const codeSearchInput = {
   command: z
     .enum(["search_function", "search_class", "search_class_method"])
     .describe(
-      "search_function: functions that are not methods (JS/TS function values included). search_class: classes, structs, interfaces, traits, enums, impls. search_class_method: methods, as method or Class.method.",
+      "search_function: functions that are not methods; search_class: classes, structs, interfaces, traits, enums; search_class_method: methods (method or Class.method).",
     ),
   identifier: z
     .string()
-    .describe(
-      "The name to find, exactly (case-sensitive): parseConfig, UserService, or qualified as UserService.save, geo::Circle.",
-    ),
+    .describe("The exact name (case-sensitive): parseConfig, UserService, UserService.save, geo::Circle."),
   path: z.string().optional().describe("Directory or file to search, under /workspace (default /workspace)."),
   print_body: z
     .boolean()
     .optional()
     .describe(
-      `Include each definition's source (default false; up to 200 lines each, for the first ${CODE_SEARCH_MAX_BODIES} results).`,
+      `Include each definition's source (up to 200 lines each, first ${CODE_SEARCH_MAX_BODIES} results).`,
     ),
-  session_id: z.string().optional().describe("Session to work in; omit to use your default session."),
+  session_id: sessionIdInput,
 };
 
 const matchOutput = z.object({
@@ -75,11 +74,10 @@ export const codeSearchTool = defineTool({
   replyText: textFirst("output", ["matches"]),
   title: "Find definitions of functions, classes and methods",
   description: [
-    "Finds where functions, classes or methods named identifier are defined in the session's /workspace, using universal-ctags (TypeScript, JavaScript, Python, Go, Rust, Java, C, C++ and more).",
-    "Use it to jump to a definition instead of grepping; use bash (grep -rn) to find usages.",
-    `Returns file, line, kind, scope and signature for each match (at most ${CODE_SEARCH_MAX_RESULTS}, sorted by path), and the source of each with print_body.`,
-    "When nothing matches, the hint says what the name is instead (a method rather than a function, say).",
-    "node_modules, .git, virtualenvs and minified files are skipped; only files containing the name are indexed.",
+    "Finds where functions, classes or methods named identifier are defined in the session's /workspace (universal-ctags: TypeScript, JavaScript, Python, Go, Rust, Java, C, C++ and more).",
+    "Use it to jump to a definition; use bash (grep -rn) for usages.",
+    `Returns file, line, kind, scope and signature of each match (at most ${CODE_SEARCH_MAX_RESULTS}), with print_body its source.`,
+    "When nothing matches, the hint says what the name is instead. node_modules, .git, virtualenvs and minified files are skipped.",
   ].join(" "),
   inputSchema: codeSearchInput,
   outputSchema: {

@@ -8,15 +8,12 @@ import { type EditOperation, type EditRequest, type EditResult, runEdit } from "
 import { parseArgs } from "./parse-args.js";
 import { textFirst } from "./reply-text.js";
 import { defineTool, type ToolContext } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
-const sessionIdInput = z
-  .string()
-  .optional()
-  .describe("Session to work in; omit to use your default session.");
 const pathInput = z
   .string()
   .describe(
-    "File or directory, absolute under /workspace (/workspace/src/app.ts) or relative to it (src/app.ts). Paths resolving outside /workspace, also through symlinks, are refused.",
+    "File or directory under /workspace, absolute or relative to it (src/app.ts); paths leading outside, also through symlinks, are refused.",
   );
 const viewRangeInput = z
   .array(z.number().int())
@@ -95,7 +92,7 @@ const editorOutput = {
 };
 
 const COMMON_LIMITS =
-  "Text files only: UTF-8, or Latin-1 (ISO-8859-1), which edits keep (the reply says encoding: latin1); files with NUL bytes are refused as binary. Files over 8 MB are viewed in parts with view_range and cannot be edited here; use bash for them. A view shows at most 2,000 lines or 256 KB and says how to see the rest.";
+  "Text files only (UTF-8, or Latin-1, which edits keep); files with NUL bytes are refused. Files over 8 MB can only be viewed in parts; edit them with bash. A view shows at most 2,000 lines or 256 KB and says how to see the rest.";
 
 async function session(ctx: ToolContext, sessionId: string | undefined) {
   return ctx.services.sessions.resolve(ctx.clientId, sessionId, ctx.signal);
@@ -106,13 +103,13 @@ export const fileEditorTool = defineTool({
   replyText: textFirst("output"),
   title: "View and edit files in the session",
   description: [
-    "View, create and edit text files in the session's /workspace (the repository copy in the sandbox).",
-    "Operations: view (a file with numbered lines, optionally a view_range; a directory as a two-level listing, hidden entries skipped);",
-    "create (write content to a new file, making parent directories; refuses an existing file unless overwrite is true);",
-    "replace (old_string must match exactly once, whitespace included; the error says how many matches there were and where);",
-    "insert (content after line_number; 0 inserts at the top);",
+    "View, create and edit text files in the session's /workspace (the repository copy in the box).",
+    "Operations: view (a file with numbered lines, or a view_range; a directory two levels deep);",
+    "create (a new file with content, parent directories made; an existing one only with overwrite);",
+    "replace (old_string must match exactly once, whitespace included; the error says where it matched);",
+    "insert (content after line_number; 0 is the top);",
     "undo (reverts this tool's last edit of the file, repeatedly).",
-    "Edits return a numbered snippet around the change. Prefer replace over create for existing files, and view before editing so old_string is exact.",
+    "Edits return a numbered snippet around the change. View before editing so old_string is exact.",
     COMMON_LIMITS,
   ].join(" "),
   inputSchema: fileEditorInput,

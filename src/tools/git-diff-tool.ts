@@ -10,6 +10,7 @@ import { EXIT, RESOLVE } from "./box-file-scripts.js";
 import { parseArgs } from "./parse-args.js";
 import { textFirst } from "./reply-text.js";
 import { defineTool } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
 /** Most bytes of diff returned (256 KiB); the rest is counted and left out. */
 export const GIT_DIFF_MAX_BYTES = 256 * 1024;
@@ -48,26 +49,23 @@ const gitDiffInput = {
   base_commit: z
     .string()
     .optional()
-    .describe(
-      "A commit-ish (hash, branch, tag, HEAD~2) to compare the working tree against; omit for uncommitted changes against HEAD.",
-    ),
+    .describe("A commit-ish (hash, branch, tag, HEAD~2) to compare against; default HEAD."),
   path: z
     .string()
     .optional()
     .describe(
-      "Limit the diff to this file or directory (under /workspace); a directory holding its own repository diffs that repository. Default /workspace.",
+      "Only this file or directory under /workspace (a nested repository diffs itself). Default /workspace.",
     ),
-  session_id: z.string().optional().describe("Session to work in; omit to use your default session."),
+  session_id: sessionIdInput,
 };
 
 export const gitDiffTool = defineTool({
   name: "git_diff",
   title: "Show changes in the workspace repository",
   description: [
-    "Shows a unified git diff of the session's /workspace: every change in the working tree, untracked files included, compared with HEAD (the default) or with base_commit (then commits made since it count too).",
-    "Use it to review your work before finishing, or to see what a step changed. The agent's git index is not touched.",
-    "Returns the diff text, the base it was taken against and a summary (files changed, insertions, deletions).",
-    `At most ${GIT_DIFF_MAX_BYTES / 1024} KB of diff is returned; past that it is cut and truncated is true: narrow it with path, or use git diff --stat in bash.`,
+    "Shows the unified git diff of the session's /workspace: every change in the working tree, untracked files included, against HEAD or base_commit (then commits since it count too). Your git index is not touched.",
+    "Returns the diff, its base and a summary (files changed, insertions, deletions).",
+    `At most ${GIT_DIFF_MAX_BYTES / 1024} KB of diff, then truncated is true: narrow it with path.`,
   ].join(" "),
   inputSchema: gitDiffInput,
   outputSchema: {

@@ -11,6 +11,7 @@ import { decodeTextFile, encodeTextFile } from "./edit/text-file.js";
 import { MAX_EDIT_BYTES } from "./file-editor.js";
 import { parseArgs } from "./parse-args.js";
 import { defineTool } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
 const jsonEditorInput = {
   operation: z
@@ -32,7 +33,7 @@ const jsonEditorInput = {
     .unknown()
     .optional()
     .describe("For set and add: any JSON value (object, array, string, number, boolean or null)."),
-  session_id: z.string().optional().describe("Session to work in; omit to use your default session."),
+  session_id: sessionIdInput,
 };
 
 export const jsonEditorTool = defineTool({

@@ -6,12 +6,9 @@ import { newSessionSecret, sessionSecretHash } from "../session/session-secret.j
 import { InvalidArgumentError } from "../util/errors.js";
 import "./session-access.js";
 import { defineTool, type AnyToolDefinition } from "./tool.js";
+import { sessionIdInput } from "./session-id-input.js";
 
-const sessionId = z
-  .string()
-  .min(1)
-  .optional()
-  .describe("Session to use; omit for your default session (created on first use).");
+const sessionId = sessionIdInput;
 
 const limits = z.object({
   network: z.string(),
@@ -69,43 +66,39 @@ export const sessionCreate = defineTool({
   name: "session_create",
   title: "Create a sandbox session",
   description:
-    "Starts a new hardened box (no network, non-root, resource limits) holding a copy of a git repository: HEAD plus uncommitted and untracked (not ignored) files, or a given ref. Returns session_id (pass it to other tools), base_commit, image and limits. The host repository is never changed until session_apply. Most callers can skip this: every tool creates a default session on first use. Your first session (made here or on first use) is your default: a tool called without session_id works in it.",
+    "Starts a hardened box (no network, non-root, limited) with a copy of a git repository: HEAD plus uncommitted and untracked (not ignored) files, or a given ref. Returns session_id, base_commit, image and limits. The host repository is unchanged until session_apply. Optional: a tool called without session_id uses your default session, which is your first one (made here or on first use).",
   inputSchema: {
     repo: z
       .string()
       .min(1)
       .optional()
-      .describe("Host path of the git repository to copy in (default: the server's --repo)."),
+      .describe("Host path of the repository (default: the server's --repo)."),
     ref: z
       .string()
       .min(1)
       .optional()
       .describe(
-        "Branch, tag, HEAD or commit id to start from instead of the working tree (no revision syntax such as HEAD~1 or @{1}).",
+        "Branch, tag, HEAD or commit id to start from instead of the working tree (no HEAD~1 or @{1}).",
       ),
     network: z
       .string()
       .min(1)
       .optional()
-      .describe('Relaxation: Docker network for the box. Default "none" (no network at all).'),
+      .describe('Docker network for the box (a relaxation; default "none").'),
     egress: z
       .array(z.string().min(1).max(300))
       .max(64)
       .optional()
       .describe(
-        'Hosts the box may reach over HTTPS (port 443) through the host\'s proxy: names, "*.domain" patterns, or sets such as "pypi", "npm". Only within what the server allows (drydock serve --egress); default: all of that; [] for none.',
+        'Hosts the box may reach over HTTPS through the host\'s proxy: names, "*.domain", or sets such as "pypi", "npm"; within the server\'s --egress (default: all of it; [] for none).',
       ),
     memory_mb: z
       .number()
       .int()
       .min(128)
       .optional()
-      .describe("Memory limit in MiB, up to the server's (drydock serve --memory-mb, default 2048)."),
-    cpus: z
-      .number()
-      .min(0.1)
-      .optional()
-      .describe("CPU limit, up to the server's (drydock serve --cpus, default 1)."),
+      .describe("Memory limit in MiB, up to the server's --memory-mb (default 2048)."),
+    cpus: z.number().min(0.1).optional().describe("CPU limit, up to the server's --cpus (default 1)."),
     timeout_s: z
       .number()
       .int()
@@ -145,7 +138,7 @@ export const sessionResume = defineTool({
   name: "session_resume",
   title: "Resume a kept session",
   description:
-    "Takes up a session you created that the server kept (drydock serve --keep-sessions) after the server restarted or your connection ended: give its session_id and the session_secret session_create returned. The box, its files, its task stack and its log carry on; from then on pass session_id to the other tools as before. A session id without its secret, a wrong secret, or a session another client holds is answered as an unknown session.",
+    "Takes up a session the server kept (drydock serve --keep-sessions) after it restarted or your connection ended: give its session_id and the session_secret session_create returned. The box, its files, task stack and log carry on; then pass session_id to other tools as before. A wrong or missing secret, or a session another client holds, is answered as an unknown session.",
   inputSchema: {
     session_id: z.string().min(1).describe("The session to resume."),
     session_secret: z.string().min(1).max(200).describe("The session_secret session_create returned for it."),
@@ -188,7 +181,7 @@ export const sessionDiff = defineTool({
   name: "session_diff",
   title: "Diff of a session",
   description:
-    "Returns the unified diff (binary-safe; new, deleted, renamed and mode-changed files) of everything changed in the box since the session started, whether committed in the box or not, plus a diffstat.",
+    "Returns the binary-safe unified diff of everything changed in the box since the session started, committed in the box or not, plus a diffstat.",
   inputSchema: { session_id: sessionId },
   outputSchema: { session_id: z.string(), base_commit: z.string(), diff: z.string(), stat: z.string() },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -203,7 +196,7 @@ export const sessionApply = defineTool({
   name: "session_apply",
   title: "Apply a session's changes to the host repository",
   description:
-    'Brings the session\'s diff to the host repository. mode "branch" (default) makes a commit on a new branch (default drydock/<session_id>) without touching the working tree, index or HEAD; mode "worktree" applies the changes to the working tree. If the diff does not apply cleanly, nothing on the host changes and the error names the files. Diffs touching .git, leaving the repository or writing through symlinks are refused. A diff that removes or weakens ignore rules (deletes a .gitignore, removes a pattern, adds a ! exception) gets a warning in warnings, and mode "worktree" refuses it unless allow_ignore_changes.',
+    'Brings the session\'s diff to the host repository: mode "branch" (default) commits it on a new branch (drydock/<session_id>) without touching the working tree, index or HEAD; "worktree" applies it to the working tree. A diff that does not apply cleanly changes nothing and the error names the files. Changes to .git, outside the repository or through symlinks are refused. A diff weakening .gitignore rules gets a warning; "worktree" refuses it unless allow_ignore_changes.',
   inputSchema: {
     session_id: sessionId,
     mode: z.enum(["branch", "worktree"]).default("branch").describe('"branch" (default) or "worktree".'),
@@ -213,19 +206,19 @@ export const sessionApply = defineTool({
       .max(200)
       .optional()
       .describe(
-        "Branch to create in branch mode (default drydock/<session_id>); must not exist yet unless replace_branch.",
+        "Branch mode: the branch to create (default drydock/<session_id>); must not exist unless replace_branch.",
       ),
     replace_branch: z
       .boolean()
       .optional()
       .describe(
-        "Branch mode: if the branch exists, move it to the new commit (default false: refuse). Use it to apply a session again.",
+        "Branch mode: move an existing branch to the new commit (default false: refuse), to apply a session again.",
       ),
     allow_ignore_changes: z
       .boolean()
       .optional()
       .describe(
-        "Worktree mode: apply a diff that removes or weakens .gitignore rules (default false: refuse, since files they ignored, a .env say, would become visible to git and to the next session). Branch mode only warns.",
+        "Worktree mode: apply a diff that weakens .gitignore rules (default false: refuse, as ignored files such as .env would become visible).",
       ),
   },
   outputSchema: {

@@ -21,11 +21,12 @@ describe("bash max_output_bytes", () => {
     repo?.[Symbol.dispose]();
   });
 
-  it("keeps the session's 100,000 bytes unless the call asks for more, of each stream and of both merged", async () => {
+  it("keeps the session's 30,000 bytes unless the call asks for more, of each stream and of both merged", async () => {
     const command = "head -c 600000 /dev/zero | tr '\\0' a; head -c 300000 /dev/zero | tr '\\0' b >&2";
     const capped = ok(await bash({ command }));
     expect(capped.truncated).toBe(true);
-    expect((capped.stdout as string).length).toBeLessThan(110_000);
+    expect((capped.stdout as string).length).toBeLessThan(31_000);
+    expect(capped.stdout).toMatch(/bytes of output cut .*larger max_output_bytes/);
 
     const whole = ok(await bash({ command, max_output_bytes: 1_000_000 }));
     expect(whole).toMatchObject({ exit_code: 0, truncated: false });

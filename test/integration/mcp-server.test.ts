@@ -48,7 +48,17 @@ describe("drydock serve over stdio", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
+        args: [
+          cli,
+          "serve",
+          "--repo",
+          repo.path,
+          "--image",
+          inject("sandboxImage"),
+          "--tools",
+          "all",
+          "--output-schemas",
+        ],
         env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
         stderr: "ignore",
       }),
@@ -61,7 +71,7 @@ describe("drydock serve over stdio", () => {
     rmSync(state, { recursive: true, force: true });
   });
 
-  it("lists every tool with input and output schemas", async () => {
+  it("lists every tool with input and output schemas (--output-schemas)", async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const name of [
@@ -138,7 +148,17 @@ describe("a stdio client that goes away", () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [cli, "serve", "--repo", repo.path, "--image", inject("sandboxImage"), "--tools", "all"],
+        args: [
+          cli,
+          "serve",
+          "--repo",
+          repo.path,
+          "--image",
+          inject("sandboxImage"),
+          "--tools",
+          "all",
+          "--output-schemas",
+        ],
         env: { ...process.env, DRYDOCK_STATE_DIR: state } as Record<string, string>,
         stderr: "ignore",
       }),

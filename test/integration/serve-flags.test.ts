@@ -106,7 +106,7 @@ describe("drydock serve's flags", () => {
       [["--max-sessions", "0"], /^--max-sessions: "0" is not a whole number of 1 or more/],
       [
         ["--max-output-bytes", "500"],
-        /^--max-output-bytes: "500" is not a whole number from 100000 to 268435456 .*write e\.g\. --max-output-bytes 16777216/,
+        /^--max-output-bytes: "500" is not a whole number from 30000 to 268435456 .*write e\.g\. --max-output-bytes 16777216/,
       ],
       [["--memory-reserve-mb", "lots"], /^--memory-reserve-mb: "lots" is not a whole number from 0 to \d+/],
       [

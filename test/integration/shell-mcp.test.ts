@@ -12,7 +12,7 @@ const until = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - 
 describe("the bash tool over MCP", () => {
   it("lists stdout, stderr and exit_code in its output schema, with hints that it is destructive and closed-world", async () => {
     using repo = tempRepo();
-    await using drydock = await inMemoryDrydock({ repo: repo.path });
+    await using drydock = await inMemoryDrydock({ repo: repo.path, outputSchemas: true });
     const { tools } = await drydock.client.listTools();
     const bash = tools.find((t) => t.name === "bash")!;
     expect(Object.keys(bash.outputSchema!.properties!)).toEqual(

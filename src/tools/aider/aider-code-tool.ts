@@ -7,6 +7,7 @@ import { aiderOptionsSchema } from "./aider-options.js";
 import { aiderProgress } from "./aider-progress.js";
 import { partialAiderResultShape } from "./aider-result-schema.js";
 import "./aider-services.js";
+import { sessionIdInput } from "../session-id-input.js";
 
 export const aiderCodeTool = defineTool({
   name: "aider_ai_code",
@@ -35,7 +36,7 @@ export const aiderCodeTool = defineTool({
       .describe(
         "aider model name (e.g. gpt-4o, sonnet, gemini/gemini-2.5-pro, openai/drydock-offline); default: the server's.",
       ),
-    session_id: z.string().min(1).optional().describe("Session to use; omit for your default session."),
+    session_id: sessionIdInput,
     background: z
       .boolean()
       .optional()

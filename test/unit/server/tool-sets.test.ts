@@ -17,6 +17,9 @@ async function listBytes(sets: string[]): Promise<number> {
   return Buffer.byteLength(JSON.stringify({ tools: (await c.listTools()).tools }));
 }
 
+/** 12 KB: what the default list may cost a model's context on every request. */
+const DEFAULT_LIST_MAX_BYTES = 12 * 1024;
+
 /** The tools the documents drydock was specified from name, by document. */
 const SPECIFIED_TOOLS = {
   workspace: [
@@ -61,8 +64,18 @@ describe("tool sets (serve --tools)", () => {
     ]);
   });
 
-  it("keeps the default tools/list within 20 KB", async () => {
-    expect(await listBytes(DEFAULT_TOOL_SETS)).toBeLessThanOrEqual(20_000);
+  it("keeps the default tools/list within 12 KB, with session_resume too", async () => {
+    expect(await listBytes(DEFAULT_TOOL_SETS)).toBeLessThanOrEqual(DEFAULT_LIST_MAX_BYTES);
+    expect(await listBytes(defaultToolSets(true))).toBeLessThanOrEqual(DEFAULT_LIST_MAX_BYTES);
+  });
+
+  it("lists output schemas only when asked (serve --output-schemas)", async () => {
+    const core = pickTools(everyTool, DEFAULT_TOOL_SETS);
+    await using plain = await toolClient(core);
+    expect((await plain.listTools()).tools.filter((t) => t.outputSchema !== undefined)).toEqual([]);
+    await using full = await toolClient(core, {}, { outputSchemas: true });
+    const listed = (await full.listTools()).tools;
+    expect(listed.map((t) => [t.name, t.outputSchema?.type])).toEqual(core.map((t) => [t.name, "object"]));
   });
 
   it("adds session_resume to the default of a server that keeps sessions", () => {

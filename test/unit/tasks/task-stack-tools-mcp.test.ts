@@ -22,7 +22,15 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "drydock-task-mcp-"));
   const store = new TaskStackStore({ dir, warn: () => undefined });
   const server = new McpServer({ name: "tasks-under-test", version: "0.0.0" });
-  registerTools(server, taskStackTools, "c", { taskStacks: storeTaskStackAccess(store) } as ToolServices);
+  // With the output schemas listed, the SDK's client checks every reply against them.
+  registerTools(
+    server,
+    taskStackTools,
+    "c",
+    { taskStacks: storeTaskStackAccess(store) } as ToolServices,
+    undefined,
+    { outputSchemas: true },
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   client = new Client({ name: "test-client", version: "0.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
