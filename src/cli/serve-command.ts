@@ -59,6 +59,11 @@ export function registerServeCommand(program: Command): void {
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
     .option(
+      "--disconnect-grace <seconds>",
+      "HTTP: how long after a client's connection closed its sessions are removed (or, with --keep-sessions, released for session_resume) unless it comes back",
+      "60",
+    )
+    .option(
       "--keep-sessions",
       "keep sessions: boxes outlive the server (shutdown or crash) and a restarted server continues them",
     )
@@ -171,6 +176,7 @@ export function registerServeCommand(program: Command): void {
         host: opts.host,
         port: flags.port,
         token: process.env.DRYDOCK_TOKEN || undefined,
+        disconnectGraceMs: flags.disconnectGraceMs,
       });
       printErr(`[drydock] serving MCP on ${handle.url}\n`);
       printErr(

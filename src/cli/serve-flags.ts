@@ -46,6 +46,7 @@ export interface ServeFlags {
   poolTtl: string;
   keepSessions?: boolean;
   keepTtl?: string;
+  disconnectGrace: string;
 }
 
 export interface CheckedServeFlags {
@@ -68,6 +69,7 @@ export interface CheckedServeFlags {
   pool: number;
   poolTtlMs: number;
   keepTtlMs?: number;
+  disconnectGraceMs: number;
 }
 
 export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFlags> {
@@ -88,6 +90,7 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
     maxLlmCostUsd: decimal(flags.maxLlmCostUsd, "--max-llm-cost-usd", { min: 0 }),
     poolTtlMs: secondsToMs(seconds(flags.poolTtl, "--pool-ttl"))!,
     keepTtlMs: secondsToMs(seconds(flags.keepTtl, "--keep-ttl")),
+    disconnectGraceMs: secondsToMs(seconds(flags.disconnectGrace, "--disconnect-grace"))!,
   };
   if (flags.keepTtl !== undefined && !flags.keepSessions) {
     throw new FlagError(

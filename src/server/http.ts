@@ -1,8 +1,9 @@
 /**
  * Streamable HTTP transport: several clients at once, each an MCP session with its own sessions
  * and task stacks. Every request needs the bearer token; Host and Origin are checked against DNS
- * rebinding; bodies are capped. A client that ends its MCP session (or stays idle past the limit)
- * has its boxes removed. Every other path is the read-only live view (live/live-view.ts), behind
+ * rebinding; bodies are capped. A client that ends its MCP session, whose connections all closed
+ * and stayed closed for a short grace, or that stays idle past the limit has its boxes removed
+ * (released for session_resume when the server keeps sessions). Every other path is the read-only live view (live/live-view.ts), behind
  * the same Host and Origin checks and a key of its own: the page shows every client's sessions,
  * so the token every MCP client holds does not open it.
  */
@@ -29,6 +30,12 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Idle MCP sessions are closed after this long. Default 30 minutes. */
   idleTimeoutMs?: number;
+  /**
+   * How long after a client's last connection to the server closed its MCP session is closed too
+   * (and its sessions removed, unless kept), when nothing of it comes back. Default one minute.
+   * Only a client that held a stream open is seen to go; one that never did is closed when idle.
+   */
+  disconnectGraceMs?: number;
 }
 
 export interface HttpHandle {
@@ -47,6 +54,15 @@ export interface HttpHandle {
 interface Client {
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
+  /** Its requests being answered and its streams open now. */
+  open: number;
+  /**
+   * It has held the standalone stream (GET) the SDKs open after initialize: its connections
+   * closing then means it went away. A client that never opened one may be between calls.
+   */
+  streamed: boolean;
+  /** Closes the MCP session once the grace after its last connection closed runs out. */
+  goneTimer?: NodeJS.Timeout;
 }
 
 function send(
@@ -80,6 +96,7 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   let liveKeyFile = "";
   const maxBody = options.maxBodyBytes ?? 4 * 1024 * 1024;
   const idleMs = options.idleTimeoutMs ?? 30 * 60_000;
+  const graceMs = options.disconnectGraceMs ?? 60_000;
   const clients = new Map<string, Client>();
   let hosts = new Set<string>();
   let liveUrl = "";
@@ -130,19 +147,40 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => sid,
         onsessioninitialized: () => {
-          clients.set(sid, { transport, lastSeen: Date.now() });
+          clients.set(sid, fresh);
           log.info(`client ${sid.slice(0, 8)} connected`);
         },
       });
+      const fresh: Client = { transport, lastSeen: Date.now(), open: 0, streamed: false };
       transport.onclose = () => {
+        clearTimeout(fresh.goneTimer);
         if (clients.delete(sid)) log.info(`client ${sid.slice(0, 8)} disconnected`);
         void server.disconnectClient(sid);
       };
       await server.connectClient(sid).connect(transport);
-      client = { transport, lastSeen: Date.now() };
+      client = fresh;
     }
-    client.lastSeen = Date.now();
+    watchConnection(client, req, res);
     await client.transport.handleRequest(req, res, body);
+  };
+
+  /** Counts the client's open requests and streams; when the last closes, its grace starts. */
+  const watchConnection = (client: Client, req: IncomingMessage, res: ServerResponse) => {
+    client.lastSeen = Date.now();
+    client.open++;
+    clearTimeout(client.goneTimer);
+    client.goneTimer = undefined;
+    if (req.method === "GET") client.streamed = true;
+    res.once("close", () => {
+      client.open--;
+      client.lastSeen = Date.now();
+      if (client.open > 0 || !client.streamed) return;
+      client.goneTimer = setTimeout(() => {
+        log.info(`client connection closed ${Math.round(graceMs / 1000)} s ago and did not come back; closing it`);
+        void client.transport.close();
+      }, graceMs);
+      client.goneTimer.unref();
+    });
   };
 
   const http: Server = createServer((req, res) => {
@@ -197,6 +235,7 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
     liveKeyFile,
     close: async () => {
       clearInterval(sweep);
+      for (const c of clients.values()) clearTimeout(c.goneTimer);
       live?.close();
       await Promise.allSettled([...clients.values()].map((c) => c.transport.close()));
       await new Promise<void>((resolve) => http.close(() => resolve()));

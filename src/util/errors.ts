@@ -52,7 +52,7 @@ export class SessionNotFoundError extends DrydockError {
   constructor(readonly sessionId: string) {
     super(
       "session_not_found",
-      `session ${sessionId} not found; create one with session_create, or omit session_id for your default session (session_list, where the server lists it, names yours)`,
+      `session ${sessionId} not found among yours: a session belongs to the client connection that created it. Create one with session_create, or omit session_id for your default session (session_list, where the server lists it, names yours); from a new connection, a server started with --keep-sessions hands a session back through session_resume with its session_secret`,
     );
   }
 }

@@ -36,13 +36,13 @@ const CORE = [
 ];
 
 describe("the MCP Inspector CLI", () => {
-  it("lists drydock's default tools over stdio: the core set, within 20 KB", async () => {
+  it("lists drydock's default tools over stdio: the core set, within 12 KB", async () => {
     using repo = tempRepo();
     const stdout = await inspector(repo.path, ["--method", "tools/list"]);
     const { tools } = JSON.parse(stdout) as { tools: Array<{ name: string; inputSchema: unknown }> };
     expect(tools.map((t) => t.name)).toEqual(CORE);
     for (const t of tools) expect(t.inputSchema).toBeTruthy();
-    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThanOrEqual(20_000);
+    expect(Buffer.byteLength(JSON.stringify({ tools }))).toBeLessThanOrEqual(12 * 1024);
   });
 
   it("shows a bash reply as the text a terminal shows, not escaped JSON", async () => {
