@@ -176,7 +176,9 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
       client.lastSeen = Date.now();
       if (client.open > 0 || !client.streamed) return;
       client.goneTimer = setTimeout(() => {
-        log.info(`client connection closed ${Math.round(graceMs / 1000)} s ago and did not come back; closing it`);
+        log.info(
+          `client connection closed ${Math.round(graceMs / 1000)} s ago and did not come back; closing it`,
+        );
         void client.transport.close();
       }, graceMs);
       client.goneTimer.unref();
