@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages, type EnvironmentStatus } from "../environment/environment-images.js";
-import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { readySandboxImage } from "../sandbox/sandbox-image.js";
 import { registerEnvImageCommands } from "./env-images-command.js";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
@@ -87,7 +87,7 @@ export function registerEnvCommand(program: Command): void {
   ).action(async (opts: EnvOptions) => {
     const engine = await Engine.connect();
     const images = new EnvironmentImages(engine, {
-      baseImage: opts.image ?? (await defaultSandboxImage(engine)),
+      baseImage: opts.image ?? (await readySandboxImage(engine)),
       allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
       pull: checkPullFlag(opts.pull),
     });
@@ -124,7 +124,7 @@ export function registerEnvCommand(program: Command): void {
   ).action(async (opts: EnvOptions) => {
     const engine = await Engine.connect();
     const images = new EnvironmentImages(engine, {
-      baseImage: opts.image ?? (await defaultSandboxImage(engine)),
+      baseImage: opts.image ?? (await readySandboxImage(engine)),
       caCert: opts.caCert,
       allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
       pull: checkPullFlag(opts.pull),

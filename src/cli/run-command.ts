@@ -4,7 +4,7 @@ import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { sandboxImagePresent } from "../environment/image-pulls.js";
-import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { readySandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { runCommandLine } from "./run-command-line.js";
@@ -116,7 +116,7 @@ export function registerRunCommand(program: Command): void {
 
 /** The repository's environment image (built first when missing, progress on stderr), or the sandbox image. */
 async function runImage(engine: Engine, opts: RunOptions): Promise<string> {
-  const baseImage = opts.image ?? (await defaultSandboxImage(engine));
+  const baseImage = opts.image ?? (await readySandboxImage(engine));
   await sandboxImagePresent(engine, baseImage, checkPullFlag(opts.pull), (line) =>
     printErr(`[drydock] ${line}\n`),
   );

@@ -10,7 +10,7 @@ import { Engine } from "../engine/engine.js";
 import { isKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
 import { loadProviderKeys, secretRedactor, secretValues } from "../gateway/index.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
-import { defaultSandboxImage, sandboxAiderVersion } from "../sandbox/sandbox-image.js";
+import { readySandboxImage, sandboxAiderVersion } from "../sandbox/sandbox-image.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { ImagePulls, sandboxImagePresent, type PullMode } from "../environment/image-pulls.js";
 import { checkServesAsBox } from "../environment/serves-as-box.js";
@@ -202,7 +202,7 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       "the aider agent reaches its model through a socket on this machine, which boxes on a tcp:// engine cannot see; run the patch or command agent there, or give unix:// engines of this machine",
     );
   }
-  const image = options.image ?? (await defaultSandboxImage(engine));
+  const image = options.image ?? (await readySandboxImage(engine));
   if (engines[0] === engine) {
     await sandboxImagePresent(engine, image, options.pull, (line) =>
       process.stderr.write(terminalText(`${line}\n`)),

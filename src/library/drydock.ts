@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import type { BoxEngine } from "../engine/box-engine.js";
 import { closeEngine, connectEngine, dockerEngine } from "../engine/connect-engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
-import { clusterSandboxImage, defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { clusterSandboxImage, readySandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import { logger } from "../util/log.js";
@@ -232,7 +232,7 @@ class LocalFlavour implements Flavour {
     const docker = dockerEngine(engine);
     // A cluster's nodes get images by push or import: no environment is built for them.
     if (!docker) return this.options.image ?? (await clusterSandboxImage());
-    const base = this.options.image ?? (await defaultSandboxImage(docker));
+    const base = this.options.image ?? (await readySandboxImage(docker));
     if (this.options.environment === false) return base;
     const status = await new EnvironmentImages(docker, {
       baseImage: base,

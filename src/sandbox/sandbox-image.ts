@@ -18,6 +18,7 @@ import { projectRoot } from "../util/project-root.js";
 const log = logger("image");
 export const STOCK_BASE = "debian:bookworm-slim";
 export const SANDBOX_REPO = "drydock-sandbox";
+const LATEST = `${SANDBOX_REPO}:latest`;
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -68,7 +69,29 @@ export async function defaultSandboxImage(engine: Engine): Promise<string> {
       if (await engine.hasImage(tag)) return tag;
     }
   }
-  return `${SANDBOX_REPO}:latest`;
+  return LATEST;
+}
+
+/**
+ * The default sandbox image, built first when the engine lacks it, so a fresh machine needs no
+ * `drydock image build` of its own. An image DRYDOCK_IMAGE names is never built: it is the
+ * operator's, and a missing one is reported where it is used.
+ */
+export async function readySandboxImage(engine: Engine, onLine?: (line: string) => void): Promise<string> {
+  const image = await defaultSandboxImage(engine);
+  if (process.env.DRYDOCK_IMAGE || image !== LATEST) return image;
+  // No image of this package's inputs: build one. An older build (`latest`) serves only when that fails.
+  const say = onLine ?? ((line: string) => log.info(line));
+  say("the sandbox image is not built yet: building it now (once per machine, a few minutes)");
+  try {
+    return await buildSandboxImage(engine, { onLine: say });
+  } catch (error) {
+    if (!(await engine.hasImage(LATEST))) throw error;
+    log.warn(
+      `building the sandbox image failed (${(error as Error).message}); using ${LATEST}, an earlier build, meanwhile: run \`drydock image build\` to see why`,
+    );
+    return LATEST;
+  }
 }
 
 /**

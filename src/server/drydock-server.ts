@@ -9,7 +9,7 @@ import { closeEngine, dockerEngine } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
 import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
-import { clusterImageMissing, clusterSandboxImage, defaultSandboxImage } from "../sandbox/sandbox-image.js";
+import { clusterImageMissing, clusterSandboxImage, readySandboxImage } from "../sandbox/sandbox-image.js";
 import type { SessionOptions } from "../session/session.js";
 import { poolProfile } from "../session/pool-fit.js";
 import { SessionManager } from "../session/session-manager.js";
@@ -130,7 +130,7 @@ export class DrydockServer {
     const repo = await openHostRepo(config.repo, "--repo");
     const engine = config.engine ?? (await Engine.connect());
     const docker = dockerEngine(engine);
-    const image = config.image ?? (docker ? await defaultSandboxImage(docker) : await clusterSandboxImage());
+    const image = config.image ?? (docker ? await readySandboxImage(docker) : await clusterSandboxImage());
     if (docker) await sandboxImagePresent(docker, image, config.pull, (line) => log.info(line));
     else if (!(await engine.hasImage(image))) throw clusterImageMissing(engine.name, image);
     if (!docker && config.environment !== false) {
