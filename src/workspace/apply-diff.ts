@@ -5,6 +5,11 @@
  * mode checks the whole diff first and then applies it to the working tree, or changes nothing.
  * A diff that removes or weakens ignore rules gets a warning; in worktree mode it is refused
  * unless `allowIgnoreChanges` (the files it would un-ignore sit right there, for the next copy).
+ *
+ * A session that started from uncommitted changes sits on a snapshot commit of them (untracked
+ * files, a `node_modules` say, included). Its branch holds only what the user committed plus the
+ * session's change: the diff goes onto the snapshot's parent with git's three-way apply, and a
+ * change that cannot stand without the uncommitted state is refused with the files named.
  */
 import { lstat, stat } from "node:fs/promises";
 import { join, posix } from "node:path";
@@ -24,6 +29,7 @@ import {
   type DiffSafetyOptions,
 } from "./diff-safety.js";
 import { commitIdentityEnv, runHostGit, withTempIndex } from "./host-git.js";
+import { SNAPSHOT_MESSAGE } from "./snapshot-commit.js";
 import { diffBytes, type FileChange, type FileStatus } from "./parse-git-diff.js";
 
 const log = logger("workspace");
@@ -98,11 +104,21 @@ export async function applyDiff(
     const target = await prepareBranch(repo.cwd, options);
     if (changes.length === 0) return { ...result, baseCommit: target.base };
     assertChangesFitBase(changes, await treeModes(repo.cwd, target.base, pathsToCheck(changes)), options);
-    const commit = await commitOnBranch(repo.cwd, bytes, changes, target, options);
+    const committed = await committedBase(repo.cwd, target.base);
+    const onto = committed === undefined ? target : { ...target, base: committed };
+    const commit = await commitOnBranch(repo.cwd, bytes, changes, onto, options, committed !== undefined);
     log.info(
       `applied ${changes.length} file(s) as ${commit.slice(0, 12)} on ${target.branch} in ${repo.cwd}`,
     );
-    return { ...result, branch: target.branch, commit, baseCommit: target.base };
+    const left = committed === undefined ? [] : [leftOutNote(committed)];
+    const warnings = [...(result.warnings ?? []), ...left];
+    return {
+      ...result,
+      branch: target.branch,
+      commit,
+      baseCommit: onto.base,
+      ...(warnings.length ? { warnings } : {}),
+    };
   }
   if (repo.bare) {
     throw new InvalidArgumentError(
@@ -167,16 +183,34 @@ async function prepareBranch(cwd: string, options: ApplyDiffOptions): Promise<Br
   return { branch, ref, base: found, expectedOld: existing };
 }
 
+/**
+ * The user's own commit under a snapshot commit (snapshot-commit.ts): its only parent. Undefined
+ * when `base` is not a snapshot, or is one of a repository with no commit yet.
+ */
+async function committedBase(cwd: string, base: string): Promise<string | undefined> {
+  const shown = await runHostGit(cwd, ["show", "-s", "--format=%P%x00%B", base]);
+  const [parents = "", message = ""] = shown.stdout.split("\0");
+  const parentIds = parents.trim().split(" ").filter(Boolean);
+  if (parentIds.length !== 1 || message.trim() !== SNAPSHOT_MESSAGE) return undefined;
+  return parentIds[0];
+}
+
+function leftOutNote(committed: string): string {
+  return `the branch sits on your last commit ${committed.slice(0, 12)}: the uncommitted changes and untracked files the session started from are not in it, only the session's change (mode "worktree" applies the change where they are)`;
+}
+
 async function commitOnBranch(
   cwd: string,
   bytes: Buffer,
   changes: FileChange[],
   target: BranchTarget,
   options: ApplyDiffOptions,
+  ontoCommitted = false,
 ): Promise<string> {
   const tree = await withTempIndex(async (env) => {
     await runHostGit(cwd, ["read-tree", target.base], { env });
-    await runApply(cwd, [...APPLY, "--cached", "-"], bytes, changes, env);
+    if (!ontoCommitted) await runApply(cwd, [...APPLY, "--cached", "-"], bytes, changes, env);
+    else await applyOntoCommitted(cwd, bytes, changes, env);
     return (await runHostGit(cwd, ["write-tree"], { env })).stdout.trim();
   });
   const message = options.message ?? `drydock: changes for ${target.branch}`;
@@ -219,6 +253,30 @@ async function runApply(
   }
 }
 
+/**
+ * The diff, made against a snapshot, onto the user's commit under it: git's three-way apply takes
+ * the snapshot's blobs (on the host since the snapshot was recorded) as the merge base, so lines
+ * the user had changed without committing stay out. A file the change needs in its uncommitted
+ * state (edited where the user had edited, or untracked on the host) is a refusal naming it.
+ */
+async function applyOntoCommitted(
+  cwd: string,
+  bytes: Buffer,
+  changes: FileChange[],
+  env: Record<string, string>,
+): Promise<void> {
+  try {
+    await runHostGit(cwd, [...APPLY, "--cached", "--3way", "-"], { input: bytes, env });
+  } catch (error) {
+    if (!(error instanceof CommandExitError)) throw error;
+    const files = conflictingFiles(error.output, changes);
+    throw new ApplyConflictError(
+      files,
+      `The session started from uncommitted changes, and a branch holds only what you committed plus the session's change, which here needs files in the state you had not committed. Commit them and apply again, or apply with mode "worktree". git said: ${error.output.trim().split("\n").slice(0, 10).join("\n")}`,
+    );
+  }
+}
+
 /** The files git apply names in its complaints, limited to paths the diff holds. */
 export function conflictingFiles(stderr: string, changes: FileChange[]): string[] {
   const known = new Set(changes.flatMap((c) => (c.oldPath ? [c.oldPath, c.path] : [c.path])));
@@ -226,6 +284,8 @@ export function conflictingFiles(stderr: string, changes: FileChange[]): string[
   const patterns = [
     /^error: patch failed: (.+):\d+$/,
     /^error: (.+): (?:patch does not apply|already exists in (?:working directory|index)|does not exist in index|does not match index|wrong type|No such file or directory)$/,
+    /^(?:error: )?Applied patch to '(.+)' with conflicts\.$/,
+    /^U (.+)$/,
     /^error: affected file '(.+)' is beyond a symbolic link$/,
   ];
   for (const line of stderr.split("\n")) {

@@ -11,8 +11,11 @@ import { commitIdentityEnv, runHostGit, withTempIndex } from "./host-git.js";
 
 const log = logger("workspace");
 
+/** The message of every snapshot commit: how a branch apply knows a base is one (apply-diff.ts). */
+export const SNAPSHOT_MESSAGE = "drydock: snapshot of the working tree";
+
 export interface SnapshotCommitOptions {
-  /** Commit message for the snapshot. Default "drydock: snapshot of the working tree". */
+  /** Commit message for the snapshot. Default SNAPSHOT_MESSAGE. */
   message?: string;
 }
 
@@ -55,7 +58,7 @@ export async function snapshotCommit(repoPath: string, options: SnapshotCommitOp
   });
 
   if (head && headTree === tree) return head;
-  const message = options.message ?? "drydock: snapshot of the working tree";
+  const message = options.message ?? SNAPSHOT_MESSAGE;
   const args = ["commit-tree", tree, ...(head ? ["-p", head] : []), "-F", "-"];
   const commit = (await runHostGit(root, args, { input: message, env: await identity })).stdout.trim();
   log.info(`recorded uncommitted changes in ${root} as ${commit.slice(0, 12)} (no ref written)`);

@@ -5,7 +5,6 @@ import { applyDiff } from "../../../src/workspace/apply-diff.js";
 import { snapshotCommit } from "../../../src/workspace/snapshot-commit.js";
 import {
   boxDiff,
-  boxTree,
   git,
   hostState,
   isolateGitConfig,
@@ -84,22 +83,21 @@ describe("snapshotCommit", () => {
     expect(git(repo, "rev-list", "--count", commit).trim()).toBe("1");
   });
 
-  it("gives a dirty session's branch the snapshot as its parent", async () => {
+  it("gives a dirty session's branch the user's commit under the snapshot as its parent", async () => {
     const repo = dirtyRepo();
+    const head = git(repo, "rev-parse", "HEAD").trim();
     const snapshot = await snapshotCommit(repo);
     const box = join(scratch.root, "box");
     git(repo, "worktree", "add", "-q", "--detach", box, snapshot);
-    writeFiles(box, {
-      "README.md": "box edit on top of the snapshot\n",
-      "staged.txt": "changed in the box\n",
-    });
+    writeFiles(box, { "agent.txt": "made in the box\n" });
     const diff = boxDiff(box, snapshot);
     const before = hostState(repo);
     const result = await applyDiff(repo, diff, { branch: "drydock/dirty", baseCommit: snapshot });
-    expect(git(repo, "rev-parse", "drydock/dirty^").trim()).toBe(snapshot);
-    expect(git(repo, "rev-parse", "drydock/dirty^{tree}").trim()).toBe(boxTree(box));
+    expect(git(repo, "rev-parse", "drydock/dirty^").trim()).toBe(head);
+    expect(git(repo, "diff", "--name-status", head, "drydock/dirty").trim()).toBe("A\tagent.txt");
     expect(hostState(repo)).toEqual({ ...before, refs: expect.any(String) });
-    expect(result.files.map((f) => f.path).sort()).toEqual(["README.md", "staged.txt"]);
+    expect(result.files.map((f) => f.path)).toEqual(["agent.txt"]);
+    git(repo, "worktree", "remove", "--force", box);
   });
 
   it("runs no fsmonitor or hook from the repository's configuration", async () => {
