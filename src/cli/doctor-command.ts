@@ -2,6 +2,7 @@ import { isKubernetesTarget } from "../engine/kubernetes/kubernetes-target.js";
 import { execFileSync } from "node:child_process";
 import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
+import { kubernetesBackend } from "../engine/connect-engine.js";
 import type { EngineRuntime } from "../engine/box-engine.js";
 import { runscProblems, resolveRuntime, runtimeFromEnv } from "../sandbox/box-runtime.js";
 import { checkImage } from "../sandbox/image-check.js";
@@ -93,6 +94,7 @@ async function engineChecks(urls: string[], tlsDir: string | undefined, image?: 
   for (const url of urls) {
     if (isKubernetesTarget(url)) {
       // Loaded only for a Kubernetes engine: its client library is large (connect-engine.ts).
+      await kubernetesBackend();
       const { kubernetesChecks } = await import("./doctor-kubernetes.js");
       checks.push(...(await kubernetesChecks(url, image)));
       continue;

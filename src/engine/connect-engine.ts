@@ -4,13 +4,36 @@
  */
 import type { BoxEngine } from "./box-engine.js";
 import { Engine } from "./engine.js";
+import { DrydockError } from "../util/errors.js";
 import { isKubernetesTarget, parseKubernetesTarget } from "./kubernetes/kubernetes-target.js";
 
 /**
  * The Kubernetes backend, loaded when one is named: its client library is most of what every
- * command and server would otherwise load at start (about a second of a CLI's start on two busy cores).
+ * command and server would otherwise load at start (about a second of a CLI's start on two busy
+ * cores), and most of an install (57 MB), so the package names it as an optional peer: installed
+ * only by those who use a cluster.
  */
-export const kubernetesBackend = () => import("./kubernetes/kubernetes-engine.js");
+export async function kubernetesBackend(): Promise<typeof import("./kubernetes/kubernetes-engine.js")> {
+  try {
+    return await import("./kubernetes/kubernetes-engine.js");
+  } catch (error) {
+    if (!missingKubernetesClient(error)) throw error;
+    throw new DrydockError(
+      "kubernetes_client_missing",
+      `the Kubernetes backend needs the package @kubernetes/client-node ${KUBERNETES_CLIENT_VERSION} beside drydock, which installs it only on request: run \`npm install -g @kubernetes/client-node@${KUBERNETES_CLIENT_VERSION}\` for a global drydock, or \`npm install @kubernetes/client-node@${KUBERNETES_CLIENT_VERSION}\` in the project that holds it`,
+      { cause: error },
+    );
+  }
+}
+
+/** The client version drydock is built and tested with (package.json's peer dependency). */
+export const KUBERNETES_CLIENT_VERSION = "1.4.0";
+
+/** A failed import of the backend because its client library is not installed. */
+export function missingKubernetesClient(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === "ERR_MODULE_NOT_FOUND" && /'@kubernetes\/client-node'/.test(e.message ?? "");
+}
 
 export const ENGINE_HELP =
   "where boxes run: a Docker engine (unix:///var/run/docker.sock, tcp://HOST:PORT; default DOCKER_HOST) or a Kubernetes namespace (kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off; see docs/kubernetes.md)";

@@ -3,7 +3,7 @@
  * into a prefix of its own, and `drydock doctor` run from there against this machine's engine.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,4 +73,50 @@ describe("the npm package", () => {
     expect(doctor.stdout).toMatch(/^ok +sandbox image: drydock-sandbox:[0-9a-f]{12}$/m);
     expect(doctor.stdout).toMatch(/^ok +engine: /m);
   });
+
+  it(
+    "leaves the Kubernetes client out unless asked for, and says how to add it",
+    { timeout: 300_000 },
+    () => {
+      const modules = join(prefix, "lib", "node_modules");
+      expect(existsSync(join(modules, "@kubernetes"))).toBe(false);
+      expect(existsSync(join(modules, "drydock", "node_modules", "@kubernetes"))).toBe(false);
+      const bin = join(prefix, "bin", "drydock");
+      const env = {
+        ...process.env,
+        DRYDOCK_STATE_DIR: join(tmp, "state"),
+        KUBECONFIG: join(tmp, "no-kubeconfig"),
+      };
+      const without = spawnSync(bin, ["doctor", "--engine", "kubernetes:drydock-none"], {
+        encoding: "utf8",
+        env,
+      });
+      expect(without.status).not.toBe(0);
+      const told = `${without.stdout}\n${without.stderr}`;
+      expect(told).toMatch(/npm install -g @kubernetes\/client-node@1\.4\.0/);
+      // As told: then the backend loads, and what stops it is the missing cluster, not the library.
+      const add = spawnSync(
+        "npm",
+        [
+          "install",
+          "-g",
+          "--prefix",
+          prefix,
+          "@kubernetes/client-node@1.4.0",
+          "--prefer-offline",
+          "--no-audit",
+          "--no-fund",
+        ],
+        { encoding: "utf8", timeout: 240_000 },
+      );
+      expect(add.status, add.stderr).toBe(0);
+      const withClient = spawnSync(bin, ["doctor", "--engine", "kubernetes:drydock-none"], {
+        encoding: "utf8",
+        env,
+      });
+      const said = `${withClient.stdout}\n${withClient.stderr}`;
+      expect(said).not.toMatch(/client-node/);
+      expect(said).toMatch(/kubeconfig/i);
+    },
+  );
 });
