@@ -26,18 +26,30 @@ export function parseArgs<Shape extends z.ZodRawShape>(
   const result = strictInput(shape).safeParse(args ?? {});
   if (result.success) return result.data as z.infer<z.ZodObject<Shape>>;
   const issues = result.error.issues;
-  // Unknown arguments first: a misspelt name usually explains the other problems too.
+  // Unknown arguments first: a misspelt name usually explains the other problems too. Every other
+  // problem is named after it, so one reply shows everything to fix.
   const unknown = issues.find((i) => i.code === "unrecognized_keys");
-  const fixes = issues.length > 1 ? ` (and ${issues.length - 1} more problem(s))` : "";
+  const others = issues.filter((i) => i !== (unknown ?? issues[0])).map((i) => describeIssue(i, args));
+  const fixes = others.length > 0 ? `; also ${others.map((o) => `${o.field}: ${o.problem}`).join("; ")}` : "";
   if (unknown !== undefined && unknown.code === "unrecognized_keys") {
     throw unknownArguments(unknown.keys, Object.keys(shape), tool, fixes);
   }
-  const issue = issues[0];
+  const first = describeIssue(issues[0], args);
+  throw new InvalidArgumentError(first.field, `${first.problem}${fixes}`);
+}
+
+/** One of zod's issues as the field it concerns and what is wrong with it. */
+function describeIssue(
+  issue: z.core.$ZodIssue | undefined,
+  args: unknown,
+): { field: string; problem: string } {
   const field = issue?.path.length ? issue.path.map(String).join(".") : "arguments";
   const message = issue?.message ?? "is invalid";
   const missing = valueAt(args, issue?.path ?? []) === undefined && (issue?.path.length ?? 0) > 0;
-  const problem = missing ? `is required (${message.replace(/^Invalid (input|option): /, "")})` : message;
-  throw new InvalidArgumentError(field, `${problem}${fixes}`);
+  return {
+    field,
+    problem: missing ? `is required (${message.replace(/^Invalid (input|option): /, "")})` : message,
+  };
 }
 
 function unknownArguments(

@@ -33,6 +33,18 @@ describe("registerTools", () => {
     );
   });
 
+  it("names every problem of the arguments in one reply, a missing one included", async () => {
+    await using c = await toolClient(everyTool.filter((t) => t.name === "bash"));
+    const text = errorText(await c.callTool({ name: "bash", arguments: { timeout_s: 0, restart: "yes" } }));
+    expect(text).toMatch(/^command: is required/);
+    expect(text).toMatch(/; also /);
+    expect(text).toMatch(/timeout_s: /);
+    expect(text).toMatch(/restart: /);
+    expect(text).not.toMatch(/more problem/);
+    const unknown = errorText(await c.callTool({ name: "bash", arguments: { cmd: "ls" } }));
+    expect(unknown).toMatch(/^cmd: is not an argument of bash; .*; also command: is required/);
+  });
+
   it("answers a tool's error in its own JSON when it has one, as isError", async () => {
     await using c = await toolClient([
       { ...fakeTool, errorReply: (message) => ({ ok: false, why: message }) },
