@@ -8,7 +8,7 @@ import { runscProblems, resolveRuntime, runtimeFromEnv } from "../sandbox/box-ru
 import { checkImage } from "../sandbox/image-check.js";
 import { defaultSandboxImage } from "../sandbox/sandbox-image.js";
 import { findDockerCli } from "../util/docker-cli.js";
-import { imageFix } from "../util/errors.js";
+import { EngineUnavailableError, imageFix } from "../util/errors.js";
 import { sessionsFit } from "./sessions-fit.js";
 import { terminalText } from "../util/terminal-text.js";
 import { printJson, printOut } from "./terminal-out.js";
@@ -147,7 +147,11 @@ async function runChecks(engineOnly: boolean, image?: string): Promise<Check[]> 
     checks.push({
       name: "engine",
       ok: false,
-      detail: (error as Error).message,
+      // The error's own advice ends "check with drydock doctor": this is that check.
+      detail:
+        error instanceof EngineUnavailableError
+          ? `no Docker Engine answers (${error.detail})`
+          : (error as Error).message,
       fix: "run `bash scripts/setup.sh` as root, or start Docker / Podman and set DOCKER_HOST",
     });
   }

@@ -16,7 +16,11 @@ export class DrydockError extends Error {
 export class EngineUnavailableError extends DrydockError {
   override name = "EngineUnavailableError";
   /** `fix`: what to do instead of starting Docker (a Kubernetes backend says how to reach its API). */
-  constructor(detail: string, options?: { cause?: unknown; fix?: string }) {
+  constructor(
+    /** What went wrong, without the advice: `drydock doctor` gives its own. */
+    readonly detail: string,
+    options?: { cause?: unknown; fix?: string },
+  ) {
     super(
       "engine_unavailable",
       options?.fix
