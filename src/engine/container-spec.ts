@@ -50,7 +50,21 @@ export interface ContainerSpec {
   processLimit?: number;
   /** The engine's OCI runtime by its registered name ("runc", "runsc"); absent: the engine's default. */
   runtime?: string;
+  /**
+   * The box ends when the process that made it goes: an engine that can (Docker) runs
+   * HOLDER_COMMAND instead of `command`, reading a stdin that the maker holds open, so a drydock
+   * killed without a word (SIGKILL, an SDK closing its server) leaves no box running. Boxes kept
+   * for another server (`serve --keep-sessions`) do not.
+   */
+  endsWithMaker?: boolean;
 }
+
+/**
+ * A box's first process when it ends with its maker: it waits on a stdin that only the maker's
+ * attach holds open, and ends at end of file. Lines written to it change nothing (only the
+ * shell's builtins run; the last word names it in a process listing).
+ */
+export const HOLDER_COMMAND = ["sh", "-c", "while read -r _; do :; done", "drydock-box"];
 
 export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
   const tmpfs: Record<string, string> = {};
@@ -73,9 +87,12 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
     User: spec.user,
     WorkingDir: spec.workdir,
     Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-    Cmd: spec.command,
+    Cmd: spec.endsWithMaker ? HOLDER_COMMAND : spec.command,
     Tty: false,
-    OpenStdin: false,
+    // Closed for good when the maker's attach goes (StdinOnce): the holder then reads end of file.
+    OpenStdin: spec.endsWithMaker === true,
+    StdinOnce: spec.endsWithMaker === true,
+    AttachStdin: spec.endsWithMaker === true,
     NetworkDisabled: spec.network === "none",
     HostConfig: {
       NetworkMode: spec.network,

@@ -47,6 +47,8 @@ export class Engine implements BoxEngine, ImageEngine {
   private runtimeList: Promise<EngineRuntime[]> | undefined;
   /** Each box's runtime, as made or as inspected once. */
   private readonly boxRuntimes = new Map<string, string | undefined>();
+  /** Boxes that end with this process: their stdin attach, held until the box is removed. */
+  private readonly holders = new Map<string, NodeJS.ReadWriteStream | undefined>();
   /** The exec streams open to each box, ended when the box goes (see box-streams.ts). */
   private readonly streams: BoxStreams;
 
@@ -398,6 +400,7 @@ export class Engine implements BoxEngine, ImageEngine {
     try {
       const container = await this.docker.createContainer(toCreateOptions(spec));
       if (spec.runtime) this.boxRuntimes.set(container.id, spec.runtime);
+      if (spec.endsWithMaker) this.holders.set(container.id, undefined);
       log.debug(
         `created ${short(container.id)} from ${spec.image}${spec.runtime ? ` (${spec.runtime})` : ""}`,
       );
@@ -410,6 +413,8 @@ export class Engine implements BoxEngine, ImageEngine {
 
   async start(id: string): Promise<void> {
     try {
+      if (this.holders.has(id) && this.holders.get(id) === undefined)
+        this.holders.set(id, await this.hold(id));
       await this.docker.getContainer(id).start();
       log.debug(`started ${short(id)}`);
     } catch (error) {
@@ -418,9 +423,32 @@ export class Engine implements BoxEngine, ImageEngine {
     }
   }
 
+  /**
+   * Attaches to a box's stdin and keeps the connection without ever writing: when this process
+   * ends, however it ends, the kernel closes it, the engine closes the box's stdin, and the box's
+   * first process (HOLDER_COMMAND) ends the box. The socket does not keep this process alive.
+   */
+  private async hold(id: string): Promise<NodeJS.ReadWriteStream> {
+    const stream = (await this.docker.getContainer(id).attach({
+      stream: true,
+      stdin: true,
+      stdout: false,
+      stderr: false,
+      hijack: true,
+    })) as NodeJS.ReadWriteStream & { unref?: () => void };
+    stream.on("error", (error: Error) =>
+      log.debug(`${short(id)}: its stdin attach failed: ${error.message}`),
+    );
+    stream.unref?.();
+    return stream;
+  }
+
   /** Removes a box and everything in it; a box already gone is not an error. */
   async remove(id: string): Promise<void> {
     this.boxRuntimes.delete(id);
+    const holder = this.holders.get(id);
+    this.holders.delete(id);
+    (holder as { destroy?: () => void } | undefined)?.destroy?.();
     try {
       await this.docker.getContainer(id).remove({ force: true, v: true });
       log.debug(`removed ${short(id)}`);

@@ -3,6 +3,7 @@
  * option, and `relaxations()` names each one so the caller can log it.
  */
 import type { ContainerSpec } from "../engine/container-spec.js";
+import { LABEL_KEPT_UNTIL } from "../engine/labels.js";
 import type { BoxRuntime } from "./box-runtime.js";
 import { egressEnv } from "./egress-env.js";
 
@@ -115,6 +116,8 @@ export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
     workdir: WORKSPACE,
     env: { HOME: "/home/agent", ...(egress ? egressEnv() : {}), ...options.env },
     command: ["sleep", "infinity"],
+    // A box kept for a later server outlives this one; every other box ends with it.
+    endsWithMaker: !(LABEL_KEPT_UNTIL in (options.labels ?? {})),
     network: limits.network,
     memoryMB: limits.memoryMB,
     cpus: limits.cpus,
