@@ -40,7 +40,7 @@ async function insideView(session: Session): Promise<string> {
     "cd /workspace && find . -path ./.git -prune -o -printf '%P %m %s %u\\n' | sort",
     "git status --porcelain; git log --format=%H",
     "ls -A /tmp ~",
-    // One process listing, taken while no pipeline forks: the shell, the box's init and sleep.
+    // One process listing, taken while no pipeline forks: the shell, the box's init and first process.
     "ps -eo user,comm --no-headers > /tmp/.ps; grep -v -x -E '\\S+ +ps' /tmp/.ps | sort; rm /tmp/.ps",
     "env | grep -v -E '^(HOSTNAME|_|DRYDOCK_COMMAND)=' | sort", // DRYDOCK_COMMAND is each command's own token
   ].join("; echo ---; ");
