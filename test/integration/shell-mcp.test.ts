@@ -122,7 +122,8 @@ describe("the bash tool over MCP", () => {
     expect(Date.now() - started).toBeLessThan(6_000);
     await until(started + 10_000);
     const after = await call({
-      command: "ls /workspace/after.txt /workspace/s 2>&1; ps -eo args | grep -E '^(sleep [0-9]|sh -c)' | grep -v ' drydock-box$'",
+      command:
+        "ls /workspace/after.txt /workspace/s 2>&1; ps -eo args | grep -E '^(sleep [0-9]|sh -c)' | grep -v ' drydock-box$'",
     });
     expect(after.stdout).not.toMatch(/^\/workspace|sleep|sh -c/m);
   });
