@@ -28,6 +28,7 @@ import { diffOut, printErr, printJson, printOut, terminalErr, terminalOut } from
 interface ApplyFlags {
   branch?: string;
   replaceBranch?: boolean;
+  includeUncommitted?: boolean;
   worktree?: boolean;
   allowIgnoreChanges?: boolean;
 }
@@ -156,16 +157,20 @@ export function registerSessionsCommand(program: Command): void {
     .argument("<id>", "session id, or the first few hex digits of one")
     .option("--branch <name>", "the branch to create (default drydock/<session id>)")
     .option("--replace-branch", "move the branch if it exists (to apply a session again)")
+    .option(
+      "--include-uncommitted",
+      "branch: also commit the uncommitted work the session started from (default: the branch sits on your last commit)",
+    )
     .option("--worktree", "apply into the working tree instead of a branch")
     .option(
       "--allow-ignore-changes",
       "with --worktree: apply a diff that removes or weakens .gitignore rules (refused by default)",
     )
     .action(async (id: string, opts: ApplyFlags) => {
-      if (opts.worktree && (opts.branch || opts.replaceBranch)) {
+      if (opts.worktree && (opts.branch || opts.replaceBranch || opts.includeUncommitted)) {
         throw new FlagError(
           "--worktree",
-          "applies into the working tree; leave out --branch and --replace-branch",
+          "applies into the working tree; leave out --branch, --replace-branch and --include-uncommitted",
         );
       }
       const engine = await Engine.connect();
@@ -174,6 +179,7 @@ export function registerSessionsCommand(program: Command): void {
         mode: opts.worktree ? "worktree" : "branch",
         branch: opts.branch,
         replaceBranch: opts.replaceBranch,
+        includeUncommitted: opts.includeUncommitted,
         allowIgnoreChanges: opts.allowIgnoreChanges,
       });
       for (const warning of result.warnings ?? []) printErr(`drydock: warning: ${terminalText(warning)}\n`);

@@ -122,6 +122,9 @@ export class RemoteBackend implements SandboxBackend {
         mode: target.mode,
         ...(target.branch === undefined ? {} : { branch: target.branch }),
         ...(target.replaceBranch === undefined ? {} : { replace_branch: target.replaceBranch }),
+        ...(target.includeUncommitted === undefined
+          ? {}
+          : { include_uncommitted: target.includeUncommitted }),
         ...(target.allowIgnoreChanges === undefined
           ? {}
           : { allow_ignore_changes: target.allowIgnoreChanges }),

@@ -43,13 +43,15 @@ export interface SandboxDiff {
  * diff that removes or weakens ignore rules unless `allowIgnoreChanges`.
  */
 export type ApplyTarget =
-  { branch?: string; replaceBranch?: boolean } | { worktree: true; allowIgnoreChanges?: boolean };
+  | { branch?: string; replaceBranch?: boolean; includeUncommitted?: boolean }
+  | { worktree: true; allowIgnoreChanges?: boolean };
 
 /** What the backend is asked to apply. */
 export interface ApplyRequest {
   mode: "branch" | "worktree";
   branch?: string;
   replaceBranch?: boolean;
+  includeUncommitted?: boolean;
   allowIgnoreChanges?: boolean;
 }
 

@@ -106,7 +106,8 @@ export class Sandbox implements AsyncDisposable {
 
   /**
    * Brings the diff to the host repository: a commit on a new branch (default drydock/<id>; the
-   * working tree, index and HEAD untouched), or `{ worktree: true }` to change the working tree
+   * working tree, index and HEAD untouched; on the user's last commit, without the uncommitted work
+   * the session started from unless `includeUncommitted`), or `{ worktree: true }` to change the working tree
    * (refusing a diff that removes or weakens ignore rules unless `allowIgnoreChanges`). A diff
    * that does not apply cleanly changes nothing and throws ApplyConflictError.
    */
@@ -116,7 +117,7 @@ export class Sandbox implements AsyncDisposable {
       if (target.worktree !== true) {
         throw new InvalidArgumentError("worktree", "must be true; leave it out to apply as a branch");
       }
-      const extra = ["branch", "replaceBranch"].find((k) => k in target);
+      const extra = ["branch", "replaceBranch", "includeUncommitted"].find((k) => k in target);
       if (extra !== undefined) {
         throw new InvalidArgumentError(extra, "applies to a branch only; leave it out with worktree: true");
       }
@@ -131,7 +132,12 @@ export class Sandbox implements AsyncDisposable {
     if (target.branch !== undefined && (typeof target.branch !== "string" || target.branch.trim() === "")) {
       throw new InvalidArgumentError("branch", "must be a branch name such as drydock/fix-typo");
     }
-    return backend.apply({ mode: "branch", branch: target.branch, replaceBranch: target.replaceBranch });
+    return backend.apply({
+      mode: "branch",
+      branch: target.branch,
+      replaceBranch: target.replaceBranch,
+      includeUncommitted: target.includeUncommitted,
+    });
   }
 
   /**

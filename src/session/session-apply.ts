@@ -17,6 +17,8 @@ export interface SessionApplyOptions {
   /** Branch mode: default `drydock/<session>`. */
   branch?: string;
   replaceBranch?: boolean;
+  /** Branch mode: sit on the snapshot of the uncommitted work the session started from (apply-diff.ts). */
+  includeUncommitted?: boolean;
   /** Worktree mode: apply a diff that removes or weakens ignore rules (refused by default). */
   allowIgnoreChanges?: boolean;
 }
@@ -31,6 +33,7 @@ export function applySessionDiff(
     mode: options.mode ?? "branch",
     branch: options.branch ?? `drydock/${target.id}`,
     replaceBranch: options.replaceBranch,
+    includeUncommitted: options.includeUncommitted,
     allowIgnoreChanges: options.allowIgnoreChanges,
     baseCommit: target.hostBaseCommit,
     message: `drydock: changes from session ${target.id}`,

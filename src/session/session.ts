@@ -570,6 +570,7 @@ export class Session {
       mode?: ApplyMode;
       branch?: string;
       replaceBranch?: boolean;
+      includeUncommitted?: boolean;
       allowIgnoreChanges?: boolean;
       signal?: AbortSignal;
     } = {},

@@ -138,7 +138,7 @@ export const sessionResume = defineTool({
   name: "session_resume",
   title: "Resume a kept session",
   description:
-    "Takes up a session the server kept (drydock serve --keep-sessions) after it restarted or your connection ended: give its session_id and the session_secret session_create returned. The box, its files, task stack and log carry on; then pass session_id to other tools as before. A wrong or missing secret, or a session another client holds, is answered as an unknown session.",
+    "Takes up a session the server kept (--keep-sessions) after it restarted or your connection ended, with its session_id and the session_secret session_create returned. Its box, files, task stack and log carry on. A wrong secret, or a session another client holds, is answered as an unknown session.",
   inputSchema: {
     session_id: z.string().min(1).describe("The session to resume."),
     session_secret: z.string().min(1).max(200).describe("The session_secret session_create returned for it."),
@@ -196,7 +196,7 @@ export const sessionApply = defineTool({
   name: "session_apply",
   title: "Apply a session's changes to the host repository",
   description:
-    'Brings the session\'s diff to the host repository: mode "branch" (default) commits it on a new branch (drydock/<session_id>) without touching the working tree, index or HEAD; "worktree" applies it to the working tree. A diff that does not apply cleanly changes nothing and the error names the files. Changes to .git, outside the repository or through symlinks are refused. A diff weakening .gitignore rules gets a warning; "worktree" refuses it unless allow_ignore_changes.',
+    'Brings the session\'s diff to the host repository: mode "branch" (default) commits it on a new branch (drydock/<session_id>) on your last commit, leaving working tree, index and HEAD alone; "worktree" applies it to the working tree. A diff that does not apply changes nothing; the error names the files. Changes to .git, outside the repository or through symlinks are refused; one weakening .gitignore gets a warning (refused in "worktree" unless allow_ignore_changes).',
   inputSchema: {
     session_id: sessionId,
     mode: z.enum(["branch", "worktree"]).default("branch").describe('"branch" (default) or "worktree".'),
@@ -220,6 +220,10 @@ export const sessionApply = defineTool({
       .describe(
         "Worktree mode: apply a diff that weakens .gitignore rules (default false: refuse, as ignored files such as .env would become visible).",
       ),
+    include_uncommitted: z
+      .boolean()
+      .optional()
+      .describe("Branch mode: also commit the uncommitted work the session started from (default false)."),
   },
   outputSchema: {
     session_id: z.string(),
@@ -238,8 +242,10 @@ export const sessionApply = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run(args, ctx) {
     const session = await ctx.services.sessions.resolve(ctx.clientId, args.session_id, ctx.signal);
-    if (args.replace_branch && args.mode !== "branch") {
-      throw new InvalidArgumentError("replace_branch", 'applies to mode "branch" only; leave it out');
+    for (const field of ["replace_branch", "include_uncommitted"] as const) {
+      if (args[field] && args.mode !== "branch") {
+        throw new InvalidArgumentError(field, 'applies to mode "branch" only; leave it out');
+      }
     }
     let result;
     try {
@@ -247,6 +253,7 @@ export const sessionApply = defineTool({
         mode: args.mode,
         branch: args.branch,
         replaceBranch: args.replace_branch,
+        includeUncommitted: args.include_uncommitted,
         allowIgnoreChanges: args.allow_ignore_changes,
         signal: ctx.signal,
       });

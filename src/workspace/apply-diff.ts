@@ -48,6 +48,11 @@ export interface ApplyDiffOptions extends DiffSafetyOptions {
   /** Branch mode: move the branch if it already exists instead of refusing. Default false. */
   replaceBranch?: boolean;
   /**
+   * Branch mode, for a session that started from uncommitted work: build on the snapshot of that
+   * work (a commit of its own, below the change) instead of the user's last commit. Default false.
+   */
+  includeUncommitted?: boolean;
+  /**
    * Worktree mode: apply a diff that removes or weakens ignore rules (a `.gitignore` deleted,
    * a pattern removed, a `!` exception added) instead of refusing it. Default false.
    */
@@ -104,7 +109,7 @@ export async function applyDiff(
     const target = await prepareBranch(repo.cwd, options);
     if (changes.length === 0) return { ...result, baseCommit: target.base };
     assertChangesFitBase(changes, await treeModes(repo.cwd, target.base, pathsToCheck(changes)), options);
-    const committed = await committedBase(repo.cwd, target.base);
+    const committed = options.includeUncommitted ? undefined : await committedBase(repo.cwd, target.base);
     const onto = committed === undefined ? target : { ...target, base: committed };
     const commit = await commitOnBranch(repo.cwd, bytes, changes, onto, options, committed !== undefined);
     log.info(

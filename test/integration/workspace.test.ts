@@ -100,7 +100,10 @@ describe("workspace in and out", () => {
 
     const statusBefore = git(repo.path, "status", "--porcelain");
     const headBefore = git(repo.path, "rev-parse", "HEAD");
-    const applied = await session.apply({ branch: "drydock/exact" });
+    // The box deleted and edited files the host never committed: only a branch on the snapshot of
+    // the uncommitted work holds that change (without it, the apply names them and changes nothing).
+    await expect(session.apply({ branch: "drydock/exact" })).rejects.toThrow(/untracked\.txt|ünï|main\.py/);
+    const applied = await session.apply({ branch: "drydock/exact", includeUncommitted: true });
     expect(applied.branch).toBe("drydock/exact");
     expect(git(repo.path, "status", "--porcelain")).toBe(statusBefore);
     expect(git(repo.path, "rev-parse", "HEAD")).toBe(headBefore);
