@@ -26,6 +26,11 @@ export const LIVE_POLL_MS = 250;
 const KEEP_ALIVE_MS = 15_000;
 /** A running call's line is sent again this often when it printed nothing new (its time goes on). */
 const RUNNING_RESEND_MS = 1_000;
+/**
+ * A browser that reads the stream slower than it is written falls behind: past this much unsent,
+ * running calls' updates (each superseded by the next) wait, so a stalled reader costs no more.
+ */
+const MAX_UNSENT_BYTES = 64 * 1024;
 
 const SESSION_ROUTE = /^\/live\/api\/sessions\/([^/]+)(\/diff|\/events)?$/;
 
@@ -221,6 +226,7 @@ export class LiveView {
     const sent = new Map<RunningCall, { version: number; atMs: number }>();
     /** After the log is read: a call is removed before its last line is written, so none of these has ended. */
     const sendRunning = () => {
+      if (res.writableLength > MAX_UNSENT_BYTES) return;
       const now = Date.now();
       const calls = runningCalls.of(id);
       for (const call of calls) {
