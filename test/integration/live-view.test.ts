@@ -499,6 +499,31 @@ describe("the live view of drydock serve --http", () => {
     expect(problems).toEqual([]);
   });
 
+  it("shows a long command that ended on one line to a page opened afterwards: its log's running line is replaced", async () => {
+    // Over 2 s: the log gets a "running" line for it, then its last line.
+    const command = "sleep 2.5; echo slept";
+    await bash(command);
+    const log = readFileSync(join(state, "audit", `${sessionId}.jsonl`), "utf8");
+    const logged = log
+      .split("\n")
+      .filter((l) => l.includes('"sleep 2.5; echo slept"'))
+      .map((l) => (JSON.parse(l) as { outcome: { running?: boolean } }).outcome.running === true);
+    expect(logged).toEqual([true, false]);
+    await page.reload();
+    await page.waitForFunction(
+      (c) =>
+        [...document.querySelectorAll("#log .entry[data-tool=bash]:not(.running) .what")].some(
+          (e) => e.textContent === c,
+        ),
+      command,
+      { timeout: 5000, polling: 50 },
+    );
+    expect(await linesOf(command)).toEqual([
+      { running: false, outcome: expect.stringMatching(/^exit 0/), live: null, mark: null },
+    ]);
+    expect(await page.$$("#log .entry.running")).toEqual([]);
+  });
+
   it("shows what a running command prints as text, at most its last 4 KiB, and stays responsive under a flood", async () => {
     const title = await page.title();
     // The page's main thread is watched: a timer every 50 ms notes how late it ran.
@@ -605,6 +630,7 @@ describe("the live view of drydock serve --http", () => {
       null,
       { timeout: 5000, polling: 50 },
     );
+    const fitted: unknown[] = [];
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await page.evaluate(
@@ -712,15 +738,26 @@ describe("the live view of drydock serve --http", () => {
       expect(facts.narrowest.what, `${width} px`).toBeGreaterThan(80);
       expect(facts.narrowest.outcome, `${width} px`).toBeGreaterThan(80);
       expect(facts.narrowest.tool, `${width} px`).toBeGreaterThan(40);
-      // The actor ("drydock" the longest) and the time stay whole in their own columns.
-      expect(facts.runInto, `${width} px`).toEqual([]);
-      // No cell of the table is cut: id, state, calls, cost and their headings whole.
-      expect(facts.cutCells, `${width} px`).toEqual([]);
-      // The repository: whole, or its last folders behind "…/", never cut; the whole path in the title.
-      expect(facts.repo.cut, `${width} px: ${facts.repo.text}`).toBe(false);
-      expect(facts.repo.text, `${width} px`).toMatch(new RegExp(`(^|/)${basename(repo.path)}$`));
-      expect(facts.repo.title, `${width} px`).toBe(repo.path);
+      // The actor ("drydock" the longest) and the time stay whole in their own columns; no cell of
+      // the table is cut (id, state, calls, cost and their headings whole); the repository shows
+      // whole, or its last folders behind "…/", never cut, its whole path in the title.
+      fitted.push({ width, runInto: facts.runInto, cutCells: facts.cutCells, repo: facts.repo });
     }
+    // At every width: the actor ("drydock" the longest) and the time stay whole in their own
+    // columns; no cell of the table is cut (id, state, calls, cost and their headings whole); the
+    // repository shows whole, or its last folders behind "…/", never cut, its whole path in the title.
+    expect(fitted).toEqual(
+      WIDTHS.map((width) => ({
+        width,
+        runInto: [],
+        cutCells: [],
+        repo: {
+          text: expect.stringMatching(new RegExp(`(^|/)${basename(repo.path)}$`)),
+          title: repo.path,
+          cut: false,
+        },
+      })),
+    );
     await page.setViewportSize(VIEWPORT);
   });
 
