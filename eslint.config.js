@@ -1,3 +1,4 @@
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
@@ -36,5 +37,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // The live page's script (src/server/live/page/) is a browser module: browser globals, no Node.
+  { ignores: ["!src/server/live/page/*.js"] },
+  {
+    files: ["src/server/live/page/*.js"],
+    languageOptions: { sourceType: "module", globals: globals.browser },
+    rules: { "no-undef": "error", "no-console": "error" },
   },
 );

@@ -17,6 +17,7 @@ import { stateDir } from "../util/paths.js";
 import type { DrydockServer } from "./drydock-server.js";
 import { CredentialFiles } from "./credential-files.js";
 import { allowedHosts, hostAllowed, originAllowed, tokenMatches } from "./http-guard.js";
+import { taskStackTools } from "../tools/task-stack-tools.js";
 import { LiveView } from "./live/live-view.js";
 
 const log = logger("http");
@@ -105,7 +106,12 @@ export async function serveHttp(server: DrydockServer, options: HttpOptions): Pr
   let live: LiveView | undefined;
   const liveView = () =>
     (live ??= new LiveView(
-      { state: stateDir(), tasksDir: server.config.tasksDir, sessions: () => server.manager.list() },
+      {
+        state: stateDir(),
+        tasksDir: server.config.tasksDir,
+        taskTools: server.tools.some((tool) => taskStackTools.includes(tool)),
+        sessions: () => server.manager.list(),
+      },
       { key: liveKey, keyFile: liveKeyFile, url: () => liveUrl, port: () => port },
     ));
 

@@ -53,6 +53,7 @@ export function registerTools(
       clientId,
       signal: extra.signal,
       services: audit.services,
+      output: (line) => audit.output(redact(line)),
       progress: (message, progress, total) => {
         if (token === undefined) return;
         step++;

@@ -15,6 +15,7 @@ import {
   type AuditOutcome,
 } from "../session/audit-entry.js";
 import type { Session } from "../session/session.js";
+import { RunningCall, runningCalls } from "./live/running-calls.js";
 import type { StoredTaskStack } from "../tasks/task-stack-access.js";
 import type { ToolServices } from "../tools/tool.js";
 
@@ -25,6 +26,8 @@ export class ToolCallAudit {
   private readonly touched = new Set<string>();
   private readonly started = Date.now();
   private readonly runningTimer: NodeJS.Timeout;
+  /** The call as the live view sees it while it runs, with what it has printed so far. */
+  private readonly live: RunningCall;
   /** The services to hand the tool: the same, noting each session they give out. */
   readonly services: ToolServices;
 
@@ -39,6 +42,19 @@ export class ToolCallAudit {
     this.services = this.watch(services);
     this.runningTimer = setTimeout(() => this.running(), RUNNING_LINE_AFTER_MS);
     this.runningTimer.unref();
+    this.live = new RunningCall(
+      new Date(this.started).toISOString(),
+      tool,
+      clientId,
+      summarizeArgs(tool, args),
+      () => this.touched,
+    );
+    runningCalls.add(this.live);
+  }
+
+  /** A whole line the call printed (a command's output, cleaned), for the live view while it runs. */
+  output(line: string): void {
+    this.live.line(line);
   }
 
   private running(): void {
@@ -96,6 +112,8 @@ export class ToolCallAudit {
   /** Logs the call in each session it touched, with its reply or its (redacted) error. */
   finish(result: { reply: unknown } | { error: string }): void {
     clearTimeout(this.runningTimer);
+    // Gone before its last line is written: a watcher never sees it running after its end.
+    runningCalls.remove(this.live);
     const outcome: AuditOutcome =
       "reply" in result ? successOutcome(result.reply, redactLogText) : errorOutcome(result.error);
     // A reply that names its session (job_status of a background aider call) counts as touching it,

@@ -150,7 +150,7 @@ function formatMiB(bytes: number): string {
 }
 
 /** Every string in a value passed through the log redactors. */
-function redactStrings<T>(value: T): T {
+export function redactStrings<T>(value: T): T {
   if (typeof value === "string") return redactLogText(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => redactStrings(v)) as T;
   if (value !== null && typeof value === "object") {

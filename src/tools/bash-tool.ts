@@ -71,7 +71,10 @@ export const bashTool = defineTool({
     let lines = 0;
     const progressLines = { stdout: new ProgressLines(), stderr: new ProgressLines() };
     const report = (done: string[]) => {
-      for (const line of done) if (lines++ < 1000) ctx.progress(line);
+      for (const line of done) {
+        ctx.output?.(line);
+        if (lines++ < 1000) ctx.progress(line);
+      }
     };
     const result = await session.bash(args.command, {
       timeoutMs: args.timeout_s === undefined ? undefined : args.timeout_s * 1000,

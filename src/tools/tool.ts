@@ -11,6 +11,11 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Reports progress; a no-op when the client did not ask for progress. */
   progress(message: string, progress?: number, total?: number): void;
+  /**
+   * Takes each whole line a command prints as it runs, cleaned of terminal sequences, all of them
+   * (progress reports only the first ones): the live view shows the last of them while it runs.
+   */
+  output?(line: string): void;
   /** Services the tools share; each tool family declares what it needs from here. */
   readonly services: ToolServices;
 }

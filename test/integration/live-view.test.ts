@@ -1,8 +1,8 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { inflateSync } from "node:zlib";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -28,6 +28,23 @@ const cli = join(process.cwd(), "dist", "cli", "main.js");
 /** Widths a person keeps the page open at, from a small laptop to a large screen. */
 const WIDTHS = [1024, 1280, 1440, 1920, 2560];
 const VIEWPORT = { width: 1280, height: 900 };
+/** Where the screenshots are kept for a person to look at after the run (DRYDOCK_TEST_ARTIFACTS). */
+const ARTIFACTS = join(
+  process.env.DRYDOCK_TEST_ARTIFACTS ?? join(tmpdir(), "drydock-test-artifacts"),
+  "live-view",
+);
+mkdirSync(ARTIFACTS, { recursive: true });
+const artifact = (name: string) => join(ARTIFACTS, name);
+
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
 /** Width, height and how many different byte values the pixel data holds (a blank image: a few). */
 function pngFacts(png: Buffer): { width: number; height: number; distinctBytes: number } {
@@ -76,6 +93,21 @@ describe("the live view of drydock serve --http", () => {
     return reply.structuredContent;
   };
   const bash = (command: string) => call("bash", { command, session_id: sessionId });
+  /** The log's lines of one command: its text, whether it runs, what shows under it, and a mark a test left on it. */
+  const linesOf = (command: string) =>
+    page.$$eval(
+      "#log .entry[data-tool=bash]",
+      (els, c) =>
+        els
+          .filter((e) => e.querySelector(".what")?.textContent === c)
+          .map((e) => ({
+            running: e.classList.contains("running"),
+            outcome: e.querySelector(".outcome")?.textContent ?? "",
+            live: e.querySelector(".live-tail")?.textContent ?? null,
+            mark: (e as unknown as { dataset: Record<string, string> }).dataset.mark ?? null,
+          })),
+      command,
+    );
 
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -104,15 +136,7 @@ describe("the live view of drydock serve --http", () => {
       executablePath: CHROMIUM,
       headless: true,
       viewport: VIEWPORT,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
+      args: CHROMIUM_ARGS,
     });
     page = await context.newPage();
     page.on("pageerror", (e) => problems.push(e.message));
@@ -408,6 +432,174 @@ describe("the live view of drydock serve --http", () => {
     expect(problems).toEqual([]);
   });
 
+  it("updates a running command's line in place, streaming what it prints before it ends", async () => {
+    const command = "for i in 1 2 3 4 5 6 7; do echo tick-$i; sleep 0.8; done";
+    let ended = false;
+    const reply = bash(command).then((r) => {
+      ended = true;
+      return r;
+    });
+    // Its line shows while it runs, with what it printed so far: long before its 5.6 s are up.
+    await page.waitForFunction(
+      (c) =>
+        [...document.querySelectorAll("#log .entry.running")].some(
+          (e) =>
+            e.querySelector(".what")?.textContent === c &&
+            e.querySelector(".live-tail")?.textContent.includes("tick-1"),
+        ),
+      command,
+      { timeout: 3000, polling: 50 },
+    );
+    expect(ended).toBe(false);
+    // A mark on the element: the same one must carry the rest of the output and then the end.
+    await page.$$eval(
+      "#log .entry.running",
+      (els, c) =>
+        els
+          .filter((e) => e.querySelector(".what")?.textContent === c)
+          .forEach((e) => ((e as unknown as { dataset: Record<string, string> }).dataset.mark = "first")),
+      command,
+    );
+    await page.waitForFunction(
+      (c) =>
+        [...document.querySelectorAll("#log .entry.running")].some(
+          (e) =>
+            e.querySelector(".what")?.textContent === c &&
+            e.dataset.mark === "first" &&
+            e.querySelector(".live-tail")?.textContent.includes("tick-4"),
+        ),
+      command,
+      { timeout: 5000, polling: 50 },
+    );
+    expect(ended).toBe(false);
+    expect(await linesOf(command)).toEqual([
+      {
+        running: true,
+        outcome: expect.stringMatching(/^running…/),
+        live: expect.stringMatching(/^tick-1\ntick-2\ntick-3\ntick-4\n/),
+        mark: "first",
+      },
+    ]);
+    await page.screenshot({ path: artifact("running-1280.png") });
+    expect((await reply).exit_code).toBe(0);
+    await page.waitForFunction(
+      (c) =>
+        [...document.querySelectorAll("#log .entry[data-tool=bash]")].some(
+          (e) => e.querySelector(".what")?.textContent === c && !e.classList.contains("running"),
+        ),
+      command,
+      { timeout: 5000, polling: 50 },
+    );
+    // One line for the call, the same element, now saying how it ended; nothing left "running…".
+    expect(await linesOf(command)).toEqual([
+      { running: false, outcome: expect.stringMatching(/^exit 0/), live: null, mark: "first" },
+    ]);
+    expect(await page.$$("#log .entry.running")).toEqual([]);
+    await page.screenshot({ path: artifact("ended-in-place-1280.png") });
+    expect(problems).toEqual([]);
+  });
+
+  it("shows a long command that ended on one line to a page opened afterwards: its log's running line is replaced", async () => {
+    // Over 2 s: the log gets a "running" line for it, then its last line.
+    const command = "sleep 2.5; echo slept";
+    await bash(command);
+    const log = readFileSync(join(state, "audit", `${sessionId}.jsonl`), "utf8");
+    const logged = log
+      .split("\n")
+      .filter((l) => l.includes('"sleep 2.5; echo slept"'))
+      .map((l) => (JSON.parse(l) as { outcome: { running?: boolean } }).outcome.running === true);
+    expect(logged).toEqual([true, false]);
+    await page.reload();
+    await page.waitForFunction(
+      (c) =>
+        [...document.querySelectorAll("#log .entry[data-tool=bash]:not(.running) .what")].some(
+          (e) => e.textContent === c,
+        ),
+      command,
+      { timeout: 5000, polling: 50 },
+    );
+    expect(await linesOf(command)).toEqual([
+      { running: false, outcome: expect.stringMatching(/^exit 0/), live: null, mark: null },
+    ]);
+    expect(await page.$$("#log .entry.running")).toEqual([]);
+  });
+
+  it("shows what a running command prints as text, at most its last 4 KiB, and stays responsive under a flood", async () => {
+    const title = await page.title();
+    // The page's main thread is watched: a timer every 50 ms notes how late it ran.
+    await page.evaluate(() => {
+      const g = globalThis as unknown as { lateMs: number; watch: unknown };
+      let last = performance.now();
+      g.lateMs = 0;
+      g.watch = setInterval(() => {
+        const now = performance.now();
+        g.lateMs = Math.max(g.lateMs, now - last - 50);
+        last = now;
+      }, 50);
+    });
+    // Markup, colours, a terminal title, a bell; a 300 kB line; then 300,000 lines at full speed.
+    const command =
+      `printf '<img src=x onerror="document.title=5"><script>document.title=6</script>\\033[32mgreen\\033[0m\\033]0;pwned\\007 bell\\a soh\\001 end\\n'; ` +
+      `head -c 300000 /dev/zero | tr '\\0' x; echo; echo huge-done; sleep 2; seq 1 300000; echo flood-done; sleep 3`;
+    const reply = bash(command);
+    const liveTail = () =>
+      page.$$eval(
+        "#log .entry.running",
+        (els, c) => {
+          const row = els.find((e) => e.querySelector(".what")?.textContent === c);
+          return row
+            ? {
+                tail: row.querySelector(".live-tail")?.textContent ?? "",
+                elements: row.querySelectorAll(".live *:not(span)").length,
+              }
+            : null;
+        },
+        command,
+      );
+    const waitFor = (text: string) =>
+      page.waitForFunction(
+        ([c, t]) =>
+          [...document.querySelectorAll("#log .entry.running")].some(
+            (e) =>
+              e.querySelector(".what")?.textContent === c &&
+              e.querySelector(".live-tail")?.textContent.includes(t),
+          ),
+        [command, text],
+        { timeout: 30_000, polling: 100 },
+      );
+
+    await waitFor("huge-done");
+    const huge = (await liveTail())!;
+    expect(huge.tail).toContain('<img src=x onerror="document.title=5"><script>document.title=6</script>');
+    expect(huge.tail).toContain("green");
+    expect(huge.tail).not.toContain("[32m");
+    expect(huge.tail).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f]/);
+    // The huge line is shown cut, not whole: at most 500 of its 300,000 characters.
+    const xs = Math.max(...huge.tail.split("\n").map((l: string) => (/^x+$/.test(l) ? l.length : 0)));
+    expect(xs).toBeGreaterThan(100);
+    expect(xs).toBeLessThanOrEqual(500);
+    expect(huge.elements).toBe(0);
+    await page.screenshot({ path: artifact("running-markup-1280.png") });
+
+    await waitFor("flood-done");
+    const flood = (await liveTail())!;
+    expect(Buffer.byteLength(flood.tail)).toBeLessThanOrEqual(4096);
+    expect(flood.tail).toMatch(/\n300000\nflood-done\n$/);
+    expect(flood.tail).not.toContain("huge-done");
+    expect(await page.$$("#log img, #log script")).toEqual([]);
+    await page.screenshot({ path: artifact("running-flood-1280.png") });
+    await reply;
+    const lateMs = await page.evaluate(() => {
+      const g = globalThis as unknown as { lateMs: number; watch: number };
+      clearInterval(g.watch);
+      return g.lateMs;
+    });
+    // A page that drew every line, or all 2 MB, would stall for seconds.
+    expect(lateMs).toBeLessThan(1000);
+    expect(await page.title()).toBe(title);
+    expect(problems).toEqual([]);
+  });
+
   it("keeps its layout from 1024 to 2560 px: no overlap, no sideways scroll, no squeezed column", async () => {
     // A long error and a long unbroken command, as an agent's calls may leave them.
     const error =
@@ -438,6 +630,7 @@ describe("the live view of drydock serve --http", () => {
       null,
       { timeout: 5000, polling: 50 },
     );
+    const fitted: unknown[] = [];
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await page.evaluate(
@@ -448,7 +641,7 @@ describe("the live view of drydock serve --http", () => {
             ),
           ),
       );
-      const png = await page.screenshot({ path: `/tmp/drydock-live-${width}.png`, fullPage: true });
+      const png = await page.screenshot({ path: artifact(`layout-${width}.png`), fullPage: true });
       expect(pngFacts(png).width).toBe(width);
       const facts = await page.evaluate(() => {
         type Rect = {
@@ -499,8 +692,33 @@ describe("the live view of drydock serve --http", () => {
           outcome: box(e.querySelector(".outcome")).width,
           tool: box(e.querySelector(".tool")).width,
         }));
+        // Where a cell's text ends, drawn or not: a span that does not clip may run into the next.
+        const textRight = (e: unknown) => {
+          const range = document.createRange();
+          range.selectNodeContents(e);
+          return (range.getBoundingClientRect() as Rect).right;
+        };
+        const runInto = [...document.querySelectorAll("#log .entry")].flatMap((e) => {
+          const cells = [".time", ".actor", ".tool"].map((c) => e.querySelector(c));
+          return cells.slice(0, 2).flatMap((cell, i) => {
+            const next = box(cells[i + 1]);
+            const cut = cell.scrollWidth > cell.clientWidth + 0.5;
+            return textRight(cell) > next.left + 0.5 || cut ? [`${cell.className} ${cell.textContent}`] : [];
+          });
+        });
+        const repo = document.querySelector("#sessions td.repo");
+        const cutCells = [...document.querySelectorAll("#sessions th, #sessions td")]
+          .filter((c) => c.scrollWidth > c.clientWidth + 0.5)
+          .map((c) => c.textContent);
         const scroller = document.scrollingElement;
         return {
+          runInto: [...new Set(runInto)],
+          cutCells,
+          repo: {
+            text: repo.textContent,
+            title: repo.title,
+            cut: repo.scrollWidth > repo.clientWidth + 0.5,
+          },
           scrollWidth: scroller.scrollWidth,
           clientWidth: scroller.clientWidth,
           overlaps,
@@ -520,7 +738,26 @@ describe("the live view of drydock serve --http", () => {
       expect(facts.narrowest.what, `${width} px`).toBeGreaterThan(80);
       expect(facts.narrowest.outcome, `${width} px`).toBeGreaterThan(80);
       expect(facts.narrowest.tool, `${width} px`).toBeGreaterThan(40);
+      // The actor ("drydock" the longest) and the time stay whole in their own columns; no cell of
+      // the table is cut (id, state, calls, cost and their headings whole); the repository shows
+      // whole, or its last folders behind "…/", never cut, its whole path in the title.
+      fitted.push({ width, runInto: facts.runInto, cutCells: facts.cutCells, repo: facts.repo });
     }
+    // At every width: the actor ("drydock" the longest) and the time stay whole in their own
+    // columns; no cell of the table is cut (id, state, calls, cost and their headings whole); the
+    // repository shows whole, or its last folders behind "…/", never cut, its whole path in the title.
+    expect(fitted).toEqual(
+      WIDTHS.map((width) => ({
+        width,
+        runInto: [],
+        cutCells: [],
+        repo: {
+          text: expect.stringMatching(new RegExp(`(^|/)${basename(repo.path)}$`)),
+          title: repo.path,
+          cut: false,
+        },
+      })),
+    );
     await page.setViewportSize(VIEWPORT);
   });
 
@@ -569,7 +806,82 @@ describe("the live view of drydock serve --http", () => {
     );
     expect(stdout).toBe(readFileSync(kept, "utf8"));
     expect(stderr).toContain("kept when it ended");
-    await page.screenshot({ path: "/tmp/drydock-live-ended-1280.png", fullPage: true });
+    await page.screenshot({ path: artifact("ended-1280.png"), fullPage: true });
     expect(problems).toEqual([]);
+  });
+});
+
+describe("the live view of a server without the task tools", () => {
+  let repo: TempRepo;
+  let state: string;
+  let profile: string;
+  let server: SpawnedHttpServer;
+  let client: Client;
+  let context: BrowserContext;
+  let sessionId = "";
+
+  beforeAll(async () => {
+    repo = tempRepo({ "README.md": "hello\n" });
+    state = mkdtempSync(join(tmpdir(), "drydock-state-"));
+    const token = "live-core-" + Math.random().toString(36).slice(2);
+    server = await spawnHttpServer({
+      repo: repo.path,
+      env: { ...process.env, DRYDOCK_STATE_DIR: state, DRYDOCK_TOKEN: token },
+      args: ["--pool", "0", "--tools", "core"],
+    });
+    client = new Client({ name: "live-view-core-test", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const created = (await client.callTool({ name: "session_create", arguments: {} })) as unknown as {
+      structuredContent: { session_id: string };
+    };
+    sessionId = created.structuredContent.session_id;
+    profile = mkdtempSync(join(tmpdir(), "drydock-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1440, height: 900 },
+      args: CHROMIUM_ARGS,
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await client?.close().catch(() => undefined);
+    await stopServer(server?.child);
+    repo?.[Symbol.dispose]();
+    if (state) rmSync(state, { recursive: true, force: true });
+  });
+
+  it("shows no task stack panel: the server has no task tools, the session no stack", async () => {
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    expect(tools).not.toContain("create_new_task");
+    const page = await context.newPage();
+    const base = server.url.replace(/\/mcp$/, "");
+    const liveKey = readFileSync(join(state, "live-key"), "utf8").trim();
+    await page.goto(`${base}/?token=${liveKey}`);
+    await page.waitForSelector(`tr.session[data-id="${sessionId}"].on`);
+    // The facts come with the answer that says whether the server has task tools.
+    await page.waitForFunction(() => document.querySelector("#facts")?.textContent?.includes("calls"), null, {
+      timeout: 20_000,
+    });
+    await page.screenshot({ path: artifact("no-task-tools-1440.png"), fullPage: true });
+    const panel = await page.evaluate(() => {
+      const tasks = document.querySelector("#tasks");
+      const heading = [...document.querySelectorAll("#detail h2")].find(
+        (h) => h.textContent === "Task stack",
+      );
+      return {
+        tasksShown: tasks ? tasks.checkVisibility() : false,
+        headingShown: heading ? heading.checkVisibility() : false,
+        diffShown: document.querySelector("#diff").checkVisibility(),
+      };
+    });
+    expect(panel).toEqual({ tasksShown: false, headingShown: false, diffShown: true });
+    await page.close();
   });
 });

@@ -36,7 +36,10 @@ describe("the npm package", () => {
     expect(files).toEqual(expect.arrayContaining(["Dockerfile.sandbox", "scripts/setup.sh"]));
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files.filter((f) => /^(test|bench|docs)\//.test(f))).toEqual([]);
-    expect(files.filter((f) => f.startsWith("src/") && !f.startsWith("src/gateway/offline/"))).toEqual([]);
+    // Read at run time from the package: the offline model's script, the live page's script and style.
+    expect(files.filter((f) => f.startsWith("src/") && !f.startsWith("src/gateway/offline/")).sort()).toEqual(
+      ["src/server/live/page/live-app.css", "src/server/live/page/live-app.js"],
+    );
     expect(files).not.toContain("scripts/test.sh");
     expect(files).not.toContain("scripts/install-chromium.sh");
     expect(files).not.toContain("scripts/make-eval-fixtures.sh");
@@ -59,6 +62,22 @@ describe("the npm package", () => {
     const installed = join(prefix, "lib", "node_modules", "drydock");
     const main = readFileSync(join(installed, "dist", "cli", "main.js"), "utf8");
     expect(main).not.toContain("sourceMappingURL");
+    // The live page's script and style are read from the package at run time, by the built server.
+    const assets = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `const { liveAsset } = await import(${JSON.stringify(join(installed, "dist", "server", "live", "live-assets.js"))});
+         process.stdout.write(JSON.stringify([liveAsset("live-app.js"), liveAsset("live-app.css")]));`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(assets.status, assets.stderr).toBe(0);
+    expect(JSON.parse(assets.stdout)).toEqual([
+      readFileSync(join(root, "src", "server", "live", "page", "live-app.js"), "utf8"),
+      readFileSync(join(root, "src", "server", "live", "page", "live-app.css"), "utf8"),
+    ]);
 
     const bin = join(prefix, "bin", "drydock");
     const version = spawnSync(bin, ["--version"], { encoding: "utf8" });

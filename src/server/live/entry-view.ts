@@ -6,6 +6,11 @@ import type { AuditEntry } from "../../session/audit-entry.js";
 import { auditArgsText, auditOutcomeText } from "../../session/audit-text.js";
 
 export interface EntryView {
+  /**
+   * Which call the line is of: a running call's lines (its "running" line, what it has printed so
+   * far, its last line) share it, so the page updates one line in place.
+   */
+  call: string;
   ts: string;
   actor: string;
   tool: string;
@@ -28,6 +33,7 @@ export interface EntryView {
 export function entryView(entry: AuditEntry): EntryView {
   const outcome = entry.outcome ?? { ok: false };
   return {
+    call: callKey(entry),
     ts: entry.ts,
     actor: entry.actor,
     tool: entry.tool,
@@ -41,6 +47,16 @@ export function entryView(entry: AuditEntry): EntryView {
     error: typeof outcome.error === "string" ? outcome.error : null,
     output_tail: typeof outcome.output_tail === "string" ? outcome.output_tail : null,
   };
+}
+
+/**
+ * The key of the call an entry is of: its start time (to the millisecond), who made it and which
+ * tool. Each of a call's lines carries the same three; two calls share them only when one client
+ * starts the same tool twice within a millisecond, and then the page merely shows their lines on
+ * one row until each has ended.
+ */
+export function callKey(entry: Pick<AuditEntry, "ts" | "actor" | "tool" | "client">): string {
+  return `${entry.ts} ${entry.actor} ${entry.tool} ${entry.client ?? ""}`;
 }
 
 /** What a session's log adds up to: calls made, model requests, tokens and cost. */

@@ -25,6 +25,8 @@ export interface LiveSources {
   state: string;
   /** Where task stacks are kept (default: <state dir>/tasks). */
   tasksDir?: string;
+  /** The server serves the task stack tools: its sessions may have a stack to show. */
+  taskTools?: boolean;
   /** The sessions this server holds now. */
   sessions(): LiveSession[];
 }
@@ -45,6 +47,8 @@ export interface SessionDetail extends SessionRow {
   image: string | null;
   base_commit: string | null;
   usage: { llm_requests: number; refused: number; input_tokens: number; output_tokens: number; usd: number };
+  /** The server serves the task stack tools (a session of it without a stack has none yet). */
+  task_tools: boolean;
   task_stack: TaskStackFacts | null;
   task_stack_problem?: string;
 }
@@ -156,6 +160,7 @@ export class LiveData {
         output_tokens: tally.output_tokens,
         usd: tally.usd,
       },
+      task_tools: this.sources.taskTools === true,
       task_stack: null,
     };
     Object.assign(detail, await taskStackFacts(this.stacks, id));

@@ -13,16 +13,24 @@ import { describeError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { tokenMatches } from "../http-guard.js";
 import { entryView } from "./entry-view.js";
+import { liveAsset } from "./live-assets.js";
 import { LIVE_PASS_MAX_AGE_S, bearerOf, livePass, livePassValid, queryKeyMatches } from "./live-auth.js";
 import { LiveData, type LiveSources } from "./live-data.js";
-import { LIVE_CSP, LIVE_STYLE, livePage, signInPage } from "./live-page.js";
-import { LIVE_SCRIPT } from "./live-script.js";
+import { LIVE_CSP, livePage, signInPage } from "./live-page.js";
+import { runningCalls, type RunningCall } from "./running-calls.js";
 
 const log = logger("live");
 
 /** How often a followed log is read again. */
 export const LIVE_POLL_MS = 250;
 const KEEP_ALIVE_MS = 15_000;
+/** A running call's line is sent again this often when it printed nothing new (its time goes on). */
+const RUNNING_RESEND_MS = 1_000;
+/**
+ * A browser that reads the stream slower than it is written falls behind: past this much unsent,
+ * running calls' updates (each superseded by the next) wait, so a stalled reader costs no more.
+ */
+const MAX_UNSENT_BYTES = 64 * 1024;
 
 const SESSION_ROUTE = /^\/live\/api\/sessions\/([^/]+)(\/diff|\/events)?$/;
 
@@ -69,8 +77,11 @@ export class LiveView {
         { allow: "GET, HEAD" },
       );
     }
-    if (path === "/live/app.js") return this.text(res, 200, "text/javascript; charset=utf-8", LIVE_SCRIPT);
-    if (path === "/live/app.css") return this.text(res, 200, "text/css; charset=utf-8", LIVE_STYLE);
+    if (path === "/live/app.js") {
+      return this.text(res, 200, "text/javascript; charset=utf-8", liveAsset("live-app.js"));
+    }
+    if (path === "/live/app.css")
+      return this.text(res, 200, "text/css; charset=utf-8", liveAsset("live-app.css"));
     if (path === "/favicon.ico") {
       // Browsers ask for it on their own; there is none, and that is not an error worth a 404.
       res.writeHead(204, SECURITY_HEADERS);
@@ -191,6 +202,9 @@ export class LiveView {
    * The session's log as Server-Sent Events: every entry so far, then each one as it is appended
    * (read again every 250 ms), each event's id the byte offset after it, so a reconnecting browser
    * (Last-Event-ID) goes on where it stopped. An `end` event follows the session's last line.
+   * Between them, a `running` event (no id: it is not in the log) for each call under way in this
+   * process, with the last lines it printed, when they change or a second has passed; the call's
+   * last line in the log follows it and takes its place.
    */
   private follow(req: IncomingMessage, res: ServerResponse, id: string): void {
     const path = auditLogPath(id, this.data.sources.state)!;
@@ -209,6 +223,20 @@ export class LiveView {
     res.write("retry: 1000\n\n");
     let reading = false;
     let done = false;
+    const sent = new Map<RunningCall, { version: number; atMs: number }>();
+    /** After the log is read: a call is removed before its last line is written, so none of these has ended. */
+    const sendRunning = () => {
+      if (res.writableLength > MAX_UNSENT_BYTES) return;
+      const now = Date.now();
+      const calls = runningCalls.of(id);
+      for (const call of calls) {
+        const last = sent.get(call);
+        if (last && last.version === call.version && now - last.atMs < RUNNING_RESEND_MS) continue;
+        sent.set(call, { version: call.version, atMs: now });
+        res.write(`event: running\ndata: ${JSON.stringify(entryView(call.entry(id, now)))}\n\n`);
+      }
+      for (const call of sent.keys()) if (!calls.includes(call)) sent.delete(call);
+    };
     const read = async () => {
       if (reading || done) return;
       reading = true;
@@ -225,7 +253,9 @@ export class LiveView {
         if (got.entries.some((e) => e.tool === "session_end")) {
           res.write("event: end\ndata: {}\n\n");
           end();
+          return;
         }
+        sendRunning();
       } catch (error) {
         log.warn(`session ${id}: its log could not be read: ${describeError(error)}`);
       } finally {
