@@ -1,7 +1,7 @@
 /**
  * The bash function that brings the diff's index (GIT_INDEX_FILE) up to date with the working
  * tree, as `git add -A` does, over only the paths that changed when the box channel's watch can
- * say which (box-watch-program.ts): DRYDOCK_CHANGES names the paths that exist (a file of
+ * say which (box-agent/drydock_box/watch.py): DRYDOCK_CHANGES names the paths that exist (a file of
  * NUL-ended paths, or "none"), DRYDOCK_GONE those gone, or DRYDOCK_CHANGES is "all". Unset (the
  * script ran as an exec, not through the channel), "all", or `add_changes whole` (the index was
  * just made from a commit, so every path may differ) look at everything.
