@@ -59,4 +59,7 @@ def _boot():
     main()
 
 
-_boot()
+# (loader.py runs this file in the namespace of python3 -c, whose name is __main__; a test imports
+# it under another name to look at _Sources alone.)
+if __name__ == "__main__":
+    _boot()
