@@ -1,7 +1,7 @@
 /**
  * The box agent as the host sends it (box-agent.ts): its files read from box-agent/, the two lines
  * its loader and bootstrap read, and, with this machine's python3, the agent answering over pipes
- * as it does in a box. Its own tests are Python (box-agent/tests, run by scripts/check-box-agent.sh).
+ * as it does in a box. Its own tests are Python (box-agent/tests, run by scripts/check-box-code.sh).
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
