@@ -12,6 +12,8 @@ import { FORK_FUNCTIONS } from "../../../src/workspace/fork-script.js";
 import { STOP_SCRIPT } from "../../../src/sandbox/command-stop.js";
 import { PROBE_SCRIPT } from "../../../src/sandbox/image-requirements.js";
 import { boxScript } from "../../../src/util/box-script.js";
+import * as boxFiles from "../../../src/tools/box-file-scripts.js";
+import { READ_RANGE_SCRIPT } from "../../../src/library/remote-box-script.js";
 
 const SRC = new URL("../../../src/", import.meta.url).pathname;
 
@@ -24,11 +26,23 @@ function shellFiles(dir: string): string[] {
 
 describe("box scripts", () => {
   it("are sent without their header, every placeholder filled", () => {
-    for (const script of [CHECKPOINT_SCRIPT, ADD_CHANGES, FORK_FUNCTIONS, STOP_SCRIPT, PROBE_SCRIPT]) {
+    const fileScripts = Object.values(boxFiles).filter((value) => typeof value === "string");
+    expect(fileScripts).toHaveLength(8);
+    for (const script of [
+      CHECKPOINT_SCRIPT,
+      ADD_CHANGES,
+      FORK_FUNCTIONS,
+      STOP_SCRIPT,
+      PROBE_SCRIPT,
+      READ_RANGE_SCRIPT,
+      ...fileScripts,
+    ]) {
       expect(script).not.toMatch(/@@[A-Z_]+@@/);
       expect(script).not.toContain("shellcheck");
       expect(script.startsWith("\n")).toBe(true);
     }
+    expect(boxFiles.READ_SCRIPT.startsWith(boxFiles.RESOLVE)).toBe(true);
+    expect(boxFiles.RESOLVE).toContain(`exit ${boxFiles.EXIT.OUTSIDE}`);
     expect(CHECKPOINT_SCRIPT).toContain(ADD_CHANGES);
     expect(CHECKPOINT_SCRIPT).toContain(FORK_FUNCTIONS);
     expect(CHECKPOINT_SCRIPT).toContain("GIT_INDEX_FILE=/tmp/.drydock-index");
