@@ -1,7 +1,7 @@
 /**
  * A channel into a box for the short programs the tools run (file access, git diff): one
- * long-lived program in the box (drydock's box agent, box-agent.ts), started once per box, that runs each
- * request as a child of its own. A request then costs a write and a read on a stream that is
+ * long-lived program in the box (drydock's box agent: box-agent.ts), started once per box, that
+ * runs each request as a child of its own. A request then costs a write and a read on a stream that is
  * already open instead of an exec through the engine (create, start, inspect: tens of ms each
  * time). Sessions start the program while their box is made (session/), so it answers their first
  * request; a box that has none yet starts it at its first request, which runs as an exec
