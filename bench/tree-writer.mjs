@@ -1,9 +1,9 @@
-// A checkpoint's save by the box's tree writer (sandbox/box-tree-program.ts) against the same save
+// A checkpoint's save by the box's tree writer (box-agent/drydock_box/tree.py) against the same save
 // by its script, in one box, in turn (the order swapped every round), at 10 and 10,000 files with
 // 20 changed and one more file edited before each save. Both go through the box channel, as a
 // session's saves do; the script's save is the request without the writer's part, so the box, the
 // repository and the load are the same for both. Then a restore by the channel's program
-// (sandbox/box-restore-program.ts) against the same restore by its script, the same way, after
+// (box-agent/drydock_box/restore.py) against the same restore by its script, the same way, after
 // the same mess before each: the changed files edited again, the added one removed, the removed
 // one back, a new one.
 //

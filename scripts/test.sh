@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 node dist/cli/main.js image build >/dev/null
 npx tsc -p tsconfig.test.json --noEmit
+# What runs inside boxes: the box agent (box-agent/, Python: ruff, pytest) and shellcheck of src/**/*.sh; no Docker.
+bash scripts/check-box-code.sh test
 bash scripts/install-typescript-latest.sh || echo "[test] typescript 7 is missing: the README library test will fail (see the message above)" >&2
 bash scripts/install-python-mcp.sh || echo "[test] the MCP Python SDK is missing: the Python client test will fail (see the message above)" >&2
 bash scripts/install-swebench.sh || echo "[test] the swebench package is missing: the SWE-bench parity test will fail (see the message above)" >&2

@@ -7,17 +7,17 @@
 import { EXIT, RESOLVE } from "../tools/box-file-scripts.js";
 import { CommandExitError, LimitExceededError } from "../util/errors.js";
 import type { RemoteClient } from "./remote-client.js";
+import { boxScript } from "../util/box-script.js";
 
 /** $1 path, $2 offset, $3 count: the real path and size NUL-terminated, then those bytes of the file. */
-export const READ_RANGE_SCRIPT = `${RESOLVE}
-[ -e "$p" ] || exit ${EXIT.MISSING}
-[ -d "$p" ] && exit ${EXIT.DIRECTORY}
-[ -f "$p" ] || exit ${EXIT.SPECIAL}
-[ -r "$p" ] || exit ${EXIT.UNREADABLE}
-size=$(stat -c %s -- "$p")
-printf '%s\\0%s\\0' "$p" "$size"
-tail -c +$(($2 + 1)) -- "$p" | head -c "$3"
-`;
+export const READ_RANGE_SCRIPT =
+  RESOLVE +
+  boxScript("library/read-range.sh", {
+    MISSING: EXIT.MISSING,
+    DIRECTORY: EXIT.DIRECTORY,
+    SPECIAL: EXIT.SPECIAL,
+    UNREADABLE: EXIT.UNREADABLE,
+  });
 
 /** Single-quotes a word for bash. */
 export function shellWord(word: string): string {

@@ -1,7 +1,7 @@
 /**
  * A channel into a box for the short programs the tools run (file access, git diff): one
- * long-lived program in the box (`box-channel-program`), started once per box, that runs each
- * request as a child of its own. A request then costs a write and a read on a stream that is
+ * long-lived program in the box (drydock's box agent: box-agent.ts), started once per box, that
+ * runs each request as a child of its own. A request then costs a write and a read on a stream that is
  * already open instead of an exec through the engine (create, start, inspect: tens of ms each
  * time). Sessions start the program while their box is made (session/), so it answers their first
  * request; a box that has none yet starts it at its first request, which runs as an exec
@@ -12,16 +12,15 @@ import { PassThrough } from "node:stream";
 import type { ExecOptions, ExecResult } from "../engine/exec.js";
 import { CommandTimeoutError } from "../util/errors.js";
 import { logger } from "../util/log.js";
-import { BOX_CHANNEL_PROGRAM } from "./box-channel-program.js";
+import { boxAgentStart } from "./box-agent.js";
 import type { Box } from "./box.js";
 
 const log = logger("box");
 
 /** What the program in the box is called in a process listing. */
 export const BOX_CHANNEL_NAME = "drydock-box-channel";
-/** The program's source arrives as the first line of its input, so the listing stays short. */
+/** The program's source arrives on its input (box-agent.ts), so the listing stays short. */
 const START = `exec -a ${BOX_CHANNEL_NAME} python3 -I -S -c "$1"`;
-const LOADER = "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))";
 const DEFAULT_CAP = 64 * 1024 * 1024;
 /** The longest header line the program writes; anything longer means the stream is not ours. */
 const MAX_HEADER = 4096;
@@ -69,9 +68,10 @@ export class BoxChannel {
 
   /** Starts the program in the box; `ready` says whether it runs. */
   static open(box: Box): BoxChannel {
+    const agent = boxAgentStart();
     const input = new PassThrough();
     const channel = new BoxChannel(input);
-    const ended = box.exec(["bash", "-c", START, "drydock", LOADER], {
+    const ended = box.exec(["bash", "-c", START, "drydock", agent.loader], {
       stdin: input,
       // The stream lives as long as the box; it ends when the box is removed.
       timeoutMs: 2_147_483_647,
@@ -83,7 +83,7 @@ export class BoxChannel {
       (result) => channel.end(`the program ended with exit code ${result.exitCode}`),
       (error: unknown) => channel.end(error instanceof Error ? error.message : String(error)),
     );
-    input.write(`${JSON.stringify(BOX_CHANNEL_PROGRAM)}\n`);
+    input.write(agent.input);
     const late = setTimeout(() => {
       if (!channel.answered) channel.broken(`no answer within ${START_TIMEOUT_MS / 1000} s of its start`);
     }, START_TIMEOUT_MS);
@@ -281,9 +281,9 @@ export interface BoxShOptions extends ExecOptions {
   /**
    * The program in the box may answer the request itself, without running the script, when it
    * can vouch for the answer being the script's: a checkpoint's save (`{ op: "save", … }`, with
-   * `changes`: box-tree-program.ts), a restore (`{ op: "restore", … }`, with `changes`) or a
-   * fork's import (`{ op: "import", … }`: box-restore-program.ts, box-fork-program.ts). Through an exec the script
-   * always runs.
+   * `changes`: box-agent/drydock_box/tree.py), a restore (`{ op: "restore", … }`, with `changes`)
+   * or a fork's import (`{ op: "import", … }`: restore.py, fork.py there). Through an exec the
+   * script always runs.
    */
   fast?: Record<string, string | number | boolean>;
 }

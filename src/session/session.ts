@@ -175,7 +175,7 @@ export class Session {
   readonly checkpoints: CheckpointBook;
   /**
    * For a fork: whether the box channel's program imported its checkpoint, or the script did
-   * (sandbox/box-fork-program.ts); said in the log and looked at by tests.
+   * (box-agent/drydock_box/fork.py); said in the log and looked at by tests.
    */
   forkImportedByChannel?: boolean;
 

@@ -18,6 +18,7 @@ import { parseArgs } from "./parse-args.js";
 import { textFirst } from "./reply-text.js";
 import { defineTool } from "./tool.js";
 import { sessionIdInput } from "./session-id-input.js";
+import { boxScript } from "../util/box-script.js";
 
 /** Most definitions listed; bodies are read for the first MAX_BODIES of them. */
 export const CODE_SEARCH_MAX_RESULTS = 50;
@@ -29,11 +30,7 @@ const BODIES_MAX_CHARS = 256 * 1024;
 const BODY_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
 // $1 is the search root; checks it, then runs the rest of the arguments (the ctags pipeline).
-const GUARD_SCRIPT = `${RESOLVE}
-[ -e "$p" ] || exit ${EXIT.MISSING}
-shift
-exec "$@"
-`;
+const GUARD_SCRIPT = RESOLVE + boxScript("tools/code-search-guard.sh", { MISSING: EXIT.MISSING });
 
 const codeSearchInput = {
   command: z

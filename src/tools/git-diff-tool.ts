@@ -11,6 +11,7 @@ import { parseArgs } from "./parse-args.js";
 import { textFirst } from "./reply-text.js";
 import { defineTool } from "./tool.js";
 import { sessionIdInput } from "./session-id-input.js";
+import { boxScript } from "../util/box-script.js";
 
 /** Most bytes of diff returned (256 KiB); the rest is counted and left out. */
 export const GIT_DIFF_MAX_BYTES = 256 * 1024;
@@ -22,28 +23,7 @@ const BAD_BASE = 81;
 // file can still be named; copies the real index so unchanged files are not hashed again, then
 // stages the whole working tree in the copy (a pathspec that matches nothing would be an error).
 // One git diff writes the shortstat line, a blank line and the patch; the reply splits them.
-const DIFF_SCRIPT = `${RESOLVE}if [ -d "$p" ]; then dir=$p; spec=.; else dir=\${p%/*}; spec=\${p##*/}; fi
-while [ ! -d "$dir" ]; do spec="\${dir##*/}/$spec"; dir=\${dir%/*}; done
-cd -- "$dir" || exit 1
-{ read -r inside && read -r real_index; } < <(git rev-parse --is-inside-work-tree --git-path index 2>/dev/null)
-[ "$inside" = true ] || { printf '%s' "$dir" >&2; exit ${NOT_A_REPO}; }
-if ! base=$(git rev-parse --verify --quiet "\${2:-HEAD}^{commit}"); then
-  # No commit yet: without a base_commit, everything is new against the empty tree.
-  [ -z "$2" ] || { printf '%s' "$2" >&2; exit ${BAD_BASE}; }
-  base=$(git hash-object -t tree /dev/null)
-fi
-t=$(mktemp -d) || exit 1
-trap 'rm -rf -- "$t"' EXIT
-[ -f "$real_index" ] && cp -- "$real_index" "$t/index"
-export GIT_INDEX_FILE=$t/index
-[ -f "$t/index" ] || git read-tree "$base" || exit 1
-git add -A :/ >/dev/null || exit 1
-git -c core.quotepath=false diff --cached --no-color --no-ext-diff --no-textconv --shortstat -p "$base" -- "$spec" > "$t/out" || exit 1
-size=$(stat -c %s "$t/out"); stat=; skip=0
-if [ "$size" -gt 0 ]; then IFS= read -r stat < "$t/out"; skip=$((\${#stat} + 2)); fi
-printf '%s\\0%s\\0%s\\0' "$base" "$((size - skip))" "$stat"
-tail -c +$((skip + 1)) "$t/out" | head -c "$3"
-`;
+const DIFF_SCRIPT = RESOLVE + boxScript("tools/git-diff.sh", { NOT_A_REPO, BAD_BASE });
 
 const gitDiffInput = {
   base_commit: z

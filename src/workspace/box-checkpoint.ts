@@ -31,7 +31,7 @@ export interface SavedCheckpoint {
   files: number;
   /** With `shellState`: the bytes of SHELL_STATE_FILE, as the shell wrote them before the save. */
   shellState?: Buffer;
-  /** The box's tree writer saved it, not the script (sandbox/box-tree-program.ts). */
+  /** The box's tree writer saved it, not the script (box-agent/drydock_box/tree.py). */
   byTreeWriter: boolean;
 }
 
@@ -49,7 +49,7 @@ export interface CheckpointExport {
    */
   streamPack?: (signal: AbortSignal) => { pack: PackAfterHead; done: Promise<void> };
   includeIgnored: boolean;
-  /** Whether the box channel's program made it, or the script did (sandbox/box-fork-program.ts). */
+  /** Whether the box channel's program made it, or the script did (box-agent/drydock_box/fork.py). */
   byChannel?: boolean;
 }
 
@@ -120,7 +120,7 @@ export async function saveCheckpoint(
       // session's first checkpoint starts the box's watch, for its later diffs and checkpoints.
       changes: options.includeIgnored ? false : "start",
       // The box's tree writer answers in the script's place when it can vouch for the working
-      // tree (sandbox/box-tree-program.ts); the names it writes are the script's.
+      // tree (box-agent/drydock_box/tree.py); the names it writes are the script's.
       ...(options.includeIgnored
         ? {}
         : {
@@ -192,7 +192,7 @@ export async function restoreCheckpoint(
       ...(options.shellState ? { stdin: options.shellState } : {}),
       changes: !options.includeIgnored,
       // The box channel's program restores in the script's place when nothing is unusual
-      // (sandbox/box-restore-program.ts), with the script's names and the same answer.
+      // (box-agent/drydock_box/restore.py), with the script's names and the same answer.
       ...(options.includeIgnored
         ? {}
         : {
@@ -269,7 +269,7 @@ export async function exportCheckpoint(
       stdin: Buffer.from(options.have.join("\n") + "\n"),
       maxOutputBytes: cap,
       signal: options.signal,
-      // The box channel's program exports in the script's place (sandbox/box-fork-program.ts),
+      // The box channel's program exports in the script's place (box-agent/drydock_box/fork.py),
       // and stops once its answer passes `hold`, the cap.
       fast: {
         op: "export",
@@ -340,7 +340,7 @@ export async function importCheckpoint(
     stdin: checkpoint.pack,
     signal: options.signal,
     // The box channel's program imports in the script's place when the box holds files and
-    // the checkpoint's index is a delta (sandbox/box-fork-program.ts).
+    // the checkpoint's index is a delta (box-agent/drydock_box/fork.py).
     ...(checkpoint.includeIgnored
       ? {}
       : {

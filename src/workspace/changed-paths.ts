@@ -1,7 +1,7 @@
 /**
  * The bash function that brings the diff's index (GIT_INDEX_FILE) up to date with the working
  * tree, as `git add -A` does, over only the paths that changed when the box channel's watch can
- * say which (box-watch-program.ts): DRYDOCK_CHANGES names the paths that exist (a file of
+ * say which (box-agent/drydock_box/watch.py): DRYDOCK_CHANGES names the paths that exist (a file of
  * NUL-ended paths, or "none"), DRYDOCK_GONE those gone, or DRYDOCK_CHANGES is "all". Unset (the
  * script ran as an exec, not through the channel), "all", or `add_changes whole` (the index was
  * just made from a commit, so every path may differ) look at everything.
@@ -19,24 +19,5 @@
  * beyond a symbolic link, a file git cannot store) leaves the index as it was (update-index writes
  * it whole or not at all) and falls back to git looking at everything.
  */
-export const ADD_CHANGES = `
-add_changes() {
-  local changes=\${DRYDOCK_CHANGES:-all} gone=\${DRYDOCK_GONE:-none} named=() listed=()
-  [ "\${1:-}" != whole ] || changes=all
-  if [ "$changes" = all ]; then git add -A >/dev/null; return; fi
-  [ "$gone" = none ] || mapfile -d '' -t named <"$gone"
-  [ "$changes" = none ] || mapfile -d '' -t -O "\${#named[@]}" named <"$changes"
-  [ "\${#named[@]}" -gt 0 ] || return 0
-  mapfile -d '' -t listed < <(GIT_LITERAL_PATHSPECS=1 git ls-files -z -t --cached --others --exclude-standard -- "\${named[@]}" 2>/dev/null)
-  wait $! || { git add -A >/dev/null; return; }
-  [ "\${#listed[@]}" -gt 0 ] || return 0
-  # The index's entries first ("H path"; "S" skip-worktree), then the files to add ("? path"): an
-  # entry that is now a directory leaves before the files in it come.
-  local entry held=() new=()
-  for entry in "\${listed[@]}"; do
-    case "$entry" in ("? "*) new+=("\${entry:2}") ;; (*) held+=("\${entry:2}") ;; esac
-  done
-  printf '%s\\0' "\${held[@]}" "\${new[@]%/}" | git update-index --add --remove --replace -z --stdin >/dev/null 2>&1 ||
-    git add -A >/dev/null
-}
-`;
+import { boxScript } from "../util/box-script.js";
+export const ADD_CHANGES = boxScript("workspace/add-changes.sh");

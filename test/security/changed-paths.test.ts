@@ -1,5 +1,5 @@
 /**
- * The box channel's watch of /workspace (box-watch-program.ts) narrows what git looks at when it
+ * The box channel's watch of /workspace (box-agent/drydock_box/watch.py) narrows what git looks at when it
  * brings the diff's index up to date: a path it misses would be a change left out of a diff or a
  * checkpoint, or a file a restore does not put back. Here every step of an agent's work, honest
  * and hostile (renames of files and directories, a file turned into a directory, symlinks, hard
@@ -108,7 +108,7 @@ describe("the watch of the workspace", () => {
       includeIgnored: false,
       maxBytes: 1 << 30,
     });
-    // Whether the box channel's program restored (box-restore-program.ts) or its script did.
+    // Whether the box channel's program restored (box-agent/drydock_box/restore.py) or its script did.
     const byChannel: boolean[] = [];
     for (let round = 0; round < (boxRuntime() === "runsc" ? 4 : 8); round++) {
       const steps = Array.from({ length: 3 }, () => STEPS[p(STEPS.length)]!(p));

@@ -1,5 +1,5 @@
 /**
- * The box's tree writer (sandbox/box-tree-program.ts) saves a checkpoint without its script when
+ * The box's tree writer (box-agent/drydock_box/tree.py) saves a checkpoint without its script when
  * it can vouch for the working tree: a path it got wrong would be a file a restore or a fork
  * loses, or one it brings back that was never there. After every step of an agent's work, honest
  * and hostile, each save is checked against what git itself makes of the same workspace: the

@@ -27,16 +27,16 @@ function fakeBox(reply?: Reply) {
       // As from a real box: answers arrive on a later turn of the event loop.
       const send = (data: Buffer) => void setImmediate(() => options.onStdout?.(data));
       let buffered = "";
-      let loaded = false;
+      // The box agent's two lines come first (its bootstrap, then its modules: box-agent.ts).
+      let preamble = 2;
       return new Promise<ExecResult>((resolve) => {
         input.on("data", (chunk: Buffer) => {
           buffered += chunk.toString("utf8");
           for (let nl = buffered.indexOf("\n"); nl !== -1; nl = buffered.indexOf("\n")) {
             const line = buffered.slice(0, nl);
             buffered = buffered.slice(nl + 1);
-            if (!loaded) {
-              loaded = true;
-              send(Buffer.from('{"ready": true}\n'));
+            if (preamble > 0) {
+              if (--preamble === 0) send(Buffer.from('{"ready": true}\n'));
               continue;
             }
             const request = JSON.parse(line) as { id: number; argv: string[]; cap: number; kill?: boolean };

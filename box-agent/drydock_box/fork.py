@@ -1,18 +1,27 @@
-/**
- * A fork's two halves in the box channel's program (box-channel-program.ts), beside the restore
- * they build on (box-restore-program.ts): its export in the source's box (`"op": "export"`, the
- * script's export_pack in workspace/fork-script.ts) and its import in a new box that holds files
- * (`"op": "import"`, import_pack). The export reads the checkpoint, the base commit and the
- * objects the new box has with one cat-file, checks in this program that the agent's index is
- * plain, has `diff-index` give the index's delta and `pack-objects` the pack, and writes the
- * delta's blob and the fork's commit itself: the script's bytes, which a test compares. The import
- * checks the pack (`index-pack --strict`), writes the source's base commit from its bytes, reads
- * the checkpoint with one cat-file, writes the paths that differ as a restore does, makes the
- * agent's index from the diff's with the delta, and sets every ref in one `update-ref`. Anything
- * else (a box with no files yet, an index that travels whole, any failure) goes to the script.
- */
-export const BOX_FORK_PROGRAM = String.raw`
+"""A fork's two halves in the box agent, beside the restore they build on (restore.py): its export in
+the source's box (`"op": "export"`, the script's export_pack in src/workspace/fork-script.ts) and
+its import in a new box that holds files (`"op": "import"`, import_pack). The export reads the
+checkpoint, the base commit and the objects the new box has with one cat-file, checks here that
+the agent's index is plain, has `diff-index` give the index's delta and `pack-objects` the pack,
+and writes the delta's blob and the fork's commit itself: the script's bytes, which a test
+compares. The import checks the pack (`index-pack --strict`), writes the source's base commit from
+its bytes, reads the checkpoint with one cat-file, writes the paths that differ as a restore does,
+makes the agent's index from the diff's with the delta, and sets every ref in one `update-ref`.
+Anything else (a box with no files yet, an index that travels whole, any failure) goes to the
+script.
+"""
 import base64
+import hashlib
+import os
+import stat as stat_
+import struct
+import subprocess
+import threading
+
+from .files import read_regular
+from .gitutil import GIT_TIMEOUT, ROOT, TREE_MODE, Decline, Objects, git_beside, git_env, parse_refs
+from .restore import AGENT_INDEX, Restorer, drop_file, is_id, new_index_file
+
 
 # Whether an index file is plain (the script's plain_index): version 2, whole (its checksum), every
 # entry at stage 0 with no flag (assume-unchanged, extended), and not sparse. A split index is left
@@ -135,8 +144,8 @@ class Forker(Restorer):
         self.write_files(index, w, files, paths, links)
         first = [b"update %s %s\n" % (req["baseRef"].encode(), base),
                  b"update %s/%s %s\n" % (req["checkpointRefs"].encode(), slot, k)]
-        put_refs = lambda: self.put_refs(first, kept, refs_now, h, head_now,
-                                         keep=b"%s/%s" % (req["keepRefs"].encode(), slot))
+        def put_refs():
+            return self.put_refs(first, kept, refs_now, h, head_now, keep=b"%s/%s" % (req["keepRefs"].encode(), slot))
         if d is None:
             if os.path.lexists(AGENT_INDEX):
                 os.unlink(AGENT_INDEX)
@@ -244,4 +253,3 @@ class Forker(Restorer):
         who = b"drydock <drydock@localhost> " + when
         return o.write(b"commit", b"tree %s\nparent %s\nauthor %s\ncommitter %s\n\ndrydock checkpoint\n" % (
             tree.hex().encode(), base, who, who)).hex().encode()
-`;

@@ -1,38 +1,59 @@
-/**
- * The tree writer in the box channel's program (box-channel-program.ts): the git tree of
- * /workspace kept in the program's memory between requests and brought up to date from the
- * box's watch (box-watch-program.ts), so that a checkpoint's save writes the few objects that
- * changed with no git process for the working tree, where its script (workspace/checkpoint-
- * script.ts) runs ten: `git add` and `write-tree` each read and write the whole index (about
- * 30 ms at 10,000 files in a one-CPU box) and each git costs a few ms to start.
- *
- * A request that names `"fast": {"op": "save", …}` is served here when the tree writer can vouch
- * for what it holds, and by its script otherwise, which gives the same answer: the save's script
- * is then run as any request, and the tree it wrote (`<checkpoint>:w`) is read back, in the
- * background, as the tree from which the next save starts. The tree writer answers for nothing
- * it did not see: it declines (and the script runs) whenever the watch cannot vouch for the
- * paths changed since (the same cases as for the diff's index, plus more than MAX_PATHS changed),
- * another request that took changes still runs, git's config or the box's attributes could make
- * `git add` store other bytes than the file's (filters, line endings, core.fileMode,
- * core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is in a nested
- * repository, is not a file, a link or a directory, or is over MAX_FILE bytes, or anything fails.
- *
- * Which paths the tree holds is git's word, not the writer's: for the paths that changed, one
- * `git ls-files --cached --others --exclude-standard` on the diff's index names the files that
- * `git add -A` would hold in it (tracked ones whatever the ignore rules say, new ones unless
- * ignored); the writer hashes those that exist, as files or links, never following a link on the
- * way (each directory is opened with O_NOFOLLOW from the root down). It writes objects as git
- * writes loose ones (zlib, mode 0444, linked into place, never over one that is there), and a
- * test compares every tree it writes with the tree `git add -A` and `write-tree` make of the same
- * files (test/security/tree-writer.test.ts).
- *
- * Git's objects and config as it reads them are in box-git-program.ts.
- *
- * The checkpoint's layout (workspace/checkpoint-script.ts): a commit whose parent is the base,
- * whose tree holds w (the working tree), h (HEAD), r (the refs), and, with an index, i (its
- * bytes) and m (its time); refs names come with the request, so this program knows none.
- */
-export const BOX_TREE_PROGRAM = String.raw`
+"""The tree writer: the git tree of /workspace kept in the agent's memory between requests and
+brought up to date from the box's watch (watch.py), so that a checkpoint's save writes the few
+objects that changed with no git process for the working tree, where its script (src/workspace/
+checkpoint-script.ts) runs ten: `git add` and `write-tree` each read and write the whole index
+(about 30 ms at 10,000 files in a one-CPU box) and each git costs a few ms to start.
+
+A request that names `"fast": {"op": "save", …}` is served here when the tree writer can vouch
+for what it holds, and by its script otherwise, which gives the same answer: the save's script
+is then run as any request, and the tree it wrote (`<checkpoint>:w`) is read back, in the
+background, as the tree from which the next save starts. The tree writer answers for nothing
+it did not see: it declines (and the script runs) whenever the watch cannot vouch for the
+paths changed since (the same cases as for the diff's index, plus more than MAX_PATHS changed),
+another request that took changes still runs, git's config or the box's attributes could make
+`git add` store other bytes than the file's (filters, line endings, core.fileMode,
+core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is in a nested
+repository, is not a file, a link or a directory, or is over MAX_FILE bytes, or anything fails.
+
+Which paths the tree holds is git's word, not the writer's: for the paths that changed, one
+`git ls-files --cached --others --exclude-standard` on the diff's index names the files that
+`git add -A` would hold in it (tracked ones whatever the ignore rules say, new ones unless
+ignored); the writer hashes those that exist, as files or links, never following a link on the
+way (each directory is opened with O_NOFOLLOW from the root down). It writes objects as git
+writes loose ones (zlib, mode 0444, linked into place, never over one that is there), and a
+test compares every tree it writes with the tree `git add -A` and `write-tree` make of the same
+files (test/security/tree-writer.test.ts, and tests/test_tree.py here).
+
+Git's objects and config as it reads them are in gitutil.py.
+
+The checkpoint's layout (src/workspace/checkpoint-script.ts): a commit whose parent is the base,
+whose tree holds w (the working tree), h (HEAD), r (the refs), and, with an index, i (its
+bytes) and m (its time); refs names come with the request, so this program knows none.
+"""
+import os
+import stat as stat_
+import threading
+import time
+
+from .files import read_regular
+from .gitutil import (
+    FALSE,
+    MAX_FILE,
+    ROOT,
+    TREE_MODE,
+    TRUE,
+    Decline,
+    Objects,
+    git,
+    git_beside,
+    left_to_script,
+    parse_config,
+    parse_refs,
+    tree_key,
+)
+from .watch import MAX_CONFIG_BYTES
+
+
 class TreeWriter:
     def __init__(self, watch):
         self.watch = watch
@@ -424,4 +445,3 @@ class TreeWriter:
                 return 1, out, b"the shell's state is not a readable file\n"
             out += state
         return 0, out, b""
-`;

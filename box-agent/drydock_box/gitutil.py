@@ -1,14 +1,21 @@
-/**
- * What the box channel's tree writer (box-tree-program.ts) knows of git, in Python: running a git
- * that cannot hold it (a time limit, a plain environment, literal pathspecs), writing objects as
- * git writes loose ones (zlib at git's default level for them, mode 0444, linked into place, never
- * over one that is there), and reading the few config keys that change what `git add` stores.
- * (Writing objects here, not with `git hash-object`, is what spares a save its processes; git's
- * own commands read and write every object the same way, and the tree writer's test checks every
- * object it writes with `git fsck --strict`.)
- */
-export const BOX_GIT_PROGRAM = String.raw`
-import hashlib, zlib
+"""What the tree writer, the restore and the fork know of git: running a git that cannot hold
+them (a time limit, a plain environment, literal pathspecs), writing objects as git writes loose
+ones (zlib at git's default level for them, mode 0444, linked into place, never over one that is
+there), and reading the few config keys that change what `git add` stores. (Writing objects here,
+not with `git hash-object`, is what spares a save its processes; git's own commands read and write
+every object the same way, and the tree writer's test checks every object it writes with
+`git fsck --strict`.)
+"""
+import hashlib
+import os
+import stat as stat_
+import subprocess
+import sys
+import tempfile
+import threading
+import zlib
+
+ROOT = b"/workspace"
 
 MAX_FILE = 16 << 20
 TREE_MODE = b"40000"
@@ -63,7 +70,7 @@ def git_beside(args, work, index=None, stdin=None):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-            raise Decline("git %s did not end" % args[0].decode())
+            raise Decline("git %s did not end" % args[0].decode()) from None
     if proc.returncode != 0:
         raise Decline("git %s failed" % args[0].decode())
     return done, out
@@ -104,7 +111,6 @@ def parse_refs(out, base_ref):
             refs[ref] = sha
     return refs, base
 
-ROOT = b"/workspace"
 
 def tree_key(name, mode):
     return name + b"/" if mode == TREE_MODE else name
@@ -175,4 +181,3 @@ def parse_config(data):
 TRUE = (b"true", b"yes", b"on", b"1", b"")
 FALSE = (b"false", b"no", b"off", b"0")
 
-`;

@@ -1,39 +1,46 @@
-/**
- * The watch in the box channel's program (box-channel-program.ts): which paths of /workspace
- * changed since the last time the diff's index was brought up to date, so that the next update
- * (`git add -A`, in diffs, checkpoints and restores) looks at those paths only instead of every
- * file's stat data and every directory (about 30 ms at 10,000 files in a one-CPU box).
- *
- * It is inotify, read with ctypes (Python has no binding of its own, and the box has no other
- * watcher program): one watch per directory, /workspace/.git left out. Git looks at everything,
- * as without a watch, whenever the watch cannot vouch for what it missed:
- *   - until one whole update has run after every directory was watched;
- *   - after the kernel's queue overflowed, a directory was moved (the paths under it changed),
- *     a watch could not be added (over MAX_DIRS, out of the kernel's watches), or a request that
- *     took the changes failed (the index may not have them);
- *   - when a changed file has more than one link (a write through one name is reported for that
- *     name only), and while a file made as a second name of another exists (its other name may be
- *     under .git, where no watch reports a write);
- *   - when what decides which files git ignores changed: a .gitignore, .git/info/exclude, the
- *     repository's or the user's git config (and always while a config sets core.excludesFile or
- *     includes another file, whose changes no watch here sees);
- *   - past MAX_PATHS changed paths (git matches every entry against every path named);
- *   - while another request that took changes has not ended (one a client gave up is still
- *     stopping: what it took may never reach the index).
- * What inotify cannot see: a file written through a memory mapping after its last close, or
- * through a second name made under .git for a file of the tree (no event names the file). Only the box's own programs can do either:
- * the agent can hide changes from its own checkpoints and diffs that way, as it can by writing the
- * diff's index in /tmp; nothing reaches another session or the host.
- *
- * `take(start)` answers (changes, whole): the paths changed, relative to the root, as two lists,
- * those for `git add -A` (a path gone given as its nearest existing directory: a path git's index
- * may not hold, a file that came and went, would stop `git add`) and those gone from the root
- * (for `git rm --cached`), or None when git must look at everything; `start` starts the watch
- * if it is not running. `done(ok, whole)` after the request ran says whether the index now holds
- * what the take promised.
- */
-export const BOX_WATCH_PROGRAM = String.raw`
-import ctypes, errno, select, struct, stat as stat_
+"""The watch of /workspace: which paths changed since the last time the diff's index was brought up
+to date, so that the next update (`git add -A`, in diffs, checkpoints and restores) looks at those
+paths only instead of every file's stat data and every directory (about 30 ms at 10,000 files in a
+one-CPU box).
+
+It is inotify, read with ctypes (Python has no binding of its own, and the box has no other
+watcher program): one watch per directory, /workspace/.git left out. Git looks at everything,
+as without a watch, whenever the watch cannot vouch for what it missed:
+  - until one whole update has run after every directory was watched;
+  - after the kernel's queue overflowed, a directory was moved (the paths under it changed),
+    a watch could not be added (over MAX_DIRS, out of the kernel's watches), or a request that
+    took the changes failed (the index may not have them);
+  - when a changed file has more than one link (a write through one name is reported for that
+    name only), and while a file made as a second name of another exists (its other name may be
+    under .git, where no watch reports a write);
+  - when what decides which files git ignores changed: a .gitignore, .git/info/exclude, the
+    repository's or the user's git config (and always while a config sets core.excludesFile or
+    includes another file, whose changes no watch here sees);
+  - past MAX_PATHS changed paths (git matches every entry against every path named);
+  - while another request that took changes has not ended (one a client gave up is still
+    stopping: what it took may never reach the index).
+What inotify cannot see: a file written through a memory mapping after its last close, or
+through a second name made under .git for a file of the tree (no event names the file). Only the
+box's own programs can do either: the agent can hide changes from its own checkpoints and diffs
+that way, as it can by writing the diff's index in /tmp; nothing reaches another session or the
+host.
+
+`take(start)` answers (changes, whole): the paths changed, relative to the root, as two lists,
+those for `git add -A` (a path gone given as its nearest existing directory: a path git's index
+may not hold, a file that came and went, would stop `git add`) and those gone from the root
+(for `git rm --cached`), or None when git must look at everything; `start` starts the watch
+if it is not running. `done(ok, whole)` after the request ran says whether the index now holds
+what the take promised.
+"""
+import ctypes
+import errno
+import os
+import select
+import stat as stat_
+import struct
+import threading
+
+from .files import read_regular
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -46,28 +53,6 @@ MAX_ENTRIES = 200000
 MAX_PATHS = 128
 MAX_CONFIG_BYTES = 65536
 
-# At most limit bytes of a regular file, or None: a FIFO the agent put in its place would block
-# the reader (and, under the watch's lock, every request after it) for good.
-def read_regular(path, limit):
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        if not stat_.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, size = [], 0
-        while size < limit:
-            chunk = os.read(fd, min(65536, limit - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 class Watch:
     def __init__(self, root):
@@ -83,7 +68,7 @@ class Watch:
         self.links = set()
         self.config = None
         self.inflight = 0
-        # The tree writer's own account (box-tree-program.ts): the paths changed since its tree
+        # The tree writer's own account (tree.py): the paths changed since its tree
         # was last known, whole when it cannot vouch for them.
         self.tree_dirty = set()
         self.tree_whole = True
@@ -399,4 +384,3 @@ class Watch:
                 self.trusted = False
             elif whole:
                 self.trusted = True
-`;

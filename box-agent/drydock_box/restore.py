@@ -1,28 +1,35 @@
-/**
- * A checkpoint's restore in the box channel's program (box-channel-program.ts), for the common
- * case: the same steps as the restore's script (workspace/checkpoint-script.ts, `restore`), the
- * same gits for what git decides, and none of the script's other processes. In a box a process
- * costs 2 to 4 ms to start, and the script starts about a dozen besides bash itself (cat, rm,
- * touch, and a git for each part it reads); here one `git cat-file --batch-command` reads every
- * object the restore needs (the checkpoint's parts, the objects it checks, the agent's index),
- * and the program writes the shell's state and the agent's index and its time itself. The gits
- * left are those that decide: `for-each-ref`, the diff's index brought up to date (`ls-files` and
- * `update-index`, as add_changes in workspace/changed-paths.ts), `diff-index` against the
- * checkpoint's tree, `update-ref` when a ref moved, and `git restore` writing the paths that
- * differ.
- *
- * A fork's export and import build on it (box-fork-program.ts).
- *
- * A request that names `"fast": {"op": "restore", …}` is served here when nothing is unusual, and
- * by its script otherwise, which gives the same answer or the same refusal: this program declines
- * (the script then runs, from the start) when the checkpoint's ref, its parts or the base are not
- * as a plain restore expects (a damaged or moved checkpoint: the script words the refusal), the
- * repository is not a plain `.git` directory, HEAD is not a plain file, the diff's index is
- * missing, the checkpoint carries an index as a delta (a fork's), any object it will read or a ref
- * will name is missing, or anything fails. The script then does the whole restore again, whatever
- * this program did before declining: it moves the workspace to the checkpoint from any state.
- */
-export const BOX_RESTORE_PROGRAM = String.raw`
+"""A checkpoint's restore in the box agent, for the common case: the same steps as the restore's script
+(src/workspace/checkpoint-script.ts, `restore`), the same gits for what git decides, and none of
+the script's other processes. In a box a process costs 2 to 4 ms to start, and the script starts
+about a dozen besides bash itself (cat, rm, touch, and a git for each part it reads); here one
+`git cat-file --batch-command` reads every object the restore needs (the checkpoint's parts, the
+objects it checks, the agent's index), and the box agent writes the shell's state and the agent's
+index and its time itself. The gits left are those that decide: `for-each-ref`, the diff's index
+brought up to date (`ls-files` and `update-index`, as add_changes in
+src/workspace/changed-paths.ts), `diff-index` against the checkpoint's tree, `update-ref` when a
+ref moved, and `git restore` writing the paths that differ.
+
+A fork's export and import build on it (fork.py).
+
+A request that names `"fast": {"op": "restore", …}` is served here when nothing is unusual, and
+by its script otherwise, which gives the same answer or the same refusal: the box agent declines
+(the script then runs, from the start) when the checkpoint's ref, its parts or the base are not
+as a plain restore expects (a damaged or moved checkpoint: the script words the refusal), the
+repository is not a plain `.git` directory, HEAD is not a plain file, the diff's index is
+missing, the checkpoint carries an index as a delta (a fork's), any object it will read or a ref
+will name is missing, or anything fails. The script then does the whole restore again, whatever
+the box agent did before declining: it moves the workspace to the checkpoint from any state.
+"""
+import os
+import select
+import stat as stat_
+import subprocess
+import threading
+import time
+
+from .files import read_regular
+from .gitutil import GIT_TIMEOUT, ROOT, Decline, Objects, git_beside, git_env, left_to_script, parse_refs
+
 # The most bytes of one object the restore reads here (the agent's index is the largest).
 MAX_OBJECT = 256 << 20
 
@@ -257,8 +264,8 @@ class Restorer:
             named = list(gone) + list(paths)
             if not named:
                 return
-            code, out = run_git([b"ls-files", b"-z", b"-t", b"--cached", b"--others", b"--exclude-standard", b"--"] + named,
-                                index=index)
+            code, out = run_git([b"ls-files", b"-z", b"-t", b"--cached", b"--others", b"--exclude-standard", b"--"]
+                                + named, index=index)
             if code == 0:
                 held, new = [], []
                 for entry in out.split(b"\0"):
@@ -267,8 +274,8 @@ class Restorer:
                 listed = held + [p[:-1] if p.endswith(b"/") else p for p in new]
                 if not listed:
                     return
-                code, _ = run_git([b"update-index", b"--add", b"--remove", b"--replace", b"-z", b"--stdin"], index=index,
-                                  stdin=b"".join(p + b"\0" for p in listed))
+                code, _ = run_git([b"update-index", b"--add", b"--remove", b"--replace", b"-z", b"--stdin"],
+                                  index=index, stdin=b"".join(p + b"\0" for p in listed))
                 if code == 0:
                     return
         code, _ = run_git([b"add", b"-A"], index=index)
@@ -380,4 +387,3 @@ class Restorer:
                               stdin=b"".join(p + b"\0" for p in links))
             if code != 0:
                 run_git([b"add", b"-A"], index=index)
-`;

@@ -1,0 +1,1 @@
+import sys,json;exec(json.loads(sys.stdin.buffer.readline()))
