@@ -36,10 +36,29 @@ describe("the npm package", () => {
     expect(files).toEqual(expect.arrayContaining(["Dockerfile.sandbox", "scripts/setup.sh"]));
     expect(files.filter((f) => f.endsWith(".map"))).toEqual([]);
     expect(files.filter((f) => /^(test|bench|docs)\//.test(f))).toEqual([]);
-    // Read at run time from the package: the offline model's script, the live page's script and style.
-    expect(files.filter((f) => f.startsWith("src/") && !f.startsWith("src/gateway/offline/")).sort()).toEqual(
-      ["src/server/live/page/live-app.css", "src/server/live/page/live-app.js"],
+    // Read at run time from the package: the offline model's script, the live page's script and
+    // style, the report's browser script, the scripts sent into boxes; never TypeScript source.
+    const fromSrc = files.filter((f) => f.startsWith("src/") && !f.startsWith("src/gateway/offline/"));
+    expect(
+      fromSrc.filter((f) => !/\.(sh|css)$|^src\/server\/live\/page\/.*\.js$|\.browser\.js$/.test(f)),
+    ).toEqual([]);
+    expect(fromSrc).toEqual(
+      expect.arrayContaining([
+        "src/server/live/page/live-app.css",
+        "src/server/live/page/live-app.js",
+        "src/eval/html-report.browser.js",
+        "src/tools/box-files/read.sh",
+      ]),
     );
+    // The box agent: its loader, bootstrap and modules, and none of its tests.
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "box-agent/loader.py",
+        "box-agent/bootstrap.py",
+        "box-agent/drydock_box/channel.py",
+      ]),
+    );
+    expect(files.filter((f) => f.startsWith("box-agent/") && /test/.test(f))).toEqual([]);
     expect(files).not.toContain("scripts/test.sh");
     expect(files).not.toContain("scripts/install-chromium.sh");
     expect(files).not.toContain("scripts/make-eval-fixtures.sh");
