@@ -17,6 +17,8 @@ export const RESULT_SCHEMA_VERSION = 1;
  * - `setup_error`: the task's setup command failed, or the test patch did not apply.
  * - `box_error`: the box could not be started or died (out of memory, removed).
  * - `error`: anything else that stopped the attempt (a repository that cannot be read, a clone that failed).
+ * - `incomplete`: an agent that grades given answers had none for the task (no prediction); nothing
+ *   ran, as SWE-bench's make_run_report counts such an instance incomplete.
  */
 export const ATTEMPT_STATUSES = [
   "resolved",
@@ -26,6 +28,7 @@ export const ATTEMPT_STATUSES = [
   "setup_error",
   "box_error",
   "error",
+  "incomplete",
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 
@@ -92,6 +95,11 @@ export interface AttemptResult {
     exit_code?: number;
     timed_out: boolean;
     grade?: Grade;
+    /**
+     * How long the graded test_cmd ran: the suite's own time, without the box, setup, patches or
+     * drydock's count (timings_ms.tests holds all of those too).
+     */
+    duration_ms?: number;
   };
   /** What the agent did to the test patch's files and outside editable_files (set once tests run). */
   integrity?: Integrity;

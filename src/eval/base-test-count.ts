@@ -4,6 +4,7 @@
  * results are counted; then the working tree is put back as it was. A graded run that reports far
  * fewer (test-integrity.ts) printed something other than the suite: output faked by the code under
  * test, a run cut short. Nothing the agent wrote is in the box yet, so nothing it wrote sways the count.
+ * The count depends on the task's base alone, so it is taken once per base (base-count-cache.ts).
  */
 import type { Session } from "../session/session.js";
 import { CommandExitError } from "../util/errors.js";
@@ -28,8 +29,21 @@ rm -f "$GIT_INDEX_FILE"
 export interface BaseTestCount {
   /** Results the output held; undefined when the run could not say (the patch, a time limit). */
   count?: number;
-  /** One line for the test log. */
-  log: string;
+  /** Why there is no count. */
+  note?: string;
+  /** The count ran out of its own time limit (a result not kept for later runs). */
+  timedOut?: boolean;
+}
+
+/** What the count's run is, for the test log's line. */
+export const BASE_COUNT_WHAT =
+  "(drydock's count: the task's tests without the agent's diff, on a clock of their own; the graded run follows)";
+
+/** The test log's line for a count, with where it came from (`origin`). */
+export function baseCountLog(base: BaseTestCount, origin: string): string {
+  const what =
+    base.count !== undefined ? `${base.count} result(s)` : `not counted: ${base.note ?? "unknown"}`;
+  return `$ ${BASE_COUNT_WHAT}: ${what} [${origin}]\n`;
 }
 
 /** Runs the task's tests on `tree` (the box's tree after setup) plus the test patch, counts them, puts the tree back. */
@@ -39,10 +53,9 @@ export async function countBaseTests(
   tree: string,
   options: { timeoutMs: number; signal: AbortSignal },
 ): Promise<BaseTestCount> {
-  const what =
-    "(drydock's count: the task's tests without the agent's diff, on a clock of their own; the graded run follows)";
   let count: number | undefined;
   let note = "";
+  let timedOut = false;
   try {
     const patched =
       task.test_patch === undefined ||
@@ -52,9 +65,10 @@ export async function countBaseTests(
       // No bytecode: a .pyc written now, with the same size and second as the agent's version of
       // its source, would be taken for it later.
       const r = await session.bash(`(\nexport PYTHONDONTWRITEBYTECODE=1\n${task.test_cmd}\n)`, options);
-      if (r.timedOut)
+      if (r.timedOut) {
+        timedOut = true;
         note = "this count did not finish in its own time limit (the graded run below has its own)";
-      else {
+      } else {
         const statuses = parseTestOutput(r.output);
         // A runner that names only failures (unittest without -v, pytest without -rA) names fewer
         // tests once they pass: its count says nothing about the suite's size.
@@ -74,8 +88,5 @@ export async function countBaseTests(
       );
     }
   }
-  return {
-    ...(count !== undefined ? { count } : {}),
-    log: `$ ${what}: ${count !== undefined ? `${count} result(s)` : `not counted: ${note}`}\n`,
-  };
+  return count !== undefined ? { count } : { note, ...(timedOut ? { timedOut } : {}) };
 }

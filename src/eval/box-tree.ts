@@ -58,3 +58,25 @@ export async function diffSince(box: Box, tree: string, signal?: AbortSignal): P
     throw new LimitExceededError(`the agent's diff is larger than ${MAX_DIFF_BYTES} bytes`);
   return result.stdout.toString("utf8");
 }
+
+/** Every file of a recorded tree (paths relative to the workspace). */
+export async function treeFiles(box: Box, tree: string, signal?: AbortSignal): Promise<Set<string>> {
+  const result = await box.sh('cd /workspace && git ls-tree -r -z --name-only "$1"', [tree], {
+    timeoutMs: 120_000,
+    maxOutputBytes: MAX_DIFF_BYTES,
+    signal,
+  });
+  if (result.exitCode !== 0 || result.truncated) {
+    throw new CommandExitError(
+      result.exitCode,
+      result.stderr.toString("utf8"),
+      "listing the workspace's files",
+    );
+  }
+  return new Set(
+    result.stdout
+      .toString("utf8")
+      .split("\0")
+      .filter((p) => p !== ""),
+  );
+}

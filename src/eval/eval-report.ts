@@ -98,7 +98,9 @@ export async function writeReports(dir: string): Promise<ResultsFile> {
   for (const task of results.tasks) {
     const a = standingAttempt(task);
     // Tests that reported no result: SWE-bench's report.json classifies their log.
-    const silent = a?.tests?.grade?.by === "test_names" && a.tests.grade.tests_found === 0;
+    const silent =
+      a?.tests?.grade?.by === "test_names" &&
+      (a.tests.grade.tests_found === 0 || a.tests.grade.log_rejected === true);
     const output = silent ? (await readAttemptTexts(dir, task.id, a.attempt)).testOutput : "";
     const report = swebenchInstanceReport(task, output);
     const path = join(attemptDir(dir, task.id, 1), "report.json");

@@ -24,6 +24,7 @@ import type { AiderOptions } from "../tools/aider/aider-options.js";
 import { InvalidArgumentError } from "../util/errors.js";
 import { addLogRedactor } from "../util/log.js";
 import { drydockVersion } from "../util/project-root.js";
+import { stateDir } from "../util/paths.js";
 import { AiderAgent } from "./aider-agent.js";
 import { RESULT_SCHEMA_VERSION } from "./attempt-result.js";
 import { CommandAgent } from "./command-agent.js";
@@ -341,6 +342,8 @@ export async function runEvalCommand(options: EvalOptions): Promise<EvalRun> {
       integrity: options.integrity,
       grading: options.grading,
       gradeEmptyAnswers: options.gradeEmptyAnswers,
+      runId: run.run_id,
+      baseCountsDir: join(stateDir(), "cache", "eval-base-counts"),
       signal: options.signal,
       onProgress: options.onProgress,
       onNote: note,

@@ -21,6 +21,7 @@ import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { EnginePool, engineDied, type EngineSlot } from "./engine-pool.js";
 import { gradingOf, runAttempt, type AttemptEnv } from "./run-attempt.js";
 import { PreparedTasks } from "./prepared-task.js";
+import { BaseCounts } from "./base-count-cache.js";
 import type { GradingMode } from "./grade.js";
 import type { IntegrityMode } from "./test-integrity.js";
 
@@ -60,6 +61,13 @@ export interface EvalRunOptions {
   grading?: GradingMode;
   /** Run the tests on an empty answer even under SWE-bench grading (`eval validate`'s run without a fix). */
   gradeEmptyAnswers?: boolean;
+  /** The run's id, recorded with the counts of the tests without the agent's diff it takes. */
+  runId?: string;
+  /**
+   * Where counts of the tests without the agent's diff are kept for later runs (base-count-cache.ts);
+   * none keeps them for this run only.
+   */
+  baseCountsDir?: string;
   signal: AbortSignal;
   onProgress?: (counts: ProgressCounts) => void;
   /** Things worth a line of their own (a task run again because it changed, a failure). */
@@ -97,6 +105,8 @@ function stillCounts(
   if ((previous.grading ?? "strict") !== grading) return false;
   if (previous.agent_input !== input) return false;
   if (retryErrors && (previous.status === "box_error" || previous.status === "error")) return false;
+  // A missing prediction recorded as an error by an older drydock: refused again (no box), as incomplete.
+  if (previous.status === "error" && previous.prediction === "missing") return false;
   return true;
 }
 
@@ -137,7 +147,11 @@ function skippedEmpty(
 export const EMPTY_SKIPPED =
   "empty patch: not graded, as SWE-bench skips empty patches (--grading strict runs the tests on the unchanged tree)";
 
-/** An attempt the agent refuses before any box starts (a task it cannot run). */
+/**
+ * An attempt the agent refuses before any box starts (a task it cannot run): `incomplete` for an
+ * agent that grades given answers and has none for the task (as SWE-bench counts an instance
+ * without a prediction), else `error`.
+ */
 function refused(
   task: EvalTask,
   attempt: number,
@@ -150,7 +164,7 @@ function refused(
     schema_version: RESULT_SCHEMA_VERSION,
     task_id: task.id,
     attempt,
-    status: "error",
+    status: agent.gradesAnswers ? "incomplete" : "error",
     resolved: false,
     error: problem,
     phase: "start",
@@ -251,6 +265,7 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     integrity: options.integrity,
     grading: options.grading,
     prepared,
+    baseCounts: new BaseCounts(options.runId ?? "(this run)", options.baseCountsDir),
     signal,
   };
   const envOn = (slot: EngineSlot): AttemptEnv =>

@@ -37,7 +37,7 @@ th { cursor: pointer; user-select: none; white-space: nowrap; position: sticky; 
 tr.task { cursor: pointer; } tr.task:hover { background: var(--card); }
 td:last-child { color: var(--muted); max-width: 480px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .badge { padding: 1px 8px; border-radius: 10px; font-size: 12px; border: 1px solid currentColor; white-space: nowrap; }
-.badge.resolved { color: var(--ok); } .badge.unresolved { color: var(--bad); } .badge.not_run { color: var(--muted); }
+.badge.resolved { color: var(--ok); } .badge.unresolved { color: var(--bad); } .badge.not_run, .badge.incomplete { color: var(--muted); }
 .badge.flagged { color: var(--bad); font-weight: 600; }
 .badge.agent_error, .badge.timeout, .badge.setup_error, .badge.box_error, .badge.error { color: var(--warn); }
 .details { padding: 8px 0; }

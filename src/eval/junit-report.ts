@@ -1,7 +1,7 @@
 /**
  * junit.xml, as CI systems read it. Failed tests (and unresolved tasks graded by exit code) are
- * failures; tasks that broke (agent, box, setup, time limit) are errors; tasks not run yet are
- * skipped. A task the integrity checks flagged carries them as a property of each testcase and, in
+ * failures; tasks that broke (agent, box, setup, time limit) are errors; tasks not run yet, and
+ * tasks without a prediction (incomplete), are skipped. A task the integrity checks flagged carries them as a property of each testcase and, in
  * a testcase of its own, as a failure when it was not resolved for them (their tests all passing
  * would otherwise show nothing wrong). Pure.
  */
@@ -55,6 +55,11 @@ function casesOf(task: TaskSummary, output: string | undefined): Case[] {
   const grade = shown?.tests?.grade;
   if (task.status === "not_run")
     return [{ name: task.id, time: 0, skipped: "not run (the run was stopped first)" }];
+  // No prediction: nothing ran, as SWE-bench counts the instance incomplete (not an error).
+  if (task.status === "incomplete")
+    return [
+      { name: task.id, time: 0, skipped: `incomplete: ${shown?.error ?? "no prediction for this task"}` },
+    ];
   if (grade?.by === "test_names" && (task.status === "resolved" || task.status === "unresolved")) {
     const cases: Case[] = [];
     for (const [list, names] of [

@@ -5,6 +5,7 @@
  * SWE-bench's harness (`--grade-in-agent-box` grades in the agent's box instead). Whatever happens the box is removed. Every way it can end is a status; only
  * a stopped run (Ctrl-C) returns "cancelled", which is not recorded so a resume runs it again.
  */
+import type { ImageEngine } from "../engine/box-engine.js";
 import type { Session, SessionOptions } from "../session/session.js";
 import type { SessionManager } from "../session/session-manager.js";
 import { describeError } from "../util/errors.js";
@@ -17,8 +18,9 @@ import {
   type Phase,
 } from "./attempt-result.js";
 import { applyPatchInBox } from "./box-patch.js";
-import { diffSince, recordTree } from "./box-tree.js";
-import { countBaseTests } from "./base-test-count.js";
+import { diffSince, recordTree, treeFiles } from "./box-tree.js";
+import { baseCountLog, countBaseTests, type BaseTestCount } from "./base-test-count.js";
+import { baseCountKey, type BaseCounts } from "./base-count-cache.js";
 import {
   integrityOf,
   restorePaths,
@@ -91,6 +93,8 @@ export interface AttemptEnv {
   grading?: GradingMode;
   /** With several attempts: each task's setup runs once, its boxes are forks (prepared-task.ts). */
   prepared?: PreparedTasks;
+  /** drydock's counts of the tests without the agent's diff, taken once per task base (base-count-cache.ts). */
+  baseCounts?: BaseCounts;
 }
 
 /** How a task is graded: `--grading` if given, else SWE-bench's way for its rows and strict for drydock tasks. */
@@ -276,7 +280,8 @@ export async function runAttempt(
     }
 
     enter("tests");
-    integrity = integrityOf(texts.diff, task.test_patch, task.editable_files);
+    const integrityContext = { testCmd: task.test_cmd, flagOutsideEditable: gradingMode === "strict" };
+    integrity = integrityOf(texts.diff, task.test_patch, task.editable_files, integrityContext);
     let testBox = session;
     let testTree = tree;
     if (!env.gradeInAgentBox) {
@@ -304,18 +309,22 @@ export async function runAttempt(
       testBox = grading;
       testTree = await recordTree(grading.box, env.signal);
     }
+    // Which modules are the project's own, where pytest puts the test directories on sys.path:
+    // read from the tree the tests start from.
+    integrity = integrityOf(texts.diff, task.test_patch, task.editable_files, {
+      ...integrityContext,
+      baseFiles: await treeFiles(testBox.box, testTree, env.signal),
+    });
     const strict = (env.integrity ?? "strict") === "strict";
     let baseTests: number | undefined;
     if (!env.gradeInAgentBox && texts.diff.trim() !== "") {
       // Counted in the fresh box before the agent's diff; the agent's own box could sway it.
       // An empty diff leaves the tree as it was: the count would be the graded run's own.
       // The count is drydock's check, not the task's work: it has a budget of its own (the
-      // tests' limit, or the task's), and the time it takes is given back to the task's clock.
+      // tests' limit, or the task's), the time it takes is given back to the task's clock, and it
+      // is taken once per task base (an attempt that finds it kept skips it).
       const counting = Date.now();
-      const base = await countBaseTests(testBox, task, testTree, {
-        timeoutMs: (testTimeoutS ?? timeoutS) * 1000,
-        signal: env.signal,
-      });
+      const base = await baseCount(testBox, testTree);
       deadline += Date.now() - counting;
       if (env.signal.aborted) return "cancelled";
       texts.testOutput += base.log;
@@ -334,7 +343,16 @@ export async function runAttempt(
     // The test runner starts as the task's tree says, whatever the agent did to its files.
     await restorePaths(testBox.box, testTree, integrity.runner_files_restored, env.signal);
     if (integrity.runner_files_restored.length > 0) {
-      texts.testOutput += `$ (the agent changed the test runner's files; restored: ${integrity.runner_files_restored.join(", ")})\n`;
+      const shadows = new Map((integrity.shadowing_modules ?? []).map((m) => [m.path, m.module]));
+      const named = integrity.runner_files_restored.map((p) =>
+        shadows.has(p) ? `${p} (shadows the module ${shadows.get(p)}; removed)` : p,
+      );
+      texts.testOutput += `$ (the agent changed the test runner's files; restored: ${named.join(", ")})\n`;
+    }
+    if (integrity.tampering) {
+      texts.testOutput += `$ (drydock's static look at the diff: it may change the test framework in-process: ${integrity.tampering
+        .map((f) => `${f.path}:${f.line} ${f.what}`)
+        .join("; ")})\n`;
     }
     // The tests' own limit counts from here: the fresh box's start and setup count against timeout_s.
     const testDeadline = testTimeoutS ? Date.now() + testTimeoutS * 1000 : deadline;
@@ -353,10 +371,12 @@ export async function runAttempt(
       }
     }
     texts.testOutput += `$ ${task.test_cmd}\n`;
+    const suiteStarted = Date.now();
     const r = await testBox.bash(task.test_cmd, { timeoutMs: remainingMs(testDeadline), signal: env.signal });
+    const suiteMs = Date.now() - suiteStarted;
     texts.testOutput += r.output;
     if (env.signal.aborted) return "cancelled";
-    tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut };
+    tests = { exit_code: r.exitCode ?? undefined, timed_out: r.timedOut, duration_ms: suiteMs };
     if (r.timedOut) {
       // SWE-bench's harness ends a timed-out test log with this line; its report reads it.
       texts.testOutput += `\n\nTimeout error: ${testTimeoutS ?? timeoutS} seconds exceeded.\n`;
@@ -390,6 +410,43 @@ export async function runAttempt(
   } finally {
     if (session) await env.manager.destroy(session.id).catch(() => undefined);
     if (grading) await env.manager.destroy(grading.id).catch(() => undefined);
+  }
+
+  /**
+   * drydock's count of the task's tests without the agent's diff, in `box` (the fresh box, before
+   * the diff): kept once per task base by env.baseCounts, else taken here.
+   */
+  async function baseCount(box: Session, tree: string): Promise<BaseTestCount & { log: string }> {
+    const take = async () => {
+      const counted = await countBaseTests(box, task, tree, {
+        timeoutMs: (testTimeoutS ?? timeoutS) * 1000,
+        signal: env.signal,
+      });
+      // A count cut short by a stop is no count: not kept.
+      if (env.signal.aborted) throw new Error("the run was stopped");
+      return counted;
+    };
+    if (!env.baseCounts) {
+      const counted = await take();
+      return { ...counted, log: baseCountLog(counted, "counted by this attempt") };
+    }
+    // The image's id where the engine has one (a tag rebuilt since is another base), else its name.
+    const engine = box.box.engine as Partial<ImageEngine>;
+    const imageId =
+      image && typeof engine.imageId === "function"
+        ? await engine.imageId(image).catch(() => undefined)
+        : undefined;
+    const key = baseCountKey({
+      repo: task.repo,
+      ref: task.ref,
+      tree,
+      testPatch: task.test_patch,
+      testCmd: task.test_cmd,
+      setup: task.setup,
+      image: imageId ?? image ?? "",
+    });
+    const got = await env.baseCounts.get(key, `${task.id}#${attempt}`, take);
+    return { ...got.count, log: baseCountLog(got.count, got.origin) };
   }
 
   /** A box forked from the task's prepared box, or undefined: the caller starts one of its own. */

@@ -83,7 +83,7 @@ function graded(a: AttemptResult): boolean {
 
 function verdict(task: TaskSummary): Verdict {
   const a = standingAttempt(task);
-  if (!a || a.prediction === "missing") return "incomplete";
+  if (!a || a.prediction === "missing" || a.status === "incomplete") return "incomplete";
   if (a.grading === "swebench") {
     // As make_run_report: an empty patch is never run; a report.json says resolved or not; no
     // report.json (the patch did not apply, a time limit, a box) is an error.
@@ -126,7 +126,10 @@ export function swebenchRunReport(
   }
   // Submitted, as SWE-bench counts it: every prediction for an instance of the run.
   const submitted = results.tasks
-    .filter((t) => standingAttempt(t)?.prediction !== "missing")
+    .filter((t) => {
+      const a = standingAttempt(t);
+      return a?.prediction !== "missing" && a?.status !== "incomplete";
+    })
     .map((t) => t.id);
   for (const [id, prediction] of invalid) {
     if (!results.run.patches) ids.error.push(id);
@@ -215,16 +218,16 @@ export function swebenchInstanceReport(
   testOutput = "",
 ): SwebenchInstanceReport | undefined {
   const a = standingAttempt(task);
-  if (!a || a.prediction === "missing") return undefined;
+  if (!a || a.prediction === "missing" || a.status === "incomplete") return undefined;
   if (a.grading === "swebench" && (a.prediction === "empty" || !graded(a))) return undefined;
   const grade = a.tests?.grade;
   const names = (g: { passed: string[]; failed: string[]; missing: string[] } | undefined) => ({
     success: g?.passed ?? [],
     failure: [...(g?.failed ?? []), ...(g?.missing ?? [])],
   });
-  // As get_eval_report: tests that ran but reported no result are not a patch that applied, and
-  // their log is classified for an environment fault.
-  if (grade?.by === "test_names" && grade.tests_found === 0) {
+  // As get_eval_report: tests that ran but reported no result (or whose log SWE-bench rejects) are
+  // not a patch that applied, and their log is classified for an environment fault.
+  if (grade?.by === "test_names" && (grade.tests_found === 0 || grade.log_rejected)) {
     const found = classifyFailure(testOutput);
     return {
       [task.id]: {

@@ -265,7 +265,7 @@ describe("eval on real projects' bug fixes, as drydock tasks and as SWE-bench ro
       /warning: 1 prediction\(s\) in .*partial\.jsonl answer no task of .*: benjaminp__six-fixtrue/,
     );
     const missing = readJson("partial-out", "tasks", MIT, "result.json");
-    expect(missing).toMatchObject({ status: "error", prediction: "missing", phase: "start" });
+    expect(missing).toMatchObject({ status: "incomplete", prediction: "missing", phase: "start" });
     expect(missing.error).toMatch(
       /no prediction: .*partial\.jsonl has no instance_id more-itertools__more-itertools-fixture/,
     );

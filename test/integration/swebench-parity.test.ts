@@ -1,12 +1,13 @@
 /**
  * SWE-bench parity, checked with SWE-bench's own code: a run of SWE-bench rows with resolved,
  * unresolved, empty, timed-out, errored, unanswered and invalid instances (and a skipped
- * PASS_TO_PASS test) is graded by drydock; its task folders then go to the swebench package's
- * make_run_report (pinned, installed into a cache by scripts/install-swebench.sh, which the test
- * command runs), and every key of SWE-bench's run report must equal drydock's
- * swebench-report.json; each report.json's tests and verdict must be what SWE-bench's
- * get_eval_tests_report makes of the same test statuses. `--grading strict` keeps drydock's
- * stricter choices.
+ * PASS_TO_PASS test, and test commands with pytest's `-v`) is graded by drydock; its task folders
+ * then go to the swebench package's make_run_report (pinned, installed into a cache by
+ * scripts/install-swebench.sh, which the test command runs), and every key of SWE-bench's run
+ * report must equal drydock's swebench-report.json; each report.json's tests and verdict must be
+ * what SWE-bench's get_eval_tests_report makes of the same test statuses, and what SWE-bench's
+ * get_eval_report writes from the same test log (read by its parse_log_pytest, which reads no `-v`
+ * line). `--grading strict` keeps drydock's stricter choices.
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -73,7 +74,9 @@ beforeAll(() => {
   const gold = pred("gold").model_patch!;
   const rows = [
     { ...six, instance_id: "six-resolved" },
-    // Its PASS_TO_PASS holds a test the runner skips: maintained, as SWE-bench counts it.
+    // Its PASS_TO_PASS holds a test the runner skips, named only by pytest's -v line (its -rA
+    // summary says `SKIPPED [1] test_extra.py:3`): SWE-bench's parser reads no -v line, so the test
+    // is missing and the instance unresolved.
     {
       ...six,
       instance_id: "six-skipped",
@@ -82,6 +85,9 @@ beforeAll(() => {
       test_cmd: "python -m pytest -v -rA test_six.py test_extra.py",
     },
     { ...six, instance_id: "six-unresolved" },
+    // The gold patch under `pytest -v` without -rA: every result is on a -v line, so SWE-bench
+    // finds none (its report: the patch did not apply, not resolved).
+    { ...six, instance_id: "six-verbose", test_cmd: "python -m pytest -v test_six.py" },
     { ...six, instance_id: "six-empty" },
     { ...six, instance_id: "six-timeout", test_cmd: "sleep 600" },
     { ...six, instance_id: "six-noapply" },
@@ -94,6 +100,7 @@ beforeAll(() => {
     { instance_id: "six-resolved", model_patch: gold },
     { instance_id: "six-skipped", model_patch: gold },
     { instance_id: "six-unresolved", model_patch: pred("wrong").model_patch },
+    { instance_id: "six-verbose", model_patch: gold },
     { instance_id: "six-empty", model_patch: "" },
     { instance_id: "six-timeout", model_patch: gold },
     {
@@ -144,12 +151,13 @@ describe("SWE-bench grading, as the swebench package itself reports it", () => {
     );
     expect(statuses).toEqual({
       "six-resolved": "resolved",
-      "six-skipped": "resolved",
+      "six-skipped": "unresolved",
       "six-unresolved": "unresolved",
+      "six-verbose": "unresolved",
       "six-empty": "unresolved",
       "six-timeout": "timeout",
       "six-noapply": "agent_error",
-      "six-unanswered": "error",
+      "six-unanswered": "incomplete",
     });
     // The empty patch was not run (no box, no tests), as SWE-bench skips it.
     const empty = readJson("parity", "tasks", "six-empty", "result.json");
@@ -168,6 +176,7 @@ describe("SWE-bench grading, as the swebench package itself reports it", () => {
     const swebench = JSON.parse(stdout) as {
       run_report: Record<string, unknown>;
       grades: Record<string, { tests_status: unknown; resolved: boolean }>;
+      log_reports: Record<string, Record<string, unknown>>;
     };
     const ours = readJson("parity", "swebench-report.json") as Record<string, unknown>;
     for (const key of Object.keys(swebench.run_report)) {
@@ -175,10 +184,10 @@ describe("SWE-bench grading, as the swebench package itself reports it", () => {
     }
     // The run holds every kind of instance the comparison is about.
     expect(swebench.run_report).toMatchObject({
-      total_instances: 9,
-      submitted_instances: 7,
-      resolved_ids: ["six-resolved", "six-skipped"],
-      unresolved_ids: ["six-unresolved"],
+      total_instances: 10,
+      submitted_instances: 8,
+      resolved_ids: ["six-resolved"],
+      unresolved_ids: ["six-skipped", "six-unresolved", "six-verbose"],
       empty_patch_ids: ["six-empty"],
       error_ids: ["nowhere-answered", "six-noapply", "six-timeout"],
       incomplete_ids: ["nowhere-unanswered", "six-unanswered"],
@@ -186,14 +195,29 @@ describe("SWE-bench grading, as the swebench package itself reports it", () => {
       failure_reasons: { "six-timeout": "tests_timed_out" },
     });
     // Each report.json: the tests and the verdict SWE-bench's grading gives the same statuses.
-    expect(Object.keys(swebench.grades).sort()).toEqual(["six-resolved", "six-skipped", "six-unresolved"]);
+    const graded = ["six-resolved", "six-skipped", "six-unresolved", "six-verbose"];
+    expect(Object.keys(swebench.grades).sort()).toEqual(graded);
     for (const [id, grade] of Object.entries(swebench.grades)) {
       const report = readJson("parity", "tasks", id, "report.json")[id];
-      expect(report.tests_status, id).toEqual(grade.tests_status);
+      if (grade.tests_status !== undefined && report.tests_status !== undefined)
+        expect(report.tests_status, id).toEqual(grade.tests_status);
       expect(report.resolved, id).toBe(grade.resolved);
     }
+    // SWE-bench's own report.json from the same test log, key by key: its parser reads no -v line.
+    expect(Object.keys(swebench.log_reports).sort()).toEqual(graded);
+    for (const [id, theirs] of Object.entries(swebench.log_reports)) {
+      expect(readJson("parity", "tasks", id, "report.json")[id], id).toEqual(theirs);
+    }
+    expect(swebench.log_reports["six-skipped"]).toMatchObject({
+      resolved: false,
+      tests_status: { PASS_TO_PASS: { failure: ["test_extra.py::test_platform"] } },
+    });
+    expect(swebench.log_reports["six-verbose"]).toMatchObject({
+      patch_successfully_applied: false,
+      resolved: false,
+    });
     expect(
-      readJson("parity", "tasks", "six-skipped", "result.json").tests.grade.pass_to_pass.skipped,
+      readJson("parity", "tasks", "six-skipped", "result.json").tests.grade.pass_to_pass.missing,
     ).toEqual(["test_extra.py::test_platform"]);
   });
 
@@ -207,7 +231,8 @@ describe("SWE-bench grading, as the swebench package itself reports it", () => {
     expect(result("six-empty").tests).toBeDefined();
     expect(existsSync(join(work, "strict", "tasks", "six-timeout", "report.json"))).toBe(true);
     const report = readJson("strict", "swebench-report.json");
-    expect(report.resolved_ids).toEqual(["six-resolved"]);
+    // strict reads pytest's -v lines too.
+    expect(report.resolved_ids).toEqual(["six-resolved", "six-verbose"]);
     expect(report.empty_patch_ids).toEqual(["six-empty"]);
     // Resuming that --out under the default grading is another setting: refused.
     const again = await drydock(...evalArgs("strict"));

@@ -87,3 +87,40 @@ describe("integrity flags in the reports", () => {
     expect(REPORT_SCRIPT).toContain('class: "badge flagged", title: flaggedReason(t)');
   });
 });
+
+describe("the new integrity flags flow where the others do", () => {
+  const tampered = buildResults(runInfo(["tampered"]), [
+    attempt("tampered", "unresolved", {
+      tests: {
+        exit_code: 0,
+        timed_out: false,
+        grade: {
+          resolved: true,
+          by: "test_names",
+          reason: "FAIL_TO_PASS 1/1 pass",
+          fail_to_pass: { passed: ["test_add"], failed: [], missing: [] },
+        },
+      },
+      integrity: {
+        test_files_restored: [],
+        outside_editable_files: [],
+        runner_files_restored: [],
+        tampering: [{ path: "src/calc/core.py", line: 3, what: "assigns to unittest.TestCase.run" }],
+        flags: ["framework_tampering"],
+        reason:
+          "the diff looks like it changes the test framework in-process (src/calc/core.py:3 assigns to unittest.TestCase.run); a static look, not a proof",
+      },
+    }),
+  ]);
+
+  it("results.json, junit.xml, swebench-report.json and the summary name the file and line", () => {
+    expect(tampered.tasks[0]!.integrity_flags).toEqual(["framework_tampering"]);
+    expect(junitXml(tampered)).toMatch(
+      /<property name="integrity_flags" value="framework_tampering"\/>[\s\S]*src\/calc\/core\.py:3 assigns to unittest\.TestCase\.run/,
+    );
+    expect(swebenchRunReport(tampered).integrity_flagged_ids).toEqual(["tampered"]);
+    expect(summaryLine(tampered, "/out")).toContain(
+      "flagged: tampered: unresolved: the diff looks like it changes the test framework in-process (src/calc/core.py:3",
+    );
+  });
+});

@@ -22,6 +22,8 @@ describe("runnerFileKind", () => {
       "setup.cfg",
       "pyproject.toml",
       "sub/pyproject.toml",
+      "tests/pytest.ini",
+      "pytest.toml",
     ])
       expect(runnerFileKind(name)).toBe("pytest configuration");
   });
@@ -52,7 +54,60 @@ describe("runnerFileKind", () => {
       "package.json",
     ])
       expect(runnerFileKind(path)).toBe("javascript runner configuration");
-    expect(runnerFileKind("src/jest.setup.ts")).toBeUndefined();
+    expect(runnerFileKind("babel.config.js")).toBe("javascript runner configuration");
+  });
+
+  it("takes jest's and vitest's setup files, the root __mocks__ and a tracked node_modules", () => {
+    for (const path of [
+      "src/jest.setup.ts",
+      "jest-setup.js",
+      "src/setupTests.ts",
+      "vitest.setup.mts",
+      "__mocks__/fs.js",
+      "node_modules/.bin/jest",
+      "web/node_modules/jest-circus/build/run.js",
+    ])
+      expect(runnerFileKind(path), path).toBe("javascript test setup");
+    expect(runnerFileKind("src/__mocks__/api.js")).toBeUndefined();
+    expect(runnerFileKind("src/setup.ts")).toBeUndefined();
+  });
+
+  it("takes go.mod (replace), go.work and vendor/", () => {
+    for (const path of ["go.mod", "go.sum", "sub/go.mod", "go.work", "vendor/github.com/x/assert/a.go"])
+      expect(runnerFileKind(path), path).toBe("go build configuration");
+    expect(runnerFileKind("pkg/vendor.go")).toBeUndefined();
+  });
+
+  it("takes cargo's build script, configuration and manifests", () => {
+    for (const path of [
+      "build.rs",
+      "crates/x/build.rs",
+      ".cargo/config.toml",
+      ".cargo/config",
+      "Cargo.toml",
+      "Cargo.lock",
+      "rust-toolchain.toml",
+    ])
+      expect(runnerFileKind(path), path).toBe("cargo configuration");
+    expect(runnerFileKind("src/build.rs.txt")).toBeUndefined();
+    expect(runnerFileKind("src/config.toml")).toBeUndefined();
+  });
+
+  it("takes maven's and gradle's build files, wrappers and JUnit's registered extensions", () => {
+    for (const path of [
+      "pom.xml",
+      "module/pom.xml",
+      "build.gradle.kts",
+      "settings.gradle",
+      "gradle.properties",
+      "gradle/wrapper/gradle-wrapper.properties",
+      "gradlew",
+      ".mvn/maven.config",
+      "src/test/resources/junit-platform.properties",
+      "src/test/resources/META-INF/services/org.junit.jupiter.api.extension.Extension",
+    ])
+      expect(runnerFileKind(path), path).toBe("jvm build configuration");
+    expect(runnerFileKind("src/main/java/App.java")).toBeUndefined();
   });
 
   it("takes Go test files and testdata", () => {

@@ -13,10 +13,11 @@ import {
 } from "../../../src/eval/swebench-report.js";
 import { attempt, runInfo } from "./fixtures.js";
 
+// Lines as SWE-bench's parse_log_pytest reads them: a status word first.
 const output = [
-  "tests/t.py::test_fixed PASSED",
-  "tests/t.py::test_kept PASSED",
-  "tests/t.py::test_platform SKIPPED",
+  "PASSED tests/t.py::test_fixed",
+  "PASSED tests/t.py::test_kept",
+  "SKIPPED tests/t.py::test_platform",
 ].join("\n");
 const task = {
   fail_to_pass: ["tests/t.py::test_fixed"],
@@ -61,6 +62,100 @@ describe("grading a skipped test", () => {
       "swebench",
     );
     expect(grade).toMatchObject({ resolved: false, fail_to_pass: { missing: ["tests/t.py::test_absent"] } });
+  });
+});
+
+describe("reading pytest's output as SWE-bench 5.0.2 does", () => {
+  // `pytest -v -rA` on a run where test_platform is skipped: its -v line names it, the -rA summary
+  // does not (pytest sums skips up as `SKIPPED [1] file:line: reason`).
+  const verbose = [
+    "tests/t.py::test_fixed PASSED                                            [ 33%]",
+    "tests/t.py::test_kept PASSED                                             [ 66%]",
+    "tests/t.py::test_platform SKIPPED (not on this platform)                 [100%]",
+    "",
+    "=========================== short test summary info ============================",
+    "PASSED tests/t.py::test_fixed",
+    "PASSED tests/t.py::test_kept",
+    "SKIPPED [1] tests/t.py:9: not on this platform",
+    "========================= 2 passed, 1 skipped in 0.02s =========================",
+  ].join("\n");
+
+  it("swebench: a -v line names nothing, so the skipped PASS_TO_PASS test is missing and the task unresolved", () => {
+    const grade = gradeTests(task, { exitCode: 0, output: verbose }, "swebench");
+    expect(grade).toMatchObject({
+      resolved: false,
+      fail_to_pass: { passed: ["tests/t.py::test_fixed"] },
+      pass_to_pass: { passed: ["tests/t.py::test_kept"], missing: ["tests/t.py::test_platform"] },
+      tests_found: 2,
+    });
+    expect(grade.pass_to_pass?.skipped).toBeUndefined();
+  });
+
+  it("strict: reads the -v lines too (and a skip still does not pass)", () => {
+    const grade = gradeTests(task, { exitCode: 0, output: verbose }, "strict");
+    expect(grade).toMatchObject({
+      resolved: false,
+      pass_to_pass: { failed: ["tests/t.py::test_platform"], missing: [] },
+      tests_found: 3,
+    });
+  });
+
+  it("swebench: -v alone names no test at all", () => {
+    const vOnly = verbose.split("\n").slice(0, 3).join("\n");
+    const grade = gradeTests(task, { exitCode: 0, output: vOnly }, "swebench");
+    expect(grade).toMatchObject({ resolved: false, tests_found: 0 });
+    expect(grade.reason).toMatch(/no test results recognised as SWE-bench reads them \(pytest -rA, not -v/);
+  });
+
+  it("swebench: a name is the line's second word, a later line wins, XPASS is not read", () => {
+    const out = [
+      "FAILED tests/t.py::test_p[a b] - AssertionError: x",
+      "PASSED tests/t.py::test_p[a b]",
+      "XPASS tests/t.py::test_x reason",
+      "PASSEDx tests/t.py::test_odd",
+      "ERROR tests/t.py::test_e - boom",
+      "XFAIL tests/t.py::test_xf - reason",
+    ].join("\n");
+    const grade = gradeTests(
+      {
+        fail_to_pass: ["tests/t.py::test_p[a", "tests/t.py::test_xf"],
+        pass_to_pass: ["tests/t.py::test_x", "tests/t.py::test_e", "tests/t.py::test_odd"],
+      },
+      { exitCode: 1, output: out },
+      "swebench",
+    );
+    expect(grade.fail_to_pass).toEqual({
+      passed: ["tests/t.py::test_p[a", "tests/t.py::test_xf"],
+      failed: [],
+      missing: [],
+    });
+    expect(grade.pass_to_pass).toMatchObject({
+      failed: ["tests/t.py::test_e"],
+      missing: ["tests/t.py::test_x", "tests/t.py::test_odd"],
+    });
+  });
+
+  it("swebench: a parameter the dataset cut short is found by its prefix when every match agrees", () => {
+    const out = [
+      "PASSED tests/t.py::test_g[log(photon",
+      "PASSED tests/t.py::test_h[x-1]",
+      "FAILED tests/t.py::test_h[x-2]",
+    ].join("\n");
+    const grade = gradeTests(
+      { fail_to_pass: ["tests/t.py::test_g[log", "tests/t.py::test_h[x"] },
+      { exitCode: 1, output: out },
+      "swebench",
+    );
+    expect(grade.fail_to_pass).toEqual({
+      passed: ["tests/t.py::test_g[log"],
+      failed: [],
+      missing: ["tests/t.py::test_h[x"],
+    });
+    // strict looks names up exactly.
+    expect(
+      gradeTests({ fail_to_pass: ["tests/t.py::test_g[log"] }, { exitCode: 1, output: out }, "strict")
+        .fail_to_pass?.missing,
+    ).toEqual(["tests/t.py::test_g[log"]);
   });
 });
 
@@ -115,7 +210,7 @@ describe("SWE-bench's reports under swebench grading", () => {
         tests: { timed_out: true },
       }),
       attempt("e-noapply", "agent_error", { grading: "swebench", prediction: "given" }),
-      attempt("f-missing", "error", { grading: "swebench", prediction: "missing" }),
+      attempt("f-missing", "incomplete", { grading: "swebench", prediction: "missing" }),
     ],
   );
   const logs = new Map([
@@ -193,5 +288,34 @@ describe("classifyFailure", () => {
     expect(classifyFailure("line\nKilled\n")).toEqual({ reason: "out_of_memory", tier: "environment" });
     expect(classifyFailure("was Killed by a signal")).toBeUndefined();
     expect(classifyFailure("")).toBeUndefined();
+  });
+});
+
+describe("SWE-bench's cross-check of the log against the exit status", () => {
+  const task = { fail_to_pass: ["t.py::test_a"] };
+  const output = "PASSED t.py::test_a";
+
+  it("swebench: a non-zero exit with no failure in the output is not resolved, and report.json says so", () => {
+    const grade = gradeTests(task, { exitCode: 3, output }, "swebench");
+    expect(grade).toMatchObject({ resolved: false, log_rejected: true });
+    expect(grade.reason).toMatch(/test_cmd exited 3 while its output reports no failure/);
+    const results = buildResults(runInfo(["x"]), [
+      attempt("x", "unresolved", {
+        grading: "swebench",
+        prediction: "given",
+        tests: { exit_code: 3, timed_out: false, grade },
+      }),
+    ]);
+    expect(swebenchInstanceReport(results.tasks[0]!)?.x).toMatchObject({
+      patch_successfully_applied: false,
+      resolved: false,
+    });
+  });
+
+  it("not when the output names a failure, nor under strict grading", () => {
+    expect(
+      gradeTests(task, { exitCode: 1, output: `${output}\nFAILED t.py::test_b` }, "swebench").log_rejected,
+    ).toBeUndefined();
+    expect(gradeTests(task, { exitCode: 3, output }, "strict")).toMatchObject({ resolved: true });
   });
 });
