@@ -96,7 +96,8 @@ function why(a) {
   if (!a) return "";
   const flagged = a.integrity && a.integrity.reason ? "flagged: " + a.integrity.reason : "";
   const grade = a.tests && a.tests.grade ? a.tests.grade.reason : "";
-  return a.error || [flagged, grade].filter(Boolean).join("; ");
+  // An attempt with nothing else to say (an empty patch, say) shows what its agent said.
+  return a.error || [flagged, grade].filter(Boolean).join("; ") || (a.agent_result && a.agent_result.message) || "";
 }
 // The reason of the attempt that was flagged, for the badge's tooltip.
 const flaggedReason = (t) => (t.attempts.find((a) => a.integrity && a.integrity.reason) || {}).integrity?.reason || "";
