@@ -87,6 +87,8 @@ class AsyncDrydock:
         self._local = local
         self._extra_servers: dict[str, AsyncDrydock] = {}
         self._conn: Connection | None = None
+        # The most of each stream one call may keep, once the server said (its --max-output-bytes).
+        self._output_cap: int | None = None
         self._conn_lock: asyncio.Lock | None = None
         self._sandboxes: set[AsyncSandbox] = set()
         self._closed = False
@@ -94,6 +96,11 @@ class AsyncDrydock:
     def __repr__(self) -> str:
         kind = "local" if self._server is not None else "remote"
         return f"AsyncDrydock({kind}, url={self.url!r})"
+
+    @property
+    def sandboxes(self) -> list[AsyncSandbox]:
+        """The sandboxes this client has open."""
+        return list(self._sandboxes)
 
     @classmethod
     def connect(cls, url: str, token: str | None = None) -> AsyncDrydock:
@@ -328,9 +335,19 @@ class AsyncSandbox:
         if timeout is not None:
             limit = max(1, min(MAX_TIMEOUT_S, int(-(-timeout // 1))))
             args["timeout_s"] = limit
+        cap = self._drydock._output_cap
         if max_output_bytes is not None:
-            args["max_output_bytes"] = max(1000, int(max_output_bytes))
-        return await self._call("bash", args, timeout_s=limit + REPLY_GRACE_S, on_progress=on_output)
+            args["max_output_bytes"] = max(1000, int(max_output_bytes) if cap is None else min(cap, int(max_output_bytes)))
+        try:
+            return await self._call("bash", args, timeout_s=limit + REPLY_GRACE_S, on_progress=on_output)
+        except InvalidArgumentError as error:
+            # Above the server's --max-output-bytes: its limit is in the message; keep to it.
+            found = re.search(r"limit of (\d+) bytes", error.message)
+            if error.field != "max_output_bytes" or found is None or "max_output_bytes" not in args:
+                raise
+            self._drydock._output_cap = int(found.group(1))
+            args["max_output_bytes"] = min(args["max_output_bytes"], self._drydock._output_cap)
+            return await self._call("bash", args, timeout_s=limit + REPLY_GRACE_S, on_progress=on_output)
 
     async def run(
         self,
@@ -456,22 +473,23 @@ class AsyncSandbox:
         if confine:
             await self._check_path(absolute)
         chunk = READ_CHUNK
-        cap: int | None = 4 * 1024 * 1024
         parts: list[bytes] = []
         offset = 0
         size = -1
         while True:
+            cap = self._drydock._output_cap
+            if cap is not None and cap < READ_CHUNK // 3 * 4 + 4096:
+                chunk = max(3, (cap - 4096) // 4 * 3)
             try:
                 text, status = await self._script(
-                    bs.READ_SCRIPT, [absolute, "1" if confine else "0", str(offset), str(chunk)], max_output_bytes=cap
+                    bs.READ_SCRIPT,
+                    [absolute, "1" if confine else "0", str(offset), str(chunk)],
+                    max_output_bytes=chunk // 3 * 4 + 4096,
                 )
-            except InvalidArgumentError as error:
-                if error.field != "max_output_bytes" or cap is None:
+            except LimitExceededError:
+                if self._drydock._output_cap == cap:
                     raise
-                # A server whose --max-output-bytes is below 4 MiB: its own default cap.
-                cap = None
-                chunk = max(3, (self.info.max_output_bytes - 1024) // 4 * 3)
-                continue
+                continue  # the server's cap is smaller than asked: again in smaller parts
             if status != 0:
                 raise self._refusal(status, path)
             head, _, encoded = text.partition("\n")

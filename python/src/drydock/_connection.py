@@ -28,6 +28,9 @@ MAX_EVENT_BYTES = 64 * 1024 * 1024
 
 ProgressFn = Callable[[str], None]
 
+# How a server says it has no such tool (drydock's words, and the MCP SDKs').
+_NO_TOOL = re.compile(r"no tool named|unknown tool|tool \S+ not found", re.IGNORECASE)
+
 
 def redact(text: str, secret: str | None) -> str:
     """``text`` with every occurrence of ``secret`` (the bearer token) replaced."""
@@ -170,7 +173,7 @@ class Connection:
                     f"{name}: the request is larger than the server at {self.url} takes ({text}); "
                     "a drydock server takes requests up to 4 MiB: write a large file in parts"
                 ) from None
-            if re.search(r"tool.*(not found|unknown)|unknown tool", text, re.IGNORECASE):
+            if _NO_TOOL.search(text):
                 raise ToolUnavailableError(
                     f"{name}: the server does not serve this tool ({text}); start it with "
                     "`drydock serve --http --tools core,checkpoints` (or a set that has it)"
@@ -184,7 +187,7 @@ class Connection:
         ]
         text = "\n".join(t for t in texts if t)
         if data.get("is_error") or data.get("isError"):
-            if re.search(r"^(unknown tool|tool \S+ not found)", text, re.IGNORECASE):
+            if _NO_TOOL.search(text) and not (data.get("meta") or {}).get("drydock/error"):
                 raise ToolUnavailableError(
                     f"{name}: the server does not serve this tool ({redact(text, self._token)}); start it with "
                     "`drydock serve --http --tools core,checkpoints` (or a set that has it)"

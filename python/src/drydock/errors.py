@@ -214,8 +214,6 @@ def error_from_reply(message: str, meta: Any) -> DrydockError:
     """The error an ``isError`` tool reply stands for, from its ``_meta["drydock/error"]``."""
     info = meta.get("drydock/error") if isinstance(meta, dict) else None
     if not isinstance(info, dict) or not isinstance(info.get("code"), str):
-        if "tool" in message.lower() and "not found" in message.lower():
-            return ToolUnavailableError(message)
         return DrydockError(message)
     code: str = info["code"]
     field = info.get("field") if isinstance(info.get("field"), str) else None
