@@ -38,7 +38,9 @@ class DrydockEnvironmentConfig(BaseModel):
     """Host variables passed to each command when they are set (``env`` wins)."""
     timeout: int = 30
     """Seconds a command may run (it is then stopped as a whole)."""
-    interpreter: list[str] = ["bash", "-lc"]
+    interpreter: list[str] = ["bash", "-c"]
+    """Not a login shell by default: on Debian, /etc/profile resets PATH, and drydock's sandbox
+    image keeps its Python venv and tools on the image's PATH."""
     egress: list[str] | None = None
     """Hosts the box may reach over HTTPS (default none: no network)."""
     runtime: str | None = None
