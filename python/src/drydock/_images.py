@@ -26,8 +26,8 @@ COPY inspect-sandbox-tools.tar.gz /tmp/inspect-sandbox-tools.tar.gz
 RUN install -d -m 0700 -o {user} -g {user} {dir} \\
  && tar -xzf /tmp/inspect-sandbox-tools.tar.gz -C {dir} \\
  && chown -R {user}:{user} {dir} \\
- && rm -f /tmp/inspect-sandbox-tools.tar.gz \
- && printf '%s\n' '# drydock: login shells (bash --login, as Inspect runs bash) keep the image PATH' \
+ && rm -f /tmp/inspect-sandbox-tools.tar.gz \\
+ && printf '%s\\n' '# drydock: login shells (bash --login, as Inspect runs bash) keep the image PATH' \\
       'PATH="/opt/drydock/bin:/opt/venv/bin:$PATH"' > /etc/profile.d/zz-drydock-path.sh
 USER {user}
 """
