@@ -50,3 +50,13 @@ def test_mini_swe_agent_solves_a_task_in_a_drydock_box(workdir: Path, state_dir:
         assert env.serialize()["info"]["config"]["environment_type"] == "drydock.mini_swe_agent.DrydockEnvironment"
     finally:
         env.cleanup()
+
+
+def test_the_token_stays_out_of_the_config_record() -> None:
+    from drydock.mini_swe_agent import DrydockEnvironment, DrydockEnvironmentConfig
+
+    config = DrydockEnvironmentConfig(url="http://127.0.0.1:9/mcp", token="sekrit-token")
+    assert "sekrit-token" not in repr(config)
+    env = DrydockEnvironment.__new__(DrydockEnvironment)
+    env.config = config
+    assert "sekrit-token" not in repr(env.serialize()) and "sekrit-token" not in repr(env.get_template_vars())

@@ -18,7 +18,7 @@ import os
 import platform
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ._sync import Drydock, Sandbox
 from .errors import DrydockError
@@ -47,8 +47,9 @@ class DrydockEnvironmentConfig(BaseModel):
     """``runsc`` for gVisor."""
     url: str | None = None
     """A running ``drydock serve --http`` instead of one started for this environment."""
-    token: str | None = None
-    """That server's token (default ``DRYDOCK_TOKEN``)."""
+    token: str | None = Field(default=None, repr=False)
+    """That server's token (default ``DRYDOCK_TOKEN``); never in a repr, the template vars or
+    the trajectory."""
     state_dir: str | None = None
     cli: str | None = None
 
@@ -88,7 +89,7 @@ class DrydockEnvironment:
     def get_template_vars(self, **kwargs: Any) -> dict[str, Any]:
         from minisweagent.utils.serialize import recursive_merge
 
-        return recursive_merge(self.config.model_dump(), platform.uname()._asdict(), kwargs)
+        return recursive_merge(self.config.model_dump(exclude={"token"}), platform.uname()._asdict(), kwargs)
 
     def serialize(self) -> dict[str, Any]:
         return {
