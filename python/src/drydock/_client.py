@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import io
 import os
 import re
 import secrets
+import shlex
 import tarfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -398,7 +400,7 @@ class AsyncSandbox:
         except ValueError as error:
             raise InvalidArgumentError(f"env: {error}" if env else str(error), field="env") from None
         if stdin_file is not None:
-            line = f"{line}; __drydock_rc=$?; command rm -f -- {bs.shlex.quote(stdin_file)}; (exit $__drydock_rc)"
+            line = f"{line}; __drydock_rc=$?; command rm -f -- {shlex.quote(stdin_file)}; (exit $__drydock_rc)"
         reply = await self._bash(
             line,
             timeout=int(-(-timeout // 1)) if timeout is not None else None,
@@ -496,7 +498,7 @@ class AsyncSandbox:
             size = int(head.strip() or 0)
             if limit is not None and size > limit:
                 raise LimitExceededError(f"{path}: {size} bytes is over the limit of {limit} bytes")
-            data = bs.base64.b64decode(encoded.strip())
+            data = base64.b64decode(encoded.strip())
             parts.append(data)
             offset += len(data)
             if not data or offset >= size:
@@ -523,7 +525,7 @@ class AsyncSandbox:
             )
             parts.append(part)
         temp = f"/tmp/.drydock-upload-{tag}"
-        joined = " ".join(bs.shlex.quote(p) for p in parts)
+        joined = " ".join(shlex.quote(p) for p in parts)
         _, status = await self._script(
             f'cat -- {joined} | base64 -d > "$1"; s=$?; rm -f -- {joined}; exit $s', [temp]
         )
@@ -562,7 +564,7 @@ class AsyncSandbox:
     async def _extract_tar(self, archive: bytes) -> None:
         temp = await self._upload_temp(archive)
         result = await self.run(
-            f"tar -xzf {bs.shlex.quote(temp)} -C /workspace --no-same-owner; rc=$?; rm -f {bs.shlex.quote(temp)}; exit $rc",
+            f"tar -xzf {shlex.quote(temp)} -C /workspace --no-same-owner; rc=$?; rm -f {shlex.quote(temp)}; exit $rc",
             timeout=600,
             tty=False,
         )

@@ -371,11 +371,11 @@ class DrydockSandboxEnvironment(SandboxEnvironment):
         except (SessionNotFoundError, BoxGoneError, ServerUnreachableError) as error:
             raise _unavailable(error) from None
         if result.timed_out:
-            error = TimeoutError(f"Command timed out after {timeout} seconds")
+            timed_out = TimeoutError(f"Command timed out after {timeout} seconds")
             partial = result.stdout + result.stderr
             if partial:
-                setattr(error, "truncated_output", partial)
-            raise error
+                setattr(timed_out, "truncated_output", partial)
+            raise timed_out
         if result.truncated:
             cap = self._box._drydock._output_cap
             limit_str = SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE_STR if cap is None or cap >= limit else f"{cap} bytes"
