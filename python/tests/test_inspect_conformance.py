@@ -35,3 +35,27 @@ async def sandbox_env(drydock_sample, request):
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     yield drydock_sample
+
+
+async def test_no_network_unless_the_config_names_hosts(drydock_sample, state_dir: str) -> None:
+    assert drydock_sample.box.info.egress["allowlist"] == []
+    offline = await drydock_sample.exec(["bash", "-c", "curl -sS -m 5 https://pypi.org >/dev/null 2>&1 || echo offline"])
+    assert offline.stdout == "offline\n"
+    config = DrydockSandboxConfig(state_dir=state_dir, egress=["pypi"])
+    await DrydockSandboxEnvironment.task_init("egress", config)
+    try:
+        environments = await DrydockSandboxEnvironment.sample_init("egress", config, {})
+        box = environments["default"].box
+        assert "pypi.org" in box.info.egress["allowlist"]
+        await DrydockSandboxEnvironment.sample_cleanup("egress", config, environments, False)
+    finally:
+        await DrydockSandboxEnvironment.task_cleanup("egress", config, True)
+
+
+async def test_a_compose_file_is_refused_naming_what_the_provider_takes(tmp_path) -> None:
+    import pytest
+
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  default:\n    image: x\n")
+    with pytest.raises(ValueError, match="Dockerfile"):
+        await DrydockSandboxEnvironment.task_init("compose", str(compose))
