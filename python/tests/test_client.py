@@ -375,3 +375,24 @@ async def test_async_client(host_repo: Path, state_dir: str) -> None:
         assert await boxes[0].read_text("a.txt") == "async\n"
         assert len(dd.sandboxes) == 2
     assert dd.sandboxes == []
+
+
+def test_a_server_that_dies_mid_call(state_dir: str, host_repo: Path, workdir: Path) -> None:
+    import signal
+    import threading
+    import time
+
+    from conftest import boxes_of
+
+    own_state = str(workdir / "dies-state")
+    dd = Drydock.local(state_dir=own_state, repo=str(host_repo), pool=0)
+    box = dd.create()
+    threading.Timer(2, lambda: os.kill(dd.server.process.pid, signal.SIGKILL)).start()
+    started = time.monotonic()
+    with pytest.raises(ServerUnreachableError):
+        box.run("sleep 60", timeout=120)
+    assert time.monotonic() - started < 30
+    with pytest.raises(ServerUnreachableError):
+        box.run("true")
+    dd.close()  # the dead server's box is removed too
+    assert boxes_of(own_state) == []

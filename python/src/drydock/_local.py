@@ -202,6 +202,18 @@ class LocalServer:
             )
         self._token = Path(token_file).read_text().strip()
 
+    def _prune(self) -> None:
+        try:
+            subprocess.run(
+                self.args[: self.args.index("serve")] + ["sessions", "prune", "--yes"],
+                env={**os.environ, "DRYDOCK_STATE_DIR": self.state_dir},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=120,
+            )
+        except (OSError, subprocess.SubprocessError):
+            pass
+
     def stop(self, timeout_s: float = 60.0) -> None:
         """SIGTERM: the server removes every box it owns, then exits."""
         process = self.process
@@ -214,6 +226,10 @@ class LocalServer:
                 process.wait()
         if not self._log.closed:
             self._log.close()
+        if process.returncode != 0:
+            # It died rather than stopped (killed, crashed): its boxes are still on the engine.
+            # drydock removes the boxes of a dead drydock of this state directory.
+            self._prune()
         _LIVE.discard(self)
         for path in self._owned:
             shutil.rmtree(path, ignore_errors=True)
