@@ -371,7 +371,7 @@ class AsyncSandbox:
         ``env``: variables set for it; with either, or with ``stdin``, it runs in a subshell, so
         nothing of it persists. ``timeout`` in seconds (default: the session's, 120); past it the
         command is stopped as a whole and ``timed_out`` is true. ``max_output_bytes``: how much
-        of each stream to keep, head and tail (default 100,000). ``tty=False`` gives the command
+        of each stream to keep, head and tail (default: the session's, ``info.max_output_bytes``). ``tty=False`` gives the command
         plain files for stdout and stderr instead of terminals (as ``docker exec`` without
         ``-t``); their output then arrives when it ended. ``on_output`` gets each output line as
         it arrives.

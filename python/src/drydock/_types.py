@@ -44,7 +44,7 @@ class SessionInfo:
 
     @property
     def max_output_bytes(self) -> int:
-        return int(self.limits.get("max_output_bytes", 100_000))
+        return int(self.limits.get("max_output_bytes", 30_000))
 
 
 @dataclass(frozen=True)
