@@ -396,3 +396,25 @@ def test_a_server_that_dies_mid_call(state_dir: str, host_repo: Path, workdir: P
         box.run("true")
     dd.close()  # the dead server's box is removed too
     assert boxes_of(own_state) == []
+
+
+async def test_a_quiet_connection_pings_the_server(drydock: Drydock, monkeypatch) -> None:
+    # The server closes a client that sent nothing for 30 minutes, and removes its boxes.
+    import drydock._connection as connection
+    from mcp import ClientSession
+
+    pings: list[object] = []
+    original = ClientSession.send_ping
+
+    async def counting(self, **kw):  # type: ignore[no-untyped-def]
+        pings.append(await original(self, **kw))
+        return pings[-1]
+
+    monkeypatch.setattr(connection, "KEEPALIVE_S", 0.2)
+    monkeypatch.setattr(ClientSession, "send_ping", counting)
+    client = AsyncDrydock.connect(drydock.url, drydock.server.token)
+    box = await client.create()
+    await asyncio.sleep(1.5)
+    assert len(pings) >= 3
+    assert (await box.run("echo alive")).stdout == "alive\n"
+    await client.close()

@@ -25,6 +25,8 @@ from .errors import (
 CONNECT_TIMEOUT_S = 30.0
 # A reply carries a command's output up to three times (stdout, output, the text): room for 4 MiB.
 MAX_EVENT_BYTES = 64 * 1024 * 1024
+# How often a connection with nothing to say pings the server (its idle limit is 30 minutes).
+KEEPALIVE_S = 300.0
 
 ProgressFn = Callable[[str], None]
 
@@ -119,7 +121,17 @@ class Connection:
                         await session.initialize()
                         self._session = session
                         self._ready.set()
-                        await self._stop.wait()
+                        # A server closes a client that sent nothing for 30 minutes (and removes
+                        # its boxes): a ping now and then keeps a quiet client's boxes, say while
+                        # its model thinks.
+                        while not self._stop.is_set():
+                            try:
+                                await asyncio.wait_for(self._stop.wait(), KEEPALIVE_S)
+                            except asyncio.TimeoutError:
+                                try:
+                                    await asyncio.wait_for(session.send_ping(), 30)
+                                except Exception:  # noqa: BLE001 - a failing call reports it
+                                    pass
         except BaseException as error:  # noqa: BLE001 - reported to whoever waits
             if isinstance(error, asyncio.CancelledError) and self._ready.is_set():
                 raise
