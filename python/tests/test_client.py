@@ -23,6 +23,7 @@ from drydock import (
     LimitExceededError,
     NotFoundError,
     PathOutsideWorkspaceError,
+    PermissionDeniedError,
     ServerStartError,
     ServerUnreachableError,
     SessionNotFoundError,
@@ -174,6 +175,11 @@ def test_file_errors(box) -> None:
         box.read_bytes("adir")
     with pytest.raises(IsDirectoryError):
         box.write_text("adir", "x")
+    box.write_text("locked.txt", "secret\n")
+    box.run("chmod 000 locked.txt")
+    with pytest.raises(PermissionDeniedError) as denied:
+        box.read_bytes("locked.txt")
+    assert isinstance(denied.value, PermissionError) and denied.value.code == "permission_denied"
     box.write_bytes("bin.dat", b"\xff\xfe\x00")
     with pytest.raises(UnicodeDecodeError):
         box.read_text("bin.dat")
@@ -336,6 +342,15 @@ def test_local_server_start_failure(state_dir: str) -> None:
     assert "exited" in str(caught.value)
     with pytest.raises(ServerStartError):
         Drydock.local(cli="/nonexistent/drydock")
+    # An image the engine lacks, and no engine: the server's own message, with its fix.
+    with pytest.raises(ServerStartError) as no_image:
+        Drydock.local(state_dir=state_dir, image="drydock-no-such-image:1", pool=0)
+    assert "drydock-no-such-image:1 is not in the engine" in str(no_image.value)
+    from drydock import LocalServer
+
+    with pytest.raises(ServerStartError) as no_engine:
+        LocalServer(state_dir=state_dir, pool=0, env={"DOCKER_HOST": "unix:///nonexistent/docker.sock"})
+    assert "no Docker Engine answers" in str(no_engine.value)
 
 
 def test_every_server_error_code_has_its_class() -> None:
