@@ -11,6 +11,7 @@ npx tsc -p tsconfig.test.json --noEmit
 bash scripts/check-box-code.sh test
 bash scripts/install-typescript-latest.sh || echo "[test] typescript 7 is missing: the README library test will fail (see the message above)" >&2
 bash scripts/install-python-mcp.sh || echo "[test] the MCP Python SDK is missing: the Python client test will fail (see the message above)" >&2
+bash scripts/install-python-package.sh >/dev/null || echo "[test] the Python package's venv is missing: the Python package test will fail (see the message above)" >&2
 bash scripts/install-swebench.sh || echo "[test] the swebench package is missing: the SWE-bench parity test will fail (see the message above)" >&2
 bash scripts/install-docker-registry.sh || echo "[test] docker-registry is missing: the registry test will fail (see the message above)" >&2
 bash scripts/install-chromium.sh || echo "[test] chromium is missing: the eval report test will fail (see the message above)" >&2
