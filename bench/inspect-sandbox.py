@@ -2,7 +2,7 @@
 interleaved (drydock, docker, drydock, docker, ...), on the same image (drydock's sandbox image).
 
     venv=$(bash scripts/install-python-package.sh)
-    DRYDOCK_CLI=$PWD/dist/cli/main.js "$venv/bin/python" python/bench/inspect_sandbox.py --rounds 5 --execs 20
+    DRYDOCK_CLI=$PWD/dist/cli/main.js "$venv/bin/python" bench/inspect-sandbox.py --rounds 5 --execs 20
 
 Sample start is ``sample_init`` until the sandbox answers its first ``exec``; sample cleanup is
 timed too. Exec round trip is ``exec(["true"])`` on a ready sandbox. Prints medians and ranges
@@ -19,7 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
-COMPOSE = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "compose.yaml"
+COMPOSE = Path(__file__).resolve().parents[1] / "python" / "tests" / "fixtures" / "compose.yaml"
 
 
 def _relax_docker_engine_check() -> None:
