@@ -215,7 +215,7 @@ async function commitOnBranch(
   const tree = await withTempIndex(async (env) => {
     await runHostGit(cwd, ["read-tree", target.base], { env });
     if (!ontoCommitted) await runApply(cwd, [...APPLY, "--cached", "-"], bytes, changes, env);
-    else await applyOntoCommitted(cwd, bytes, changes, env);
+    else await applyOntoCommitted(cwd, target.base, bytes, changes, env);
     return (await runHostGit(cwd, ["write-tree"], { env })).stdout.trim();
   });
   const message = options.message ?? `drydock: changes for ${target.branch}`;
@@ -266,12 +266,19 @@ async function runApply(
  */
 async function applyOntoCommitted(
   cwd: string,
+  committed: string,
   bytes: Buffer,
   changes: FileChange[],
   env: Record<string, string>,
 ): Promise<void> {
+  // A file the session deleted that the user never committed is absent from the branch already.
+  const deleted = changes.filter((c) => c.status === "deleted").map((c) => c.path);
+  const modes = await treeModes(cwd, committed, deleted);
+  const skip = deleted
+    .filter((path) => modes(path) === undefined)
+    .map((path) => `--exclude=${literalPattern(path)}`);
   try {
-    await runHostGit(cwd, [...APPLY, "--cached", "--3way", "-"], { input: bytes, env });
+    await runHostGit(cwd, [...APPLY, "--cached", "--3way", ...skip, "-"], { input: bytes, env });
   } catch (error) {
     if (!(error instanceof CommandExitError)) throw error;
     const files = conflictingFiles(error.output, changes);
@@ -280,6 +287,11 @@ async function applyOntoCommitted(
       `The session started from uncommitted changes, and a branch holds only what you committed plus the session's change, which here needs files in the state you had not committed. Commit them and apply again, or apply with mode "worktree". git said: ${error.output.trim().split("\n").slice(0, 10).join("\n")}`,
     );
   }
+}
+
+/** A path as a git apply --exclude pattern that matches it alone: wildcards escaped. */
+function literalPattern(path: string): string {
+  return path.replace(/[\\*?[\]]/g, (c) => `\\${c}`);
 }
 
 /** The files git apply names in its complaints, limited to paths the diff holds. */

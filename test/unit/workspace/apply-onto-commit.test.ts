@@ -84,6 +84,31 @@ describe("a branch apply of a session that started from uncommitted changes", ()
     expect(git(host, "branch", "--list", "drydock/s2").trim()).toBe("");
   });
 
+  it("drops the deletion of a file the user never committed: the branch never had it", async () => {
+    scratch = new Scratch();
+    const host = makeRepo(join(scratch.root, "repo"), { "nz.txt": "tracked\n", "README.md": "hi\n" });
+    const committed = git(host, "rev-parse", "HEAD").trim();
+    const box = cloneBox(host, join(scratch.root, "box"));
+    // An untracked file whose name is a wildcard matching the tracked one.
+    const untracked = { "n*.txt": "untracked\n", ".gitignore": ".env\n" };
+    writeFiles(host, untracked);
+    const snapshot = await snapshotCommit(host);
+    writeFiles(box, untracked);
+    git(box, "add", "-A");
+    git(box, "commit", "-qm", "the box's start");
+    git(box, "rm", "-q", "n*.txt", ".gitignore");
+    writeFiles(box, { "nz.txt": "tracked, edited\n" });
+    const result = await applyDiff(host, boxDiff(box), { branch: "drydock/s4", baseCommit: snapshot });
+    expect(git(host, "rev-parse", "drydock/s4^").trim()).toBe(committed);
+    expect(git(host, "show", "drydock/s4:nz.txt")).toBe("tracked, edited\n");
+    expect(git(host, "ls-tree", "-r", "--name-only", "drydock/s4").trim().split("\n")).toEqual([
+      "README.md",
+      "nz.txt",
+    ]);
+    // The deleted ignore file is still a warning, as on any branch.
+    expect(result.warnings?.join("\n")).toMatch(/\.gitignore deleted/);
+  });
+
   it("refuses a change to a file the user never committed, naming it", async () => {
     const { host, snapshot, diff } = await setup((box) =>
       writeFiles(box, { "notes.txt": "notes, edited\n" }),
