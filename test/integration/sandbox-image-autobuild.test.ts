@@ -23,7 +23,8 @@ beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), "drydock-package-"));
   state = mkdtempSync(join(tmpdir(), "drydock-state-"));
   repo = tempRepo();
-  for (const part of ["dist", "images", "package.json", "src/gateway/offline"]) {
+  // What the package reads at run time besides dist/: the box agent, the scripts and pages under src/.
+  for (const part of ["dist", "images", "package.json", "box-agent", "src"]) {
     cpSync(join(root, part), join(copy, part), { recursive: true });
   }
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
