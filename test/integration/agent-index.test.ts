@@ -47,7 +47,12 @@ describe.each([
     await using session = await testSession(repo.path);
     sized(Number((await session.bash("stat -c %s .git/index")).output.trim()));
 
-    const listing = await session.bash("git ls-files --debug; echo ---; stat -c '%n %i' a.txt c.txt d/e.txt");
+    const listing = await session.bash(
+      "git ls-files --debug; echo ---; stat -c '%n %i' a.txt c.txt d/e.txt",
+      {
+        maxOutputBytes: 1_000_000,
+      },
+    );
     const [debug = "", stats = ""] = listing.output.split("---\n");
     const recorded = indexInodes(debug);
     for (const line of stats.trim().split("\n")) {
@@ -71,7 +76,7 @@ describe.each([
     await using session = await testSession(repo.path);
     sized(Number((await session.bash("stat -c %s .git/index")).output.trim()));
 
-    expect((await session.bash("git ls-files -v -s")).output).toBe(hostFlags);
+    expect((await session.bash("git ls-files -v -s", { maxOutputBytes: 1_000_000 })).output).toBe(hostFlags);
     expect((await session.bash("git status --porcelain")).output).toBe(hostStatus);
   });
 });
