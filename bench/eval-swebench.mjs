@@ -13,12 +13,13 @@
 // (300 instances) takes ~15 minutes with prebuilt instance images (cache level = instance) on an
 // 8-core machine with max_workers=6: 20 instances a minute, ~18 s of one worker per instance.
 // Its instances run far larger test suites than these fixtures; see docs/eval.md.
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stats } from "./lib/stats.mjs";
+import { prepareSwebenchFixture } from "./lib/swebench-fixture.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -33,14 +34,17 @@ const copies = Number(values.copies);
 const rounds = Number(values.rounds);
 const levels = values.levels.split(",").map(Number);
 const gradings = values.grading.split(",");
-for (const g of gradings) if (g !== "fresh" && g !== "agent") throw new Error(`--grading: ${g} is not fresh or agent`);
+for (const g of gradings)
+  if (g !== "fresh" && g !== "agent") throw new Error(`--grading: ${g} is not fresh or agent`);
 /** Every level under every grading, in the order one round runs them. */
-const configs = levels.flatMap((level) => gradings.map((grading) => ({ level, grading, key: `${level}/${grading}` })));
+const configs = levels.flatMap((level) =>
+  gradings.map((grading) => ({ level, grading, key: `${level}/${grading}` })),
+);
 const root = join(import.meta.dirname, "..");
 const cli = join(root, "dist", "cli", "main.js");
-const fixtures = join(root, "test", "fixtures", "swebench");
 const SWEBENCH_REFERENCE = {
-  source: "SWE-bench docs/reference/harness.md, Performance Benchmarks (SWE-bench Lite, cache level = instance)",
+  source:
+    "SWE-bench docs/reference/harness.md, Performance Benchmarks (SWE-bench Lite, cache level = instance)",
   instances: 300,
   minutes: 15,
   workers: 6,
@@ -52,23 +56,7 @@ const SWEBENCH_REFERENCE = {
 const work = mkdtempSync(join(tmpdir(), "drydock-bench-swebench-"));
 const say = (text) => process.stderr.write(`[bench] ${text}\n`);
 try {
-  mkdirSync(join(work, "clones"));
-  for (const [bundle, name] of [
-    ["six.bundle", "benjaminp__six"],
-    ["more-itertools.bundle", "more-itertools__more-itertools"],
-  ]) {
-    execFileSync("git", ["clone", "-q", join(fixtures, bundle), join(work, "clones", name)]);
-  }
-  const rows = readFileSync(join(fixtures, "rows.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const preds = readFileSync(join(fixtures, "predictions-gold.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const taskRows = [];
-  const predRows = [];
-  for (let c = 1; c <= copies; c++) {
-    for (const row of rows) taskRows.push({ ...row, instance_id: `${row.instance_id}-${c}` });
-    for (const p of preds) predRows.push({ ...p, instance_id: `${p.instance_id}-${c}` });
-  }
-  writeFileSync(join(work, "rows.jsonl"), taskRows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  writeFileSync(join(work, "preds.jsonl"), predRows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const tasks = prepareSwebenchFixture(work, copies);
 
   const runOnce = ({ level, grading }, round) =>
     new Promise((resolve, reject) => {
@@ -76,9 +64,27 @@ try {
       const started = performance.now();
       const child = spawn(
         process.execPath,
-        [cli, "eval", "rows.jsonl", "--repos", "clones", "--agent", "patch", "--patches", "preds.jsonl",
-          "--concurrency", String(level), "--out", out, ...(grading === "agent" ? ["--grade-in-agent-box"] : [])],
-        { cwd: work, env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") }, stdio: ["ignore", "ignore", "pipe"] },
+        [
+          cli,
+          "eval",
+          "rows.jsonl",
+          "--repos",
+          "clones",
+          "--agent",
+          "patch",
+          "--patches",
+          "preds.jsonl",
+          "--concurrency",
+          String(level),
+          "--out",
+          out,
+          ...(grading === "agent" ? ["--grade-in-agent-box"] : []),
+        ],
+        {
+          cwd: work,
+          env: { ...process.env, DRYDOCK_STATE_DIR: join(work, "state") },
+          stdio: ["ignore", "ignore", "pipe"],
+        },
       );
       let stderr = "";
       child.stderr.on("data", (d) => (stderr += d));
@@ -86,8 +92,10 @@ try {
         const wallMs = performance.now() - started;
         if (code !== 0) return reject(new Error(`eval exited ${code}: ${stderr.slice(-2000)}`));
         const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-        if (results.summary.resolved !== taskRows.length) {
-          return reject(new Error(`only ${results.summary.resolved}/${taskRows.length} resolved: ${stderr.slice(-2000)}`));
+        if (results.summary.resolved !== tasks) {
+          return reject(
+            new Error(`only ${results.summary.resolved}/${tasks} resolved: ${stderr.slice(-2000)}`),
+          );
         }
         const perTask = results.tasks.map((t) => t.duration_ms);
         rmSync(out, { recursive: true, force: true });
@@ -95,7 +103,9 @@ try {
       });
     });
 
-  say(`${taskRows.length} tasks, ${configs.map((c) => c.key).join(", ")} (concurrency/grading), ${rounds} round(s), interleaved`);
+  say(
+    `${tasks} tasks, ${configs.map((c) => c.key).join(", ")} (concurrency/grading), ${rounds} round(s), interleaved`,
+  );
   await runOnce(configs[0], "warmup");
   const walls = Object.fromEntries(configs.map((c) => [c.key, []]));
   const perTask = Object.fromEntries(configs.map((c) => [c.key, []]));
@@ -105,19 +115,25 @@ try {
       const { wallMs, perTask: each } = await runOnce(config, r);
       walls[config.key].push(wallMs);
       perTask[config.key].push(...each);
-      say(`round ${r + 1} concurrency ${config.level}, ${config.grading} box: ${(wallMs / 1000).toFixed(1)} s`);
+      say(
+        `round ${r + 1} concurrency ${config.level}, ${config.grading} box: ${(wallMs / 1000).toFixed(1)} s`,
+      );
     }
   }
   const rowsOut = configs.map(({ level, grading, key }) => {
     const wall = stats(walls[key]);
     const task = stats(perTask[key]);
-    const perMinute = (ms) => (taskRows.length / (ms / 1000)) * 60;
+    const perMinute = (ms) => (tasks / (ms / 1000)) * 60;
     return {
       concurrency: level,
       graded_in: grading === "agent" ? "agent box" : "fresh box",
-      tasks: taskRows.length,
+      tasks: tasks,
       wall_s: { median: wall.median / 1000, min: wall.min / 1000, max: wall.max / 1000 },
-      tasks_per_minute: { median: perMinute(wall.median), min: perMinute(wall.max), max: perMinute(wall.min) },
+      tasks_per_minute: {
+        median: perMinute(wall.median),
+        min: perMinute(wall.max),
+        max: perMinute(wall.min),
+      },
       seconds_per_task: { median: task.median / 1000, p10: task.p10 / 1000, p90: task.p90 / 1000 },
     };
   });
@@ -128,7 +144,9 @@ try {
     rows: rowsOut,
     reference: SWEBENCH_REFERENCE,
   };
-  console.log("| concurrency | tests run in | tasks/min median (min–max) | wall s median (min–max) | s per task median (p10–p90) |");
+  console.log(
+    "| concurrency | tests run in | tasks/min median (min–max) | wall s median (min–max) | s per task median (p10–p90) |",
+  );
   console.log("|---:|---|---:|---:|---:|");
   for (const r of rowsOut) {
     console.log(

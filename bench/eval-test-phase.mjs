@@ -17,11 +17,12 @@
 // - baseline: `fresh` with another build's CLI (--baseline), e.g. the release before the count
 //   existed, for tasks per minute against it in the same interleaved run.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stats } from "./lib/stats.mjs";
+import { prepareSwebenchFixture } from "./lib/swebench-fixture.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -43,28 +44,11 @@ for (const m of modes) {
 }
 const root = join(import.meta.dirname, "..");
 const cli = join(root, "dist", "cli", "main.js");
-const fixtures = join(root, "test", "fixtures", "swebench");
 
 const work = mkdtempSync(join(tmpdir(), "drydock-bench-test-phase-"));
 const say = (text) => process.stderr.write(`[bench] ${text}\n`);
 try {
-  mkdirSync(join(work, "clones"));
-  for (const [bundle, name] of [
-    ["six.bundle", "benjaminp__six"],
-    ["more-itertools.bundle", "more-itertools__more-itertools"],
-  ]) {
-    execFileSync("git", ["clone", "-q", join(fixtures, bundle), join(work, "clones", name)]);
-  }
-  const rows = readFileSync(join(fixtures, "rows.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const preds = readFileSync(join(fixtures, "predictions-gold.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-  const taskRows = [];
-  const predRows = [];
-  for (let c = 1; c <= copies; c++) {
-    for (const row of rows) taskRows.push({ ...row, instance_id: `${row.instance_id}-${c}` });
-    for (const p of preds) predRows.push({ ...p, instance_id: `${p.instance_id}-${c}` });
-  }
-  writeFileSync(join(work, "rows.jsonl"), taskRows.map((r) => JSON.stringify(r)).join("\n") + "\n");
-  writeFileSync(join(work, "preds.jsonl"), predRows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  const tasks = prepareSwebenchFixture(work, copies);
   // The state directory `cached` runs share (its counts kept by the warm-up run).
   const kept = join(work, "state-kept");
 
@@ -77,8 +61,22 @@ try {
       const started = performance.now();
       const child = spawn(
         process.execPath,
-        [program, "eval", "rows.jsonl", "--repos", "clones", "--agent", "patch", "--patches", "preds.jsonl",
-          "--concurrency", String(concurrency), "--out", out, ...(mode === "agent" ? ["--grade-in-agent-box"] : [])],
+        [
+          program,
+          "eval",
+          "rows.jsonl",
+          "--repos",
+          "clones",
+          "--agent",
+          "patch",
+          "--patches",
+          "preds.jsonl",
+          "--concurrency",
+          String(concurrency),
+          "--out",
+          out,
+          ...(mode === "agent" ? ["--grade-in-agent-box"] : []),
+        ],
         { cwd: work, env: { ...process.env, DRYDOCK_STATE_DIR: state }, stdio: ["ignore", "ignore", "pipe"] },
       );
       let stderr = "";
@@ -87,20 +85,27 @@ try {
         const wallMs = performance.now() - started;
         if (code !== 0) return reject(new Error(`${mode}: eval exited ${code}: ${stderr.slice(-2000)}`));
         const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8"));
-        if (results.summary.resolved !== taskRows.length) {
-          return reject(new Error(`${mode}: only ${results.summary.resolved}/${taskRows.length} resolved: ${stderr.slice(-2000)}`));
+        if (results.summary.resolved !== tasks) {
+          return reject(
+            new Error(`${mode}: only ${results.summary.resolved}/${tasks} resolved: ${stderr.slice(-2000)}`),
+          );
         }
         const attempts = results.tasks.flatMap((t) => t.attempts);
         const phase = attempts.map((a) => a.timings_ms.tests);
         // An older build records no suite time: its ratio is not known.
         const suite = attempts.map((a) => a.tests?.duration_ms).filter((ms) => ms !== undefined);
-        const ratio = suite.length === attempts.length ? attempts.map((a) => a.timings_ms.tests / a.tests.duration_ms) : [];
+        const ratio =
+          suite.length === attempts.length
+            ? attempts.map((a) => a.timings_ms.tests / a.tests.duration_ms)
+            : [];
         rmSync(out, { recursive: true, force: true });
         resolve({ wallMs, phase, suite, ratio });
       });
     });
 
-  say(`${taskRows.length} tasks at --concurrency ${concurrency}, modes ${modes.join(", ")}, ${rounds} round(s), interleaved`);
+  say(
+    `${tasks} tasks at --concurrency ${concurrency}, modes ${modes.join(", ")}, ${rounds} round(s), interleaved`,
+  );
   // Warm-up: builds the environment images, and keeps the counts the `cached` runs reuse.
   const warm = await runOnce("fresh", "warmup");
   execFileSync("cp", ["-r", join(work, `state-${runs - 1}`), kept]);
@@ -118,7 +123,7 @@ try {
       say(`round ${r + 1} ${mode}: ${(got.wallMs / 1000).toFixed(1)} s`);
     }
   }
-  const perMinute = (ms) => (taskRows.length / (ms / 1000)) * 60;
+  const perMinute = (ms) => (tasks / (ms / 1000)) * 60;
   const rowsOut = modes.map((mode) => {
     const s = samples[mode];
     const wall = stats(s.wall);
@@ -127,10 +132,16 @@ try {
     const ratio = s.ratio.length ? stats(s.ratio) : undefined;
     return {
       mode,
-      tasks: taskRows.length,
-      tasks_per_minute: { median: perMinute(wall.median), min: perMinute(wall.max), max: perMinute(wall.min) },
+      tasks: tasks,
+      tasks_per_minute: {
+        median: perMinute(wall.median),
+        min: perMinute(wall.max),
+        max: perMinute(wall.min),
+      },
       test_phase_s: { median: phase.median / 1000, p10: phase.p10 / 1000, p90: phase.p90 / 1000 },
-      ...(suite ? { suite_s: { median: suite.median / 1000, p10: suite.p10 / 1000, p90: suite.p90 / 1000 } } : {}),
+      ...(suite
+        ? { suite_s: { median: suite.median / 1000, p10: suite.p10 / 1000, p90: suite.p90 / 1000 } }
+        : {}),
       ...(ratio ? { test_phase_over_suite: { median: ratio.median, p10: ratio.p10, p90: ratio.p90 } } : {}),
     };
   });
@@ -141,8 +152,11 @@ try {
     rounds,
     rows: rowsOut,
   };
-  const range = (x, digits = 2) => (x ? `${x.median.toFixed(digits)} (${x.p10.toFixed(digits)}–${x.p90.toFixed(digits)})` : "—");
-  console.log("| mode | tasks/min median (min–max) | test phase s median (p10–p90) | suite s median (p10–p90) | test phase / suite median (p10–p90) |");
+  const range = (x, digits = 2) =>
+    x ? `${x.median.toFixed(digits)} (${x.p10.toFixed(digits)}–${x.p90.toFixed(digits)})` : "—";
+  console.log(
+    "| mode | tasks/min median (min–max) | test phase s median (p10–p90) | suite s median (p10–p90) | test phase / suite median (p10–p90) |",
+  );
   console.log("|---|---:|---:|---:|---:|");
   for (const r of rowsOut) {
     console.log(
