@@ -3,7 +3,8 @@ whose one line reads this file's source as the first line of its standard input 
 it. This then reads the box agent's sources as the second line, `{"drydock_box/channel.py": "…", …}`,
 and imports them as the package drydock_box from memory: nothing is written into the box, so no
 file the agent in the box made (the box user owns /workspace and /tmp) can stand in for a module. Then it
-runs drydock_box.channel.main() on the same standard input and output.
+runs drydock_box.channel.main() on the same standard input and output, or, when python3's
+arguments after -c are `relay PORT`, drydock_box.relay.relay_main() (src/sandbox/stream-relay.ts).
 
 It first makes the process not dumpable (PR_SET_DUMPABLE 0), before anything else is read: other
 processes of the box user cannot then open /proc/<pid>/fd of this one to write into the channel
@@ -55,6 +56,11 @@ def _boot():
     import json
     files = json.loads(sys.stdin.buffer.readline())
     sys.meta_path.insert(0, _Sources(files))
+    # python3 -c CODE ARG…: sys.argv is ["-c", ARG…].
+    if sys.argv[1:2] == ["relay"]:
+        from drydock_box.relay import relay_main
+        relay_main(sys.argv[2:])
+        return
     from drydock_box.channel import main
     main()
 

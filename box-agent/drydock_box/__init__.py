@@ -8,6 +8,7 @@ One module per concern, each importing what it needs:
   restore   a checkpoint's restore without its script
   fork      a fork's export and import, beside the restore
   files     reading a regular file without blocking on what the agent put in its place
+  relay     a listener in the box whose connections drydock carries to the gateway or egress proxy
 
 Standard library only, Python 3.6 or later: it runs on any image with python3. The host sends the
 sources on the channel's standard input and bootstrap.py (beside this folder) imports them from
