@@ -13,11 +13,14 @@ big-endian), then the payload (at most MAX_PAYLOAD bytes).
 A C for an id not open is ignored (both sides may close at once). End of standard input ends the
 program and every connection.
 
-Flow: each connection has a thread reading it (frames are written whole under a lock); the main
-thread writes what the host sends with sendall, so a program in the box that stops reading holds
-back the relay's other connections, never the host's memory (the host pauses while the box's
-input is full). At most MAX_CONNECTIONS are open; further ones are closed at once.
+Flow: each connection has a thread reading it; one thread writes every frame to the host, and
+data frames waiting for it are bounded, so a reader waits (and its program with it) while the
+host is not taking them. The main thread reads the host's frames and writes their data with
+sendall, so a program in the box that stops reading holds back the relay's other connections,
+never the host's memory (the host pauses while the box's input is full), and it never waits on
+the host itself. At most MAX_CONNECTIONS are open; further ones are closed at once.
 """
+import collections
 import os
 import socket
 import struct
@@ -28,25 +31,54 @@ import time
 HEADER = struct.Struct(">cII")
 MAX_PAYLOAD = 64 * 1024
 MAX_CONNECTIONS = 256
+# Data frames waiting for the host at most (4 MiB).
+IN_FLIGHT = 64
 READY, OPENED, DATA, END, CLOSED = b"R", b"O", b"D", b"E", b"C"
 
 
 class Relay:
     def __init__(self, out):
         self.out = out
+        # Guards conns and next_id only: no thread waits on the host while holding it.
         self.lock = threading.Lock()
         # id -> [socket, its input ended, the host's output ended]
         self.conns = {}
         self.next_id = 1
+        # Frames for the host, written by one thread: the main thread never waits on the host (it
+        # must keep reading the host's frames, or a service that is waiting for the box to read
+        # would wait for ever). Data frames queued at once are bounded (IN_FLIGHT); the few
+        # control frames are not.
+        self.frames = collections.deque()
+        self.queued = threading.Condition()
+        self.room = threading.BoundedSemaphore(IN_FLIGHT)
+        threading.Thread(target=self.write_forever, daemon=True).start()
 
     def send(self, kind, conn_id, payload=b""):
-        with self.lock:
-            try:
-                self.out.write(HEADER.pack(kind, conn_id, len(payload)) + payload)
-                self.out.flush()
-            except (OSError, ValueError):
-                # The host went: standard input ends too, and the main thread exits.
-                pass
+        data = kind == DATA
+        if data:
+            self.room.acquire()
+        with self.queued:
+            self.frames.append((HEADER.pack(kind, conn_id, len(payload)) + payload, data))
+            self.queued.notify()
+
+    def write_forever(self):
+        broken = False
+        while True:
+            with self.queued:
+                while not self.frames:
+                    self.queued.wait()
+                frame, data = self.frames.popleft()
+                last = not self.frames
+            if not broken:
+                try:
+                    self.out.write(frame)
+                    if last:
+                        self.out.flush()
+                except (OSError, ValueError):
+                    # The host went: standard input ends too, and the main thread exits.
+                    broken = True
+            if data:
+                self.room.release()
 
     def accept_forever(self, server):
         while True:

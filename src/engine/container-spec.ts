@@ -15,12 +15,6 @@ export interface TmpfsMount {
   mode: string;
 }
 
-export interface BindMount {
-  hostPath: string;
-  containerPath: string;
-  readOnly: boolean;
-}
-
 export interface ContainerSpec {
   image: string;
   name?: string;
@@ -38,8 +32,12 @@ export interface ContainerSpec {
   capDrop: string[];
   capAdd: string[];
   noNewPrivileges: boolean;
+  /**
+   * The box's only mounts besides its image. A spec has no field for a host path: no box shares a
+   * directory with the host, on any engine (the gateway and egress proxy reach a box through
+   * drydock's relay, src/sandbox/stream-relay.ts).
+   */
   tmpfs: TmpfsMount[];
-  binds: BindMount[];
   /** Open files per process. */
   nofile: number;
   /**
@@ -106,7 +104,6 @@ export function toCreateOptions(spec: ContainerSpec): ContainerCreateOptions {
       CapAdd: spec.capAdd.length > 0 ? spec.capAdd : undefined,
       SecurityOpt: spec.noNewPrivileges ? ["no-new-privileges:true"] : [],
       Tmpfs: tmpfs,
-      Binds: spec.binds.map((b) => `${b.hostPath}:${b.containerPath}:${b.readOnly ? "ro" : "rw"}`),
       Init: true,
       // The box's own stdout and stderr (its init and first process) are kept nowhere: with the
       // engine's default driver the agent could write without end to a file on the host's disk

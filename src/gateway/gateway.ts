@@ -11,7 +11,7 @@ import { DEFAULT_ALLOWED_HOSTS, type UpstreamProvider } from "./providers.js";
 import { ExchangeRecorder, ReplayBook } from "./record-replay.js";
 import { secretRedactor } from "./redact.js";
 import { ANTHROPIC_BETA_ENV, betaNames } from "./upstream.js";
-import { BOX_GID, BOX_UID, grantBoxAccess, prepareSocketPath } from "./socket-dir.js";
+import { keepSocketPrivate, prepareSocketPath } from "./socket-dir.js";
 import { UsageLedger, type LlmLimits, type UsageTotals } from "./usage-ledger.js";
 
 export type { ExchangeEvent } from "./exchange-handler.js";
@@ -36,9 +36,6 @@ export interface LlmGatewayOptions {
   prices?: PriceTable;
   /** The model behind `/offline`; default the default script. */
   offlineModel?: OfflineModel;
-  /** Owner given to the socket's directory when running as root; default 1000:1000 (the box user). */
-  boxUid?: number;
-  boxGid?: number;
   /** Names the gateway in logs, e.g. the session id. */
   label?: string;
   /**
@@ -104,7 +101,7 @@ export class LlmGateway implements AsyncDisposable {
     });
   }
 
-  /** Starts listening; the socket is made connectable by the box user (see socket-dir.ts). */
+  /** Starts listening; a unix socket is made private to drydock's user (see socket-dir.ts). */
   static async start(options: LlmGatewayOptions): Promise<LlmGateway> {
     if ((options.socketPath === undefined) === (options.tcp === undefined)) {
       throw new Error("LlmGateway needs exactly one of socketPath or tcp");
@@ -163,7 +160,7 @@ export class LlmGateway implements AsyncDisposable {
       else this.server.listen(tcp?.port ?? 0, tcp?.host ?? "127.0.0.1", done);
     });
     if (socketPath) {
-      await grantBoxAccess(socketPath, this.options.boxUid ?? BOX_UID, this.options.boxGid ?? BOX_GID);
+      await keepSocketPrivate(socketPath);
       this.address_ = socketPath;
     } else {
       const { address, port } = this.server.address() as AddressInfo;

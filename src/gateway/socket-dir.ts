@@ -1,13 +1,6 @@
-import { chmod, chown, lstat, mkdir, unlink } from "node:fs/promises";
+import { chmod, lstat, mkdir, unlink } from "node:fs/promises";
 import { connect } from "node:net";
 import { dirname } from "node:path";
-import { logger } from "../util/log.js";
-
-const log = logger("gateway");
-
-/** The box's user (see Dockerfile.sandbox): the gateway socket must be connectable by it. */
-export const BOX_UID = 1000;
-export const BOX_GID = 1000;
 
 /**
  * Creates the socket's directory and removes a stale socket left by a crash. A socket something
@@ -33,26 +26,12 @@ export async function prepareSocketPath(socketPath: string): Promise<void> {
 }
 
 /**
- * Lets the box user, and no other user of the host, connect: the socket is 0666 inside a directory
- * of mode 0700 owned by the box user (root on the host passes anyway). That needs root to chown;
- * without root the directory stays ours, so it is made 0711 (enter, not list) and a warning says
- * that local users who know the path could reach the gateway, unless we already are the box user.
+ * Lets no one but drydock's user connect: the socket is 0600 (a directory prepareSocketPath made is
+ * 0700; one that existed is left as it is). No box reaches it through the file system (boxes get
+ * no host path); drydock's relay connects to it for the box (src/sandbox/stream-relay.ts).
  */
-export async function grantBoxAccess(socketPath: string, boxUid = BOX_UID, boxGid = BOX_GID): Promise<void> {
-  const dir = dirname(socketPath);
-  await chmod(socketPath, 0o666);
-  const uid = process.getuid?.();
-  if (uid === 0) {
-    await chown(dir, boxUid, boxGid);
-    await chmod(dir, 0o700);
-  } else if (uid === boxUid) {
-    await chmod(dir, 0o700);
-  } else {
-    await chmod(dir, 0o711);
-    log.warn(
-      `gateway socket directory ${dir} is enterable by every local user (drydock runs as uid ${uid}, not root or the box's uid ${boxUid}); a local user who knows the path could use the provider keys`,
-    );
-  }
+export async function keepSocketPrivate(socketPath: string): Promise<void> {
+  await chmod(socketPath, 0o600);
 }
 
 function answers(socketPath: string): Promise<boolean> {

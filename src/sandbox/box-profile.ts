@@ -10,7 +10,8 @@ import { egressEnv } from "./egress-env.js";
 export const BOX_USER = "1000";
 export const BOX_UID = 1000;
 export const WORKSPACE = "/workspace";
-export const GATEWAY_DIR_IN_BOX = "/run/drydock";
+/** Where a box with egress finds the host's CA bundle (a tmpfs of root's, on Docker). */
+export const RUN_DIR_IN_BOX = "/run/drydock";
 
 export interface BoxOptions {
   image: string;
@@ -35,8 +36,6 @@ export interface BoxOptions {
    * egress proxy on the host. Empty or absent: nothing leaves the box.
    */
   egress?: readonly string[];
-  /** A host directory (holding the gateway socket) bind-mounted read-only at /run/drydock. */
-  gatewayDir?: string;
   env?: Record<string, string>;
   labels?: Record<string, string>;
 }
@@ -132,10 +131,9 @@ export function boxSpec(options: BoxOptions, name?: string): ContainerSpec {
       { path: "/tmp", sizeMB: limits.tmpMB, uid: 0, gid: 0, exec: true, mode: "1777" },
       // With egress, `pip install` puts packages in ~/.local: their compiled parts must load.
       { path: "/home/agent", sizeMB: 256, uid: BOX_UID, gid: BOX_UID, exec: egress, mode: "0755" },
+      // With egress, the host's CA bundle (session-egress.ts writes it as root).
+      ...(egress ? [{ path: RUN_DIR_IN_BOX, sizeMB: 4, uid: 0, gid: 0, exec: false, mode: "0755" }] : []),
     ],
-    binds: options.gatewayDir
-      ? [{ hostPath: options.gatewayDir, containerPath: GATEWAY_DIR_IN_BOX, readOnly: true }]
-      : [],
     nofile: 4096,
     runtime: options.runtime,
   };

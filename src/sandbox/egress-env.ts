@@ -4,7 +4,7 @@
  * the host's CA bundle (copied into /run/drydock) in the variables TLS clients read. A box without
  * egress gets none of these.
  */
-import { GATEWAY_DIR_IN_BOX } from "./box-profile.js";
+import { RUN_DIR_IN_BOX } from "./box-profile.js";
 
 /** The port of the in-box relay to the egress proxy (the LLM relay has 47011). */
 export const EGRESS_RELAY_PORT = 47_012;
@@ -18,7 +18,7 @@ export const CA_BUNDLE_NAME = "ca-certificates.crt";
 /** The environment of a box with egress. */
 export function egressEnv(): Record<string, string> {
   // Computed here, not at load: box-profile.ts imports this module.
-  const ca = `${GATEWAY_DIR_IN_BOX}/${CA_BUNDLE_NAME}`;
+  const ca = `${RUN_DIR_IN_BOX}/${CA_BUNDLE_NAME}`;
   const proxy = `http://127.0.0.1:${EGRESS_RELAY_PORT}`;
   // The box's own loopback (the LLM relay, servers the agent starts) never goes through the proxy.
   const local = "localhost,127.0.0.1,::1";

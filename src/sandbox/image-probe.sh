@@ -20,7 +20,6 @@ have "grep, sed, find" grep sed find
 have procps pgrep pkill
 have git git
 have tar tar
-have socat socat
 have python3 python3
 if ! command -v ctags >/dev/null 2>&1; then
   echo "missing	universal-ctags	no ctags on PATH"

@@ -28,7 +28,7 @@ export const IMAGE_REQUIREMENTS: readonly ImageRequirement[] = [
   {
     name: "coreutils",
     breaks:
-      "the bash tool frames output with printf and a raw terminal (stty); the file tools, git_diff and the relays use the others",
+      "the bash tool frames output with printf and a raw terminal (stty); the file tools and git_diff use the others",
     essential: true,
     fix: "apt-get install coreutils",
   },
@@ -59,15 +59,9 @@ export const IMAGE_REQUIREMENTS: readonly ImageRequirement[] = [
     fix: "apt-get install tar",
   },
   {
-    name: "socat",
-    breaks:
-      "aider_ai_code cannot reach the LLM gateway, and --egress cannot reach its proxy (both are socat relays to /run/drydock)",
-    essential: false,
-    fix: "apt-get install socat",
-  },
-  {
     name: "python3",
-    breaks: "aider (a Python program) cannot run, nor pip with --egress",
+    breaks:
+      "aider_ai_code cannot reach the LLM gateway and --egress cannot reach its proxy (drydock's relay in the box is Python), aider cannot run, and the file tools and git_diff take an exec per call",
     essential: false,
     fix: "apt-get install python3 python3-venv",
   },

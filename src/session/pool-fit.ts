@@ -5,7 +5,7 @@
 import { boxLimits, type BoxOptions } from "../sandbox/box-profile.js";
 
 /** The box options a pool makes its boxes from (no labels, env or gateway directory: those are per session). */
-export type PoolProfile = Omit<BoxOptions, "labels" | "env" | "gatewayDir">;
+export type PoolProfile = Omit<BoxOptions, "labels" | "env">;
 
 /** What a session asks of its box (the fields of SessionOptions that shape the box). */
 export type BoxRequest = Omit<BoxOptions, "image"> & { image: string };
@@ -29,7 +29,6 @@ export function poolMisfit(profile: PoolProfile, request: BoxRequest): string | 
   if (sorted(request.egress) !== sorted(profile.egress)) return "egress";
   if (Object.keys(request.env ?? {}).length > 0) return "env (set when the box is created)";
   if (Object.keys(request.labels ?? {}).length > 0) return "labels (set when the box is created)";
-  if (request.gatewayDir !== undefined) return "gatewayDir";
   return undefined;
 }
 

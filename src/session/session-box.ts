@@ -19,7 +19,10 @@ import { PtyShell } from "../sandbox/pty-shell.js";
 import { STDERR_HOLDER, StderrTerminal } from "../sandbox/stderr-terminal.js";
 import { stateDir } from "../util/paths.js";
 
-/** The host directory bind-mounted read-only at /run/drydock in a session's box (the gateway socket's). */
+/**
+ * The session's private directory on the host for the sockets of its gateway and egress proxy. No
+ * box sees it: drydock's relay connects to them for the box (src/sandbox/stream-relay.ts).
+ */
 export function gatewayDirFor(sessionId: string): string {
   return join(stateDir(), "run", sessionId);
 }
@@ -33,7 +36,7 @@ export async function createSessionBox(
   const gatewayDir = gatewayDirFor(sessionId);
   await mkdir(gatewayDir, { recursive: true, mode: 0o700 });
   try {
-    return { box: await Box.create(engine, sessionId, { ...options, gatewayDir }), gatewayDir };
+    return { box: await Box.create(engine, sessionId, options), gatewayDir };
   } catch (error) {
     await rm(gatewayDir, { recursive: true, force: true });
     throw error;

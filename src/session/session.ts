@@ -146,8 +146,8 @@ export class Session {
     readonly commandTimeoutMs: number,
     readonly maxOutputBytes: number,
     /**
-     * Host directory bind-mounted read-only at /run/drydock in the box: where the session's LLM
-     * gateway puts its socket. It holds nothing else; it is removed with the session.
+     * The session's private host directory for its gateway's and egress proxy's sockets (no box
+     * sees it; session-box.ts). It holds nothing else; it is removed with the session.
      */
     readonly gatewayDir: string,
     /** True when the box came from the warm pool. */

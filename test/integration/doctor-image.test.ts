@@ -54,7 +54,6 @@ describe("drydock doctor --image", () => {
       "procps",
       "git",
       "tar",
-      "socat",
       "python3",
       "universal-ctags",
       "aider",

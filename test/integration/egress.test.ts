@@ -122,6 +122,18 @@ describe("a box with --egress pypi", () => {
     expect(run.output.trim()).toBe("exit=0");
   });
 
+  it("reaches the proxy through drydock's relay: no host path, no socket, a CA bundle the agent cannot change", async () => {
+    const info = await (await testEngine()).inspect(session.box.id);
+    expect((info.Mounts ?? []).filter((m) => m.Type !== "tmpfs")).toEqual([]);
+    expect(info.HostConfig.Binds ?? []).toEqual([]);
+    const look = await session.bash(
+      "find / -type s 2>/dev/null | grep -v '^/proc/'; stat -c '%U %a' /run/drydock /run/drydock/ca-certificates.crt; " +
+        "{ echo forged > /run/drydock/ca-certificates.crt; } 2>/dev/null; echo write=$?; " +
+        "grep -c 'BEGIN CERTIFICATE' /run/drydock/ca-certificates.crt; ps -eo args= | grep -c '^drydock-box-relay '",
+    );
+    expect(look.output).toMatch(/^root 755\nroot 644\nwrite=1\n[1-9]\d*\n1\n$/);
+  });
+
   it("still has no network of its own: only the proxy leads out", async () => {
     const direct = await session.bash(
       "env -u HTTPS_PROXY -u https_proxy -u HTTP_PROXY -u http_proxy curl -sS --max-time 10 https://pypi.org/simple/six/ 2>&1; echo exit=$?",

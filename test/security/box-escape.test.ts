@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
-import { GATEWAY_DIR_IN_BOX } from "../../src/sandbox/box-profile.js";
+import { RUN_DIR_IN_BOX } from "../../src/sandbox/box-profile.js";
 import type { Session } from "../../src/session/session.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { boxRuntime } from "../helpers/runtime.js";
@@ -100,7 +100,7 @@ describe("escape attempts from a box", () => {
     expect(await run("id -u; id -G")).toBe("1000\n1000\n");
   });
 
-  it("has no engine socket anywhere and no host path but the gateway directory, read-only", async () => {
+  it("has no engine socket anywhere and no host path at all", async () => {
     expect(
       await run(
         "find / -xdev \\( -name 'docker.sock' -o -name 'containerd.sock' -o -name 'podman.sock' \\) 2>/dev/null; " +
@@ -110,17 +110,11 @@ describe("escape attempts from a box", () => {
     const socketsInBox = await run("find / -type s 2>/dev/null | grep -v '^/proc/' ; echo end");
     expect(socketsInBox).toBe("end\n");
     const info = await (await Engine.connect()).inspect(session.box.id);
-    // Every mount the engine made from a host path: only the gateway directory, read-only.
-    const binds = (info.Mounts ?? []).filter((m) => m.Type === "bind" || m.Type === "volume");
-    expect(binds).toEqual([
-      expect.objectContaining({
-        Type: "bind",
-        Source: session.gatewayDir,
-        Destination: GATEWAY_DIR_IN_BOX,
-        RW: false,
-      }),
-    ]);
-    expect(info.HostConfig.Binds).toEqual([`${session.gatewayDir}:${GATEWAY_DIR_IN_BOX}:ro`]);
+    // No mount of a host path or a volume: the engine's record of every mount is its tmpfs ones.
+    expect((info.Mounts ?? []).filter((m) => m.Type !== "tmpfs")).toEqual([]);
+    expect(info.HostConfig.Binds ?? []).toEqual([]);
+    expect(info.HostConfig.Mounts ?? []).toEqual([]);
+    expect(Object.keys(info.HostConfig.Tmpfs ?? {}).sort()).toEqual(["/home/agent", "/tmp", "/workspace"]);
     expect(info.HostConfig).toMatchObject({
       Privileged: false,
       NetworkMode: "none",
@@ -133,10 +127,11 @@ describe("escape attempts from a box", () => {
     expect(info.HostConfig.Devices ?? []).toEqual([]);
     expect(info.HostConfig.PidMode ?? "").toBe("");
     expect(info.HostConfig.UsernsMode ?? "").toBe("");
-    // Inside, the mount table agrees: the gateway directory is mounted read-only.
-    expect(await run(`awk '$5 == "${GATEWAY_DIR_IN_BOX}" {print $6}' /proc/self/mountinfo`)).toMatch(
-      /^ro(,|\n)/,
-    );
-    expect(await run(`touch ${GATEWAY_DIR_IN_BOX}/x 2>&1; echo rc=$?`)).toMatch(/rc=1/);
+    // Inside, the mount table agrees: nothing at /run/drydock in a box without egress.
+    expect(
+      await run(
+        `awk '$5 == "${RUN_DIR_IN_BOX}"' /proc/self/mountinfo; ls -d ${RUN_DIR_IN_BOX} 2>&1; echo end`,
+      ),
+    ).toMatch(/No such file or directory\nend\n$/);
   });
 });

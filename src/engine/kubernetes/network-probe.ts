@@ -57,7 +57,6 @@ function probeSpec(box: ContainerSpec, name: string, command: string[]): Contain
     command,
     memoryMB: 256,
     cpus: 0.25,
-    binds: [],
     runtime: undefined,
     processLimit: undefined,
   };

@@ -16,8 +16,9 @@
  *   repository whose top directory another user owns ("dubious ownership"), so each such root is
  *   named safe for git in the container's environment (GIT_CONFIG_COUNT/KEY/VALUE: command-line
  *   scope, which git honours for safe.directory); the box has one user, so this trusts no one new.
- * - binds: a hostPath volume (where the node is drydock's host), or an inline CSI volume of the
- *   per-node gateway's driver.
+ * - host paths: none. A spec has no field for one, and a Pod gets no hostPath or CSI volume: the
+ *   gateway and egress proxy reach the box through drydock's relay over its exec stream, so
+ *   drydock need not run on the box's node.
  * - network "none": no Pod field; a deny-all NetworkPolicy (network-policy.ts). Any other network
  *   (a Docker network by name) is refused.
  * - runtime: a RuntimeClass (runsc → gvisor by default).
@@ -44,11 +45,6 @@ export interface PodOptions {
   namespace: string;
   /** The RuntimeClass for each runtime a spec may name; default { runsc: "gvisor" }. */
   runtimeClasses?: Record<string, string>;
-  /**
-   * How a bind reaches the box: a hostPath volume (default; the node is drydock's host), or an
-   * inline CSI volume of the per-node gateway's driver, given the host path as an attribute.
-   */
-  binds?: { kind: "hostPath" } | { kind: "csi"; driver: string };
   /** The runtime's default AppArmor profile (nodes without AppArmor refuse such pods); default true. */
   appArmor?: boolean;
   /**
@@ -69,8 +65,6 @@ type Quantities = { cpu: string; memory: string };
 export interface Volume {
   name: string;
   emptyDir?: { medium: "Memory"; sizeLimit: string };
-  hostPath?: { path: string; type: "Directory" };
-  csi?: { driver: string; readOnly: boolean; volumeAttributes: Record<string, string> };
 }
 
 export interface Container {
@@ -188,7 +182,6 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
     ...(spec.processLimit !== undefined ? { [ANNOTATION_PROCESSES]: String(spec.processLimit) } : {}),
   };
   const runtimeClassName = runtimeClassFor(spec, options.runtimeClasses ?? { runsc: "gvisor" });
-  const binds = options.binds ?? { kind: "hostPath" };
   const volumes: Volume[] = [];
   const volumeMounts: Container["volumeMounts"] = [];
   spec.tmpfs.forEach((t, i) => {
@@ -197,17 +190,6 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
       emptyDir: { medium: "Memory", sizeLimit: mebibytes(t.sizeMB, `tmpfs ${t.path}`) },
     });
     volumeMounts.push({ name: `tmpfs-${i}`, mountPath: t.path, readOnly: false });
-  });
-  spec.binds.forEach((b, i) => {
-    volumes.push(
-      binds.kind === "csi"
-        ? {
-            name: `bind-${i}`,
-            csi: { driver: binds.driver, readOnly: b.readOnly, volumeAttributes: { hostPath: b.hostPath } },
-          }
-        : { name: `bind-${i}`, hostPath: { path: b.hostPath, type: "Directory" } },
-    );
-    volumeMounts.push({ name: `bind-${i}`, mountPath: b.containerPath, readOnly: b.readOnly });
   });
   // Requests equal to limits: the Guaranteed QoS class, so the box is not the first one evicted
   // and gets no swap where a node has some (Docker's MemorySwap = Memory).

@@ -1,24 +1,19 @@
 /**
- * The box's only way to a model: socat listening on 127.0.0.1:RELAY_PORT inside the box, relaying
- * to the session gateway's unix socket bind-mounted at /run/drydock. The box keeps network none.
+ * The box's only way to a model: the box agent's relay listening on 127.0.0.1:RELAY_PORT inside
+ * the box, carried over drydock's own stream to the session gateway's unix socket on the host
+ * (src/sandbox/stream-relay.ts). The box keeps network none and has no host path.
  */
-import { GATEWAY_DIR_IN_BOX } from "../../sandbox/box-profile.js";
+import { join } from "node:path";
 import type { Box } from "../../sandbox/box.js";
-import { ensureSocketRelay } from "../../sandbox/socket-relay.js";
+import { ensureStreamRelay } from "../../sandbox/stream-relay.js";
 
 /** The port aider's base URLs point at, inside the box's own network namespace. */
 export const RELAY_PORT = 47_011;
 
-/** The socket's name in the session's gateway directory (host) and in /run/drydock (box). */
+/** The gateway's socket in the session's gateway directory on the host. */
 export const GATEWAY_SOCKET_NAME = "gateway.sock";
 
-/** Starts the relay unless it is already listening; cheap when it is. */
-export function ensureRelay(box: Box, signal?: AbortSignal): Promise<void> {
-  return ensureSocketRelay(
-    box,
-    RELAY_PORT,
-    `${GATEWAY_DIR_IN_BOX}/${GATEWAY_SOCKET_NAME}`,
-    "LLM relay",
-    signal,
-  );
+/** Starts the relay unless it is already running; cheap when it is. */
+export function ensureRelay(box: Box, gatewayDir: string, signal?: AbortSignal): Promise<void> {
+  return ensureStreamRelay(box, RELAY_PORT, join(gatewayDir, GATEWAY_SOCKET_NAME), "LLM relay", signal);
 }

@@ -1,7 +1,7 @@
 /**
  * One LLM gateway per session, started on the session's first aider call: its socket sits in the
- * session's gateway directory (bind-mounted read-only at /run/drydock in the box) and it closes
- * when the session is removed.
+ * session's gateway directory on the host (the box reaches it through drydock's relay, box-relay.ts)
+ * and it closes when the session is removed.
  */
 import { join } from "node:path";
 import {
@@ -50,7 +50,7 @@ export class SessionGateways {
       this.gateways.delete(session.id);
       throw error;
     }
-    await ensureRelay(session.box, signal);
+    await ensureRelay(session.box, session.gatewayDir, signal);
     return gateway;
   }
 

@@ -11,7 +11,7 @@ import {
   type Pod,
 } from "../../../src/engine/kubernetes/pod-manifest.js";
 import { LABEL_CREATED, LABEL_OWNER, LABEL_SESSION, LABEL_STATE } from "../../../src/engine/labels.js";
-import { boxSpec, DEFAULT_LIMITS, GATEWAY_DIR_IN_BOX, WORKSPACE } from "../../../src/sandbox/box-profile.js";
+import { boxSpec, DEFAULT_LIMITS, RUN_DIR_IN_BOX, WORKSPACE } from "../../../src/sandbox/box-profile.js";
 import { InvalidArgumentError } from "../../../src/util/errors.js";
 import { KUBERNETES_VERSIONS, schemaErrors } from "../../helpers/kubernetes-schema.js";
 
@@ -21,12 +21,11 @@ const NAMESPACE = "drydock-boxes";
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const QUANTITY = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|([eE][-+]?\d+))?$/;
 
-/** A box's spec as Box.create makes it: the default profile, drydock's labels, the gateway bind. */
+/** A box's spec as Box.create makes it: the default profile and drydock's labels. */
 function sessionSpec(overrides: Partial<ContainerSpec> = {}): ContainerSpec {
   const spec = boxSpec(
     {
       image: "drydock-sandbox:3f2a9c1d",
-      gatewayDir: "/home/dev/.local/state/drydock/run/3f2a9c1d0e4b",
       labels: {
         [LABEL_SESSION]: "3f2a9c1d0e4b",
         [LABEL_OWNER]: "build-host/4242/918273",
@@ -37,6 +36,11 @@ function sessionSpec(overrides: Partial<ContainerSpec> = {}): ContainerSpec {
     "drydock-3f2a9c1d0e4b",
   );
   return { ...spec, ...overrides };
+}
+
+/** A session's spec with an egress allowlist (its CA bundle's directory is one more tmpfs). */
+function boxSpecWithEgress(): ContainerSpec {
+  return boxSpec({ image: "drydock-sandbox:3f2a9c1d", egress: ["pypi.org"] }, "drydock-3f2a9c1d0e4b");
 }
 
 function clone(pod: Pod): Pod {
@@ -51,11 +55,10 @@ describe("podFor", () => {
         podFor(sessionSpec({ runtime: "runsc" }), { namespace: NAMESPACE, activeDeadlineSeconds: 86_400 }),
         podFor(sessionSpec({ capAdd: ["CAP_NET_BIND_SERVICE"], cpus: 1.5, readOnlyRootfs: false }), {
           namespace: NAMESPACE,
-          binds: { kind: "csi", driver: "gateway.drydock.dev" },
           appArmor: false,
           imagePullPolicy: "Never",
         }),
-        podFor(sessionSpec({ binds: [] }), {
+        podFor(boxSpecWithEgress(), {
           namespace: NAMESPACE,
           ownerLease: { name: "drydock-build-host-4242", uid: "6f1c2a54-8d1e-4b7a-9c3f-2e5d8a7b1c90" },
         }),
@@ -128,7 +131,7 @@ describe("podFor", () => {
     });
   });
 
-  it("gives each tmpfs mount a memory-backed emptyDir of its size, and the gateway bind read-only", () => {
+  it("gives each tmpfs mount a memory-backed emptyDir of its size, and no volume of the host", () => {
     const pod = podFor(sessionSpec(), { namespace: NAMESPACE });
     const mounts = pod.spec.containers[0]!.volumeMounts;
     const volumeAt = (path: string) => {
@@ -144,24 +147,16 @@ describe("podFor", () => {
       sizeLimit: `${DEFAULT_LIMITS.tmpMB}Mi`,
     });
     expect(volumeAt("/home/agent").volume?.emptyDir?.medium).toBe("Memory");
-    const gateway = volumeAt(GATEWAY_DIR_IN_BOX);
-    expect(gateway.mount?.readOnly).toBe(true);
-    expect(gateway.volume?.hostPath).toEqual({
-      path: "/home/dev/.local/state/drydock/run/3f2a9c1d0e4b",
-      type: "Directory",
-    });
-
-    const csi = podFor(sessionSpec(), {
-      namespace: NAMESPACE,
-      binds: { kind: "csi", driver: "gateway.drydock.dev" },
-    });
-    const csiVolume = csi.spec.volumes.find((v) => v.csi);
-    expect(csiVolume?.csi).toEqual({
-      driver: "gateway.drydock.dev",
-      readOnly: true,
-      volumeAttributes: { hostPath: "/home/dev/.local/state/drydock/run/3f2a9c1d0e4b" },
-    });
-    expect(csi.spec.volumes.some((v) => v.hostPath)).toBe(false);
+    // No host path, with or without egress: every volume is a memory-backed emptyDir.
+    expect(volumeAt(RUN_DIR_IN_BOX).volume).toBeUndefined();
+    for (const p of [pod, podFor(boxSpecWithEgress(), { namespace: NAMESPACE })]) {
+      expect(p.spec.volumes.every((v) => Object.keys(v).sort().join() === "emptyDir,name")).toBe(true);
+    }
+    const withEgress = podFor(boxSpecWithEgress(), { namespace: NAMESPACE });
+    const run = withEgress.spec.volumes.find(
+      (v) => v.name === withEgress.spec.containers[0]?.volumeMounts.find((m) => m.mountPath === RUN_DIR_IN_BOX)?.name,
+    );
+    expect(run?.emptyDir).toEqual({ medium: "Memory", sizeLimit: "4Mi" });
   });
 
   it("makes the box a dependent of its drydock's Lease when given one, and of nothing otherwise", () => {
@@ -277,21 +272,15 @@ function restrictedViolations(pod: Pod): string[] {
 }
 
 describe("podFor and Pod Security", () => {
-  it("meets the restricted level with the gateway on a CSI volume; a hostPath gateway does not", () => {
-    const csi = podFor(sessionSpec({ runtime: "runsc" }), {
-      namespace: NAMESPACE,
-      binds: { kind: "csi", driver: "gateway.drydock.dev" },
-    });
-    expect(restrictedViolations(csi)).toEqual([]);
-    expect(restrictedViolations(podFor(sessionSpec(), { namespace: NAMESPACE }))).toEqual([
-      "volume bind-0 is hostPath",
-    ]);
+  it("meets the restricted level as made, with or without egress", () => {
+    expect(restrictedViolations(podFor(sessionSpec({ runtime: "runsc" }), { namespace: NAMESPACE }))).toEqual([]);
+    expect(restrictedViolations(podFor(sessionSpec(), { namespace: NAMESPACE }))).toEqual([]);
+    expect(restrictedViolations(podFor(boxSpecWithEgress(), { namespace: NAMESPACE }))).toEqual([]);
   });
 
   it("keeps the relaxations a caller asked for visible to Pod Security", () => {
     const relaxed = podFor(sessionSpec({ capAdd: ["NET_ADMIN"], noNewPrivileges: false }), {
       namespace: NAMESPACE,
-      binds: { kind: "csi", driver: "gateway.drydock.dev" },
     });
     expect(restrictedViolations(relaxed)).toEqual(["box may escalate", "box adds NET_ADMIN"]);
   });

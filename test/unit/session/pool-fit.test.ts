@@ -26,7 +26,6 @@ describe("poolMisfit", () => {
     expect(poolMisfit(profile, { image: "img:1", egress: ["pypi.org"] })).toMatch(/egress/);
     expect(poolMisfit(profile, { image: "img:1", env: { A: "1" } })).toMatch(/env/);
     expect(poolMisfit(profile, { image: "img:1", labels: { a: "b" } })).toMatch(/labels/);
-    expect(poolMisfit(profile, { image: "img:1", gatewayDir: "/x" })).toMatch(/gatewayDir/);
   });
 
   it("serves the server's own defaults when the pool is made from them", () => {
