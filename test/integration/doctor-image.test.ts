@@ -48,16 +48,7 @@ describe("drydock doctor --image", () => {
   it("passes the sandbox image", async () => {
     const { code, stdout } = await doctor(sandboxImage());
     expect(stdout).not.toContain("FAIL");
-    for (const name of [
-      "bash",
-      "coreutils",
-      "procps",
-      "git",
-      "tar",
-      "python3",
-      "universal-ctags",
-      "aider",
-    ]) {
+    for (const name of ["bash", "coreutils", "procps", "git", "tar", "python3", "universal-ctags", "aider"]) {
       expect(stdout).toMatch(new RegExp(`^ok   image: ${name}: `, "m"));
     }
     expect(stdout).toMatch(/^ok   image: user 1000: agent \(home \/home\/agent\)$/m);

@@ -154,7 +154,9 @@ describe("podFor", () => {
     }
     const withEgress = podFor(boxSpecWithEgress(), { namespace: NAMESPACE });
     const run = withEgress.spec.volumes.find(
-      (v) => v.name === withEgress.spec.containers[0]?.volumeMounts.find((m) => m.mountPath === RUN_DIR_IN_BOX)?.name,
+      (v) =>
+        v.name ===
+        withEgress.spec.containers[0]?.volumeMounts.find((m) => m.mountPath === RUN_DIR_IN_BOX)?.name,
     );
     expect(run?.emptyDir).toEqual({ medium: "Memory", sizeLimit: "4Mi" });
   });
@@ -273,7 +275,9 @@ function restrictedViolations(pod: Pod): string[] {
 
 describe("podFor and Pod Security", () => {
   it("meets the restricted level as made, with or without egress", () => {
-    expect(restrictedViolations(podFor(sessionSpec({ runtime: "runsc" }), { namespace: NAMESPACE }))).toEqual([]);
+    expect(restrictedViolations(podFor(sessionSpec({ runtime: "runsc" }), { namespace: NAMESPACE }))).toEqual(
+      [],
+    );
     expect(restrictedViolations(podFor(sessionSpec(), { namespace: NAMESPACE }))).toEqual([]);
     expect(restrictedViolations(podFor(boxSpecWithEgress(), { namespace: NAMESPACE }))).toEqual([]);
   });
