@@ -13,171 +13,199 @@ big-endian), then the payload (at most MAX_PAYLOAD bytes).
 A C for an id not open is ignored (both sides may close at once). End of standard input ends the
 program and every connection.
 
-Flow: each connection has a thread reading it; one thread writes every frame to the host, and
-data frames waiting for it are bounded, so a reader waits (and its program with it) while the
-host is not taking them. The main thread reads the host's frames and writes their data with
-sendall, so a program in the box that stops reading holds back the relay's other connections,
-never the host's memory (the host pauses while the box's input is full), and it never waits on
-the host itself. At most MAX_CONNECTIONS are open; further ones are closed at once.
+One thread, one poll loop, no thread or process per connection: a box at its process limit (a
+fork bomb, or a flood of connections) cannot stop the relay from taking or closing connections.
+Every descriptor is non-blocking. Flow is bounded both ways: connections are not read while more
+than HOST_BUFFER bytes wait for the host, and the host's frames are not read while a connection
+holds more than CONN_BUFFER bytes its program has not taken (so a program in the box that stops
+reading holds back the relay's other connections, never anyone's memory; the host pauses while
+the box's input is full). At most MAX_CONNECTIONS are open; further ones are closed at once.
+
+The frames start after bootstrap.py's two lines; the host writes nothing more before the R frame,
+so nothing is left in the buffered standard input that the loop (reading the descriptor) would
+miss.
 """
-import collections
 import os
+import select
 import socket
 import struct
 import sys
-import threading
-import time
 
 HEADER = struct.Struct(">cII")
 MAX_PAYLOAD = 64 * 1024
 MAX_CONNECTIONS = 256
-# Data frames waiting for the host at most (4 MiB).
-IN_FLIGHT = 64
+HOST_BUFFER = 4 * 1024 * 1024
+CONN_BUFFER = 1024 * 1024
 READY, OPENED, DATA, END, CLOSED = b"R", b"O", b"D", b"E", b"C"
+IN, OUT, GONE = select.POLLIN, select.POLLOUT, select.POLLHUP | select.POLLERR
+
+
+class Conn:
+    def __init__(self, conn_id, sock):
+        self.id = conn_id
+        self.sock = sock
+        self.out = bytearray()
+        # Its program's input ended; the host's output for it ended; its write side was shut.
+        self.read_done = False
+        self.host_done = False
+        self.shut = False
 
 
 class Relay:
-    def __init__(self, out):
-        self.out = out
-        # Guards conns and next_id only: no thread waits on the host while holding it.
-        self.lock = threading.Lock()
-        # id -> [socket, its input ended, the host's output ended]
+    def __init__(self, server, in_fd, out_fd):
+        self.server = server
+        self.in_fd = in_fd
+        self.out_fd = out_fd
         self.conns = {}
+        self.by_fd = {}
         self.next_id = 1
-        # Frames for the host, written by one thread: the main thread never waits on the host (it
-        # must keep reading the host's frames, or a service that is waiting for the box to read
-        # would wait for ever). Data frames queued at once are bounded (IN_FLIGHT); the few
-        # control frames are not.
-        self.frames = collections.deque()
-        self.queued = threading.Condition()
-        self.room = threading.BoundedSemaphore(IN_FLIGHT)
-        threading.Thread(target=self.write_forever, daemon=True).start()
+        self.to_host = bytearray()
+        self.from_host = bytearray()
 
-    def send(self, kind, conn_id, payload=b""):
-        data = kind == DATA
-        if data:
-            self.room.acquire()
-        with self.queued:
-            self.frames.append((HEADER.pack(kind, conn_id, len(payload)) + payload, data))
-            self.queued.notify()
+    def queue(self, kind, conn_id, payload=b""):
+        self.to_host += HEADER.pack(kind, conn_id, len(payload)) + payload
 
-    def write_forever(self):
-        broken = False
+    def run(self):
+        """Relays until the host's input ends (0) or breaks the framing (2)."""
         while True:
-            with self.queued:
-                while not self.frames:
-                    self.queued.wait()
-                frame, data = self.frames.popleft()
-                last = not self.frames
-            if not broken:
-                try:
-                    self.out.write(frame)
-                    if last:
-                        self.out.flush()
-                except (OSError, ValueError):
-                    # The host went: standard input ends too, and the main thread exits.
-                    broken = True
-            if data:
-                self.room.release()
+            poll = select.poll()
+            poll.register(self.server, IN)
+            if self.to_host:
+                poll.register(self.out_fd, OUT)
+            if all(len(c.out) <= CONN_BUFFER for c in self.conns.values()):
+                poll.register(self.in_fd, IN)
+            room = len(self.to_host) < HOST_BUFFER
+            for conn in self.conns.values():
+                events = (IN if room and not conn.read_done else 0) | (OUT if conn.out else 0)
+                if events:
+                    poll.register(conn.sock, events)
+            for fd, events in poll.poll():
+                if fd == self.server.fileno():
+                    self.accept()
+                elif fd == self.out_fd:
+                    if not self.write_host():
+                        return 0
+                elif fd == self.in_fd:
+                    code = self.read_host()
+                    if code is not None:
+                        return code
+                else:
+                    conn = self.by_fd.get(fd)
+                    if conn is not None:
+                        self.serve_conn(conn, events)
 
-    def accept_forever(self, server):
+    def accept(self):
         while True:
             try:
-                sock, _ = server.accept()
+                sock, _ = self.server.accept()
+            except (BlockingIOError, InterruptedError):
+                return
             except OSError:
-                # Out of descriptors, or a connection reset before it was taken: try again shortly.
-                time.sleep(0.05)
-                continue
-            with self.lock:
-                full = len(self.conns) >= MAX_CONNECTIONS
-                conn_id = self.next_id
-                if not full:
-                    self.next_id += 1
-                    self.conns[conn_id] = [sock, False, False]
-            if full:
+                # Out of descriptors, or a connection reset before it was taken.
+                return
+            if len(self.conns) >= MAX_CONNECTIONS:
                 sock.close()
                 continue
-            self.send(OPENED, conn_id)
-            threading.Thread(target=self.read_forever, args=(conn_id, sock), daemon=True).start()
+            sock.setblocking(False)
+            conn = Conn(self.next_id, sock)
+            self.next_id += 1
+            self.conns[conn.id] = conn
+            self.by_fd[sock.fileno()] = conn
+            self.queue(OPENED, conn.id)
 
-    def read_forever(self, conn_id, sock):
-        while True:
-            try:
-                chunk = sock.recv(MAX_PAYLOAD)
-            except OSError:
-                self.close(conn_id, tell=True)
-                return
-            if not chunk:
-                # (A connection the host closed wakes here too: nothing is said of it then.)
-                with self.lock:
-                    known = conn_id in self.conns
-                if known:
-                    self.send(END, conn_id)
-                    self.ended(conn_id, 1)
-                return
-            self.send(DATA, conn_id, chunk)
-
-    def ended(self, conn_id, which):
-        """One direction is over; once both are, the connection is closed and the host told."""
-        with self.lock:
-            entry = self.conns.get(conn_id)
-            if entry is None:
-                return
-            entry[which] = True
-            done = entry[1] and entry[2]
-        if done:
-            self.close(conn_id, tell=True)
-
-    def close(self, conn_id, tell):
-        with self.lock:
-            entry = self.conns.pop(conn_id, None)
-        if entry is None:
-            return
-        # shutdown first: a close alone leaves the socket open while its reader thread is in recv
-        # (Linux keeps the file until that call returns), so the program in the box would wait on it.
+    def write_host(self):
         try:
-            entry[0].shutdown(socket.SHUT_RDWR)
+            written = os.write(self.out_fd, self.to_host[:HOST_BUFFER])
+        except (BlockingIOError, InterruptedError):
+            return True
         except OSError:
-            pass
+            return False
+        del self.to_host[:written]
+        return True
+
+    def read_host(self):
         try:
-            entry[0].close()
+            data = os.read(self.in_fd, 4 * MAX_PAYLOAD)
+        except (BlockingIOError, InterruptedError):
+            return None
+        if not data:
+            return 0
+        self.from_host += data
+        while len(self.from_host) >= HEADER.size:
+            kind, conn_id, length = HEADER.unpack_from(self.from_host)
+            if kind not in (DATA, END, CLOSED) or length > MAX_PAYLOAD:
+                sys.stderr.write("the host sent a frame this relay does not know: %r of %d bytes\n" % (kind, length))
+                return 2
+            if len(self.from_host) < HEADER.size + length:
+                break
+            payload = bytes(self.from_host[HEADER.size:HEADER.size + length])
+            del self.from_host[:HEADER.size + length]
+            conn = self.conns.get(conn_id)
+            if conn is None:
+                continue
+            if kind == DATA:
+                conn.out += payload
+            elif kind == END:
+                conn.host_done = True
+                self.flush_conn(conn)
+            else:
+                self.close(conn, tell=False)
+        return None
+
+    def serve_conn(self, conn, events):
+        if events & (IN | GONE) and not conn.read_done:
+            try:
+                chunk = conn.sock.recv(MAX_PAYLOAD)
+            except (BlockingIOError, InterruptedError):
+                chunk = None
+            except OSError:
+                self.close(conn, tell=True)
+                return
+            if chunk:
+                self.queue(DATA, conn.id, chunk)
+            elif chunk is not None:
+                conn.read_done = True
+                self.queue(END, conn.id)
+                self.finish(conn)
+        if conn.id in self.conns and (events & OUT or (events & GONE and conn.out)):
+            self.flush_conn(conn)
+
+    def flush_conn(self, conn):
+        if conn.out:
+            try:
+                sent = conn.sock.send(conn.out)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                self.close(conn, tell=True)
+                return
+            del conn.out[:sent]
+        if not conn.out and conn.host_done and not conn.shut:
+            conn.shut = True
+            try:
+                conn.sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+        self.finish(conn)
+
+    def finish(self, conn):
+        """Once both ways are over and everything is written, the connection is closed."""
+        if conn.read_done and conn.shut:
+            self.close(conn, tell=True)
+
+    def close(self, conn, tell):
+        if self.conns.pop(conn.id, None) is None:
+            return
+        self.by_fd.pop(conn.sock.fileno(), None)
+        try:
+            conn.sock.close()
         except OSError:
             pass
         if tell:
-            self.send(CLOSED, conn_id)
-
-    def from_host(self, kind, conn_id, payload):
-        with self.lock:
-            entry = self.conns.get(conn_id)
-        if entry is None:
-            return
-        sock = entry[0]
-        if kind == DATA:
-            try:
-                sock.sendall(payload)
-            except OSError:
-                self.close(conn_id, tell=True)
-        elif kind == END:
-            try:
-                sock.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-            self.ended(conn_id, 2)
-        elif kind == CLOSED:
-            self.close(conn_id, tell=False)
+            self.queue(CLOSED, conn.id)
 
 
-def read_exactly(stream, n):
-    data = b""
-    while len(data) < n:
-        chunk = stream.read(n - len(data))
-        if not chunk:
-            return None
-        data += chunk
-    return data
-
-
-def serve(port, inp, out):
+def serve(port, in_fd, out_fd):
     """Listens, says so, and relays until the host's input ends or breaks the framing."""
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -186,22 +214,13 @@ def serve(port, inp, out):
     except OSError as error:
         sys.stderr.write("cannot listen on 127.0.0.1:%d in the box: %s\n" % (port, error.strerror))
         return 3
-    server.listen(64)
-    relay = Relay(out)
-    relay.send(READY, 0)
-    threading.Thread(target=relay.accept_forever, args=(server,), daemon=True).start()
-    while True:
-        header = read_exactly(inp, HEADER.size)
-        if header is None:
-            return 0
-        kind, conn_id, length = HEADER.unpack(header)
-        if kind not in (DATA, END, CLOSED) or length > MAX_PAYLOAD:
-            sys.stderr.write("the host sent a frame this relay does not know: %r of %d bytes\n" % (kind, length))
-            return 2
-        payload = read_exactly(inp, length) if length else b""
-        if payload is None:
-            return 0
-        relay.from_host(kind, conn_id, payload)
+    server.listen(128)
+    server.setblocking(False)
+    os.set_blocking(in_fd, False)
+    os.set_blocking(out_fd, False)
+    relay = Relay(server, in_fd, out_fd)
+    relay.queue(READY, 0)
+    return relay.run()
 
 
 def relay_main(args):
@@ -210,7 +229,7 @@ def relay_main(args):
         sys.stderr.write("usage: relay PORT\n")
         sys.stderr.flush()
         os._exit(64)
-    code = serve(int(args[0]), sys.stdin.buffer, sys.stdout.buffer)
+    sys.stdout.flush()
+    code = serve(int(args[0]), sys.stdin.fileno(), sys.stdout.fileno())
     sys.stderr.flush()
-    # Daemon threads may be blocked in accept or recv: end them with the process.
     os._exit(code)
