@@ -6,7 +6,7 @@ import { dirname } from "node:path";
 import Docker from "dockerode";
 
 // The same as RUNSC_ARGS in src/sandbox/box-runtime.ts.
-const ARGS = ["--network=none", "--host-uds=open"];
+const ARGS = ["--network=none"];
 const [verb, file] = process.argv.slice(2);
 
 if (verb === "check") {

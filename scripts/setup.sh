@@ -40,7 +40,7 @@ install_runsc() {
 
 runsc_hint() {
   say "to run boxes under gVisor (--runtime runsc): install runsc (Debian: apt-get install runsc), add"
-  say '  {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none","--host-uds=open"]}}}'
+  say '  {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none"]}}}'
   say "  to $daemon_json and reload the engine (kill -HUP \$(pidof dockerd)); see docs/runtimes.md"
 }
 

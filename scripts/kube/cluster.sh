@@ -247,10 +247,9 @@ TOML
 binary_name = "$BIN/runsc"
 root = "$n/containerd/runsc-root"
 # As drydock's Docker set-up registers runsc: no network stack at all in a gVisor box (a second
-# wall behind the node firewall), and unix sockets on the host reachable (the gateway's, bind-mounted).
+# wall behind the node firewall), and no host unix socket (boxes have no host path).
 [runsc_config]
   network = "none"
-  host-uds = "open"
 TOML
   # A bridge per node, no masquerade: pods reach their node's bridge address, nothing beyond it.
   cat > "$n/cni/net.d/10-bridge.conflist" <<JSON

@@ -16,17 +16,15 @@ export const DEFAULT_RUNTIME: BoxRuntime = "runc";
 
 /**
  * runsc's arguments drydock registers: no network of its own (boxes have none, and runsc refuses
- * to start one without this), and connecting to host unix sockets that exist (the LLM gateway's
- * and the egress proxy's, bind-mounted at /run/drydock), never creating them.
+ * to start one without this). Not `--host-uds`: no box has a host path, so none needs a host unix
+ * socket (the gateway and egress proxy are reached through drydock's relay), and without it gVisor
+ * refuses a connection to any. A registration that still has it is accepted.
  */
-export const RUNSC_ARGS = ["--network=none", "--host-uds=open"] as const;
-
-/** Arguments that also let a box reach the host's unix sockets (older spellings, or more). */
-const HOST_UDS_ARGS = ["--host-uds=open", "--host-uds=all", "--fsgofer-host-uds", "--fsgofer-host-uds=true"];
+export const RUNSC_ARGS = ["--network=none"] as const;
 
 export const REGISTER_RUNSC_HINT =
   "register it with `bash scripts/setup.sh` as root (installs the runsc package and adds it to /etc/docker/daemon.json), " +
-  'or by hand: add {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none","--host-uds=open"]}}} to /etc/docker/daemon.json and reload dockerd (kill -HUP $(pidof dockerd)); see docs/runtimes.md';
+  'or by hand: add {"runtimes":{"runsc":{"path":"/usr/bin/runsc","runtimeArgs":["--network=none"]}}} to /etc/docker/daemon.json and reload dockerd (kill -HUP $(pidof dockerd)); see docs/runtimes.md';
 
 /** A runtime choice from text; `field` names where it came from (a flag or DRYDOCK_RUNTIME). */
 export function parseRuntimeChoice(value: string, field: string): RuntimeChoice {
@@ -51,11 +49,6 @@ export function runscProblems(runtime: EngineRuntime): string[] {
   if (!runtime.args.includes("--network=none")) {
     problems.push(
       "its runtimeArgs lack --network=none (without it runsc refuses to start a box that has no network)",
-    );
-  }
-  if (!runtime.args.some((arg) => HOST_UDS_ARGS.includes(arg))) {
-    problems.push(
-      "its runtimeArgs lack --host-uds=open (without it the box cannot reach the LLM gateway's unix socket)",
     );
   }
   return problems;

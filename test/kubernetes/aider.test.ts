@@ -1,7 +1,8 @@
 /**
- * aider in a box on the cluster, through the session's gateway on this machine (the box's Pod
- * mounts the gateway's directory; the box has no network): `drydock serve --engine kubernetes:…
- * --llm offline`, under runc and under gVisor, fixes the sample repository's greet().
+ * aider in a box on the cluster, through the session's gateway on this machine (the box reaches
+ * it through drydock's relay over its exec stream: the Pod has no host path, and no network):
+ * `drydock serve --engine kubernetes:… --llm offline`, under runc and under gVisor, fixes the
+ * sample repository's greet().
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -62,6 +63,10 @@ describe.each(["runc", "runsc"])("aider on the cluster under %s", (runtime) => {
       const pods = await ns.pods();
       expect(pods).toHaveLength(1);
       expect(pods[0]!.spec?.runtimeClassName).toBe(runtime === "runsc" ? "gvisor" : undefined);
+      // Nothing of this machine is mounted: every volume is the Pod's own memory.
+      const volumes = pods[0]!.spec?.volumes ?? [];
+      expect(volumes.length).toBeGreaterThan(0);
+      expect(volumes.filter((v) => !v.emptyDir || v.hostPath || v.csi)).toEqual([]);
     } finally {
       await client.close();
     }
