@@ -226,14 +226,24 @@ interface RunningRelay {
   socketPath: string;
   ready: Promise<void>;
   ended: boolean;
+  /** Resolves with why it ended. */
+  exited: Promise<string>;
 }
+
+/** A relay kept running is started again this long after it ends, doubling up to RESTART_MAX_MS. */
+const RESTART_FIRST_MS = 250;
+const RESTART_MAX_MS = 10_000;
+/** A relay that ran this long before it ended starts the back-off anew. */
+const RESTART_RESET_MS = 60_000;
 
 const running = new WeakMap<Box, Map<number, RunningRelay>>();
 
 /**
  * Starts the relay of `port` in the box to the unix socket `socketPath` on the host, unless it
  * runs; cheap when it does. It lives as long as the box (its exec ends with it) or until the box
- * stops it; the next call then starts another.
+ * stops it (an agent's `pkill python3` does); the next call then starts another. With
+ * `keepRunning`, drydock starts it again itself, with a growing pause, for as long as the box runs:
+ * for a relay nothing else would start again (the egress proxy's, set up once per session).
  */
 export async function ensureStreamRelay(
   box: Box,
@@ -241,6 +251,7 @@ export async function ensureStreamRelay(
   socketPath: string,
   what: string,
   signal?: AbortSignal,
+  keepRunning = false,
 ): Promise<void> {
   let relays = running.get(box);
   if (!relays) running.set(box, (relays = new Map()));
@@ -251,6 +262,7 @@ export async function ensureStreamRelay(
   if (!relay || relay.ended) {
     relay = startStreamRelay(box, port, socketPath, what);
     relays.set(port, relay);
+    if (keepRunning) keepRelayRunning(box, port, relay, what);
   }
   if (!signal) return relay.ready;
   const cancelled = new Promise<never>((_, reject) => {
@@ -271,7 +283,7 @@ function startStreamRelay(box: Box, port: number, socketPath: string, what: stri
     onViolation: () => stop.abort(),
   });
   const stderr: string[] = [];
-  const relay: RunningRelay = { socketPath, ready: host.ready, ended: false };
+  const relay: RunningRelay = { socketPath, ready: host.ready, ended: false, exited: Promise.resolve("") };
   const exited = box
     .exec(["bash", "-c", START, "drydock", agent.loader, String(port)], {
       stdin: input,
@@ -293,6 +305,7 @@ function startStreamRelay(box: Box, port: number, socketPath: string, what: stri
       log.debug(`box ${box.shortId} ${what}: ${why}`);
       return why;
     });
+  relay.exited = exited;
   input.write(agent.input);
   let timer: NodeJS.Timeout | undefined;
   relay.ready = Promise.race([
@@ -309,6 +322,35 @@ function startStreamRelay(box: Box, port: number, socketPath: string, what: stri
   // A failed start is reported to the caller that awaits it; none may be left unhandled.
   relay.ready.catch(() => undefined);
   return relay;
+}
+
+/** Starts the relay again each time it ends after it was ready, while the box runs. */
+function keepRelayRunning(box: Box, port: number, first: RunningRelay, what: string): void {
+  void (async () => {
+    let relay = first;
+    let pauseMs = RESTART_FIRST_MS;
+    for (;;) {
+      const startedAt = Date.now();
+      const ready = await relay.ready.then(
+        () => true,
+        () => false,
+      );
+      const why = await relay.exited;
+      // A relay that never started is not retried here: its caller was told why.
+      if (!ready || !(await box.isRunning().catch(() => false))) return;
+      if (Date.now() - startedAt > RESTART_RESET_MS) pauseMs = RESTART_FIRST_MS;
+      log.warn(`box ${box.shortId} ${what} ended (${why}); starting it again in ${pauseMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
+      pauseMs = Math.min(RESTART_MAX_MS, pauseMs * 2);
+      const relays = running.get(box);
+      const now = relays?.get(port);
+      // Someone started it meanwhile (an ensure call), or the box is gone.
+      if (!relays || (now !== relay && now !== undefined && !now.ended)) return;
+      if (!(await box.isRunning().catch(() => false))) return;
+      relay = startStreamRelay(box, port, relay.socketPath, what);
+      relays.set(port, relay);
+    }
+  })();
 }
 
 function stderrNote(stderr: string[]): string {

@@ -49,7 +49,7 @@ export async function startSessionEgress(options: SessionEgressOptions): Promise
     dial: hostDial({ allowPrivate: options.allowPrivate, engineGateways }),
   });
   try {
-    await ensureStreamRelay(options.box, EGRESS_RELAY_PORT, socketPath, "egress relay");
+    await ensureStreamRelay(options.box, EGRESS_RELAY_PORT, socketPath, "egress relay", undefined, true);
   } catch (error) {
     await proxy.close();
     throw error;
