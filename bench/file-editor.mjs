@@ -53,8 +53,10 @@ export async function diffOut(ctx) {
   const { runEdit } = await import("../dist/tools/file-editor.js");
   const { gitDiffTool } = await import("../dist/tools/git-diff-tool.js");
   const { sessionDiff } = await import("../dist/tools/session-tools.js");
-  const small = await Session.create(ctx.engine, { repo: ctx.repo(10), image: ctx.image });
-  const large = await Session.create(ctx.engine, { repo: ctx.repo(10000), image: ctx.image });
+  // BENCH_DIFF_FILES=10,50000 times the diffs at other sizes (default 10 and 10,000 files).
+  const [smallFiles, largeFiles] = (process.env.BENCH_DIFF_FILES ?? "10,10000").split(",").map(Number);
+  const small = await Session.create(ctx.engine, { repo: ctx.repo(smallFiles), image: ctx.image });
+  const large = await Session.create(ctx.engine, { repo: ctx.repo(largeFiles), image: ctx.image, workspaceMB: 2048, memoryMB: 4096 });
   try {
     for (const s of [small, large]) {
       // No `git status` here: the agent's index is as copy-in left it, as on a session's first diff.
@@ -65,8 +67,8 @@ export async function diffOut(ctx) {
     };
     const toolContext = (s) => ({ clientId: "bench", services: { sessions: { resolve: async () => s } } });
     for (const [s, label] of [
-      [small, "10-file repository"],
-      [large, "10,000-file repository"],
+      [small, `${smallFiles.toLocaleString("en-US")}-file repository`],
+      [large, `${largeFiles.toLocaleString("en-US")}-file repository`],
     ]) {
       const r = await interleaved(ctx.runs, {
         gitDiff: { run: async () => changed((await gitDiffTool.run({}, toolContext(s))).diff) },
@@ -78,7 +80,7 @@ export async function diffOut(ctx) {
     }
     const view = (s) => () => runEdit(s, { operation: "view", path: "pkg5/mod5.js" });
     const views = await interleaved(ctx.runs, { large: { run: view(large) }, small: { run: view(small) } });
-    ctx.row("file_editor view of one file", "10,000-file repository", views.large, "the same, 10-file repository", views.small);
+    ctx.row("file_editor view of one file", `${largeFiles.toLocaleString("en-US")}-file repository`, views.large, `the same, ${smallFiles.toLocaleString("en-US")}-file repository`, views.small);
   } finally {
     await Promise.all([small.destroy(), large.destroy()]);
   }

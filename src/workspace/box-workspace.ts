@@ -366,7 +366,8 @@ async function runDiff(
     maxOutputBytes: maxBytes,
     signal: options.signal,
     // (last-stat brings the index up to date with nothing: the changes are left to the next diff.)
-    changes: kind !== "last-stat",
+    // Every other diff starts the box's watch if it does not run yet.
+    changes: kind === "last-stat" ? false : "start",
   });
   if (result.exitCode !== 0) {
     throw new CommandExitError(
