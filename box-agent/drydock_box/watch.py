@@ -294,8 +294,18 @@ class Watch:
         parts = rel.split(b"/")
         if b".git" in parts:
             rel = b"/".join(parts[:parts.index(b".git")])
+            parts = rel.split(b"/")
         if not rel:
             return None
+        # A path inside a repository of its own (one made or cloned after the watch began, whose
+        # .git no event above named) is that repository: `git add -A` holds it as one entry, and
+        # given a path inside it, git would add that file instead (or refuse). The outermost one
+        # counts, as for git.
+        for i in range(1, len(parts)):
+            up = b"/".join(parts[:i])
+            if os.path.lexists(self.full(up) + b"/.git"):
+                rel = up
+                break
         try:
             st = os.lstat(self.full(rel))
         except (FileNotFoundError, NotADirectoryError):

@@ -82,6 +82,26 @@ def test_a_new_directory_is_watched_from_its_making(tree):
     assert take(w) == (([b"made/deeper/f"], []), False)
 
 
+@pytest.mark.parametrize("dot_git", ["dir", "file"])
+def test_a_repository_made_inside_after_the_watch_began_is_named_as_one_entry(tree, dot_git):
+    w = started(tree)
+    # As `git init` or `git clone` inside /workspace would leave it (a worktree or a submodule
+    # has a .git file instead): git's whole `add -A` holds it as one entry.
+    (tree / "dir" / "inner" / "src").mkdir(parents=True)
+    if dot_git == "dir":
+        (tree / "dir" / "inner" / ".git").mkdir()
+        (tree / "dir" / "inner" / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    else:
+        (tree / "dir" / "inner" / ".git").write_text("gitdir: /elsewhere\n")
+    (tree / "dir" / "inner" / "src" / "f.py").write_text("f")
+    found, whole = take(w)
+    assert not whole
+    assert found == ([b"dir/inner"], [])
+    (tree / "dir" / "inner" / "src" / "f.py").write_text("changed")
+    (tree / "dir" / "b.txt").write_text("outside it")
+    assert take(w) == (([b"dir/b.txt", b"dir/inner"], []), False)
+
+
 def test_git_directory_is_not_watched(tree):
     w = started(tree)
     (tree / ".git" / "HEAD").write_text("ref: refs/heads/main\n")

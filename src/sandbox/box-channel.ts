@@ -272,8 +272,8 @@ export interface BoxShOptions extends ExecOptions {
   /**
    * The script brings the diff's index up to date (its add_changes, changed-paths.ts): through
    * the channel, it is told what changed since the last such script (DRYDOCK_CHANGES), once the
-   * box's watch runs; "start" also starts it (a session's first diff or checkpoint does, so later
-   * ones follow the change, not the repository: the watch holds one of the kernel's inotify
+   * box's watch runs; "start" also starts it (a session does once it is ready, and each diff and
+   * checkpoint asks again, so they follow the change, not the repository: the watch holds one of the kernel's inotify
    * instances, which under runc every box's user shares; where none is left the box's git looks
    * at every file, with the same answers). Only a
    * script that updates that index with it may ask, or the changes it took are lost to the next.

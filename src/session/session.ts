@@ -12,7 +12,7 @@ import { openBoxChannel } from "../sandbox/box-channel.js";
 import { DEFAULT_LIMITS, type BoxLimits, type BoxOptions } from "../sandbox/box-profile.js";
 import type { StreamName } from "../sandbox/output-capture.js";
 import type { PtyShell, ShellResult } from "../sandbox/pty-shell.js";
-import { BoxGoneError, EngineUnavailableError } from "../util/errors.js";
+import { BoxGoneError, describeError, EngineUnavailableError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import {
   copyIn,
@@ -20,6 +20,7 @@ import {
   diffStat,
   lastDiffStat,
   readyForkBox,
+  startDiffWatch,
   type CopyInResult,
   type Prefilled,
 } from "../workspace/box-workspace.js";
@@ -362,6 +363,13 @@ export class Session {
     log.info(
       `session ${id} ready in ${Date.now() - started} ms (box ${box.shortId}${warm ? ", warm" : ""}, ${copied.stats.files} files from the host${copied.cacheHit ? ", tree from the cache" : ""})`,
     );
+    // Once the caller has the session, in its turn with the session's other diffs: the watch then
+    // runs before the first diff or checkpoint, which follow the change, not the repository.
+    session
+      .oneDiffAtATime(() => startDiffWatch(box))
+      .catch((error: unknown) =>
+        log.debug(`session ${id}: the watch of /workspace did not start: ${describeError(error)}`),
+      );
     return session;
   }
 

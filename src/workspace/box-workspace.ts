@@ -347,6 +347,7 @@ FLAGS="--no-ext-diff --no-textconv --no-color --src-prefix=a/ --dst-prefix=b/"
 case "$1" in
   stat | last-stat) git diff $FLAGS --cached --stat=200 ${BASE_REF} ;;
   names) git diff $FLAGS --cached --name-status -z -M ${BASE_REF} ;;
+  index) ;;
   *) git diff $FLAGS --cached --binary --full-index -M ${BASE_REF} ;;
 esac
 `;
@@ -358,7 +359,7 @@ export interface DiffOptions {
 
 async function runDiff(
   box: Box,
-  kind: "patch" | "stat" | "names" | "last-stat",
+  kind: "patch" | "stat" | "names" | "last-stat" | "index",
   options: DiffOptions,
 ): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_DIFF_BYTES;
@@ -382,6 +383,15 @@ async function runDiff(
     );
   }
   return result.stdout;
+}
+
+/**
+ * Starts the box's watch of /workspace and brings the diff's index up to date once, diffing
+ * nothing: a session does it as soon as it is ready, in its turn with its other diffs, so that its
+ * first diff or checkpoint already follows the change, not the repository (watch.py).
+ */
+export async function startDiffWatch(box: Box, signal?: AbortSignal): Promise<void> {
+  await runDiff(box, "index", { signal });
 }
 
 /** The unified diff (binary-safe) of everything changed in /workspace since the base. */

@@ -13,7 +13,13 @@ export function sandboxImage(): string {
   return inject("sandboxImage");
 }
 
-/** A real session on a repository; use with `await using` so a failing test still removes its box. */
+/**
+ * A real session on a repository; use with `await using` so a failing test still removes its box.
+ * It is returned once the watch of /workspace a session starts when ready has started: tests that
+ * run the box's git directly (not through the session, whose diffs take turns) must not race it.
+ */
 export async function testSession(repo: string, options: Partial<SessionOptions> = {}): Promise<Session> {
-  return Session.create(await testEngine(), { repo, image: sandboxImage(), ...options });
+  const session = await Session.create(await testEngine(), { repo, image: sandboxImage(), ...options });
+  await session.oneDiffAtATime(async () => undefined);
+  return session;
 }

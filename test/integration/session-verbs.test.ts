@@ -114,16 +114,10 @@ describe("drydock sessions verbs, from another process while the server runs", (
     const logFile = join(state, "audit", `${id}.jsonl`);
     expect(statSync(join(state, "audit")).mode & 0o777).toBe(0o700);
     expect(statSync(logFile).mode & 0o777).toBe(0o600);
-    // No host path the box has mounted holds the log: neither its directory nor one above it.
+    // The box has no host path mounted at all, so none holds the log.
     const engine = await testEngine();
     const boxId = (await engine.listBoxes("drydock.session", id))[0]!.id;
-    const sources = ((await engine.inspect(boxId)).Mounts ?? []).map((m) => m.Source ?? "");
-    expect(sources.length).toBeGreaterThan(0);
-    for (const source of sources) {
-      expect(`${join(state, "audit")}/`.startsWith(`${source}/`), `${source} is mounted into the box`).toBe(
-        false,
-      );
-    }
+    expect(((await engine.inspect(boxId)).Mounts ?? []).filter((m) => m.Type !== "tmpfs")).toEqual([]);
 
     const diff = await drydock("sessions", "diff", id);
     expect(diff.code, diff.stderr).toBe(0);
