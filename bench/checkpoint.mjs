@@ -99,6 +99,32 @@ for (const files of sizes) {
     });
     if (save) row(`checkpoint (${label}, 20 changed)`, save.drydock, "docker commit", save.docker, files === 10_000 ? 50 : undefined);
 
+    // A session's first checkpoint: a fresh session from the pool each round, the same 20 changes
+    // made through its shell, then at once its first checkpoint (nothing waited for but the
+    // changes: what the session still does in the background when it is ready is in the time).
+    noteLoad(`${label}: a session's first checkpoint`);
+    const firstSave = onlyFork ? undefined : await interleaved(runs, {
+      drydock: {
+        before: async () => {
+          await manager.pool.full();
+          const s = await manager.create({ repo, image });
+          const r = await s.bash(CHANGE);
+          if (r.exitCode !== 0) throw new Error(r.output);
+          return s;
+        },
+        run: (s) => s.checkpoint("first"),
+        after: async (_value, s) => {
+          await manager.destroy(s.id);
+          await manager.pool.full();
+        },
+      },
+      docker: {
+        run: () => docker("commit", plain),
+        after: (id) => void spawnSync("docker", ["rmi", "-f", id]),
+      },
+    });
+    if (firstSave) row(`a session's first checkpoint (${label}, 20 changed)`, firstSave.drydock, "docker commit", firstSave.docker, files === 10_000 ? 50 : undefined);
+
     const committed = docker("commit", plain);
     images.push(committed);
     noteLoad(`${label}: restore`);
