@@ -104,6 +104,19 @@ export class EnginePool {
     }
   }
 
+  /**
+   * Takes room for one more box of memoryMB on `slot` now, if the slot has it by pickSlot's rule
+   * (its memory, counted at each box's limit), without waiting: for a box an attempt starts beside
+   * its own (beside-agent.ts), which is only worth starting when nothing has to wait for it.
+   * False when there is no room; release() gives it back.
+   */
+  tryTake(slot: EngineSlot, memoryMB: number): boolean {
+    if (slot.dead || slot.usedMB + memoryMB > slot.capacityMB) return false;
+    slot.usedMB += memoryMB;
+    slot.running++;
+    return true;
+  }
+
   release(slot: EngineSlot, memoryMB: number): void {
     slot.usedMB -= memoryMB;
     slot.running--;
