@@ -23,6 +23,8 @@ export interface BesideReady {
   session: Session;
   /** The tree the tests start from (after setup, before the diff). */
   tree: string;
+  /** Its files, as treeFiles lists them. */
+  files: Set<string>;
   /** What starting the box printed (its setup), for the test log. */
   log: string;
   /** When the box was set up (Date.now()); the count came after. */
@@ -39,8 +41,8 @@ export interface BesideFailed {
 export interface BesideSteps {
   /** Starts the box and runs the task's setup there; throws when either fails. */
   start(signal: AbortSignal): Promise<{ session: Session; log: string }>;
-  /** Records the box's tree. */
-  tree(session: Session, signal: AbortSignal): Promise<string>;
+  /** Records the box's tree, and lists its files. */
+  tree(session: Session, signal: AbortSignal): Promise<{ tree: string; files: Set<string> }>;
   /** The count for the base of that tree, taken in the box or kept; throws when it could not be taken. */
   count(session: Session, tree: string, signal: AbortSignal): Promise<BaseTestCount & { log: string }>;
   /** Removes a box. */
@@ -72,11 +74,11 @@ export class BesideAgent {
       const { session, log } = await this.steps.start(signal);
       this.session = session;
       if (this.ended) throw new Error("the attempt ended");
-      const tree = await this.steps.tree(session, signal);
+      const { tree, files } = await this.steps.tree(session, signal);
       const readyAt = Date.now();
       const count = await this.steps.count(session, tree, signal);
       if (signal.aborted) throw new Error("stopped");
-      return { session, tree, log, readyAt, count };
+      return { session, tree, files, log, readyAt, count };
     } catch (error) {
       await this.remove();
       return { error: describeError(error) };

@@ -155,6 +155,8 @@ export async function runAttempt(
   let grading: Session | undefined;
   /** The box the tests run in, started beside the agent when there is room. */
   let beside: BesideAgent | undefined;
+  /** The agent's box being removed, when grading did not wait for it. */
+  let agentBoxRemoval: Promise<unknown> | undefined;
   let outcome: AgentOutcome | undefined;
   let tests: AttemptResult["tests"];
   let integrity: Integrity | undefined;
@@ -300,11 +302,14 @@ export async function runAttempt(
     let testTree = tree;
     /** The count taken (or waited for) in the box started beside the agent. */
     let besideCount: (BaseTestCount & { log: string }) | undefined;
-    if (!env.gradeInAgentBox) {
-      await env.manager.destroy(session.id).catch(() => undefined);
+    /** The files of the tree the tests start from, when listed beside the agent. */
+    let baseFiles: Set<string> | undefined;
+    if (!env.gradeInAgentBox && beside) {
+      // The agent's box goes while grading starts; the finally waits for it.
+      agentBoxRemoval = env.manager.destroy(session.id).catch(() => undefined);
       const waiting = Date.now();
-      const early = await beside?.result;
-      if (early && "session" in early) {
+      const early = await beside.result;
+      if ("session" in early) {
         // Removed by beside.end().
         grading = early.session;
         texts.testOutput +=
@@ -315,13 +320,15 @@ export async function runAttempt(
         deadline += Date.now() - Math.max(waiting, early.readyAt);
         besideCount = early.count;
         testTree = early.tree;
-      } else if (early) {
+        baseFiles = early.files;
+      } else {
         texts.testOutput += `$ (the box started beside the agent cannot be graded in: ${early.error}; starting another)\n`;
       }
     }
     if (!env.gradeInAgentBox && !grading) {
       // As SWE-bench grades: a fresh box with the task's setup and the agent's diff, nothing else.
       texts.testOutput += "$ (grading in a fresh box: the task's setup, then the agent's diff)\n";
+      await (agentBoxRemoval ?? env.manager.destroy(session.id).catch(() => undefined));
       const forkedGrading = await forkPrepared(boxOptions, gradeLabels);
       if (forkedGrading) {
         grading = forkedGrading.session;
@@ -349,7 +356,7 @@ export async function runAttempt(
     // read from the tree the tests start from.
     integrity = integrityOf(texts.diff, task.test_patch, task.editable_files, {
       ...integrityContext,
-      baseFiles: await treeFiles(testBox.box, testTree, env.signal),
+      baseFiles: baseFiles ?? (await treeFiles(testBox.box, testTree, env.signal)),
     });
     const strict = (env.integrity ?? "strict") === "strict";
     let baseTests: number | undefined;
@@ -446,7 +453,8 @@ export async function runAttempt(
     return finish();
   } finally {
     await beside?.end();
-    if (session) await env.manager.destroy(session.id).catch(() => undefined);
+    await agentBoxRemoval;
+    if (session && !agentBoxRemoval) await env.manager.destroy(session.id).catch(() => undefined);
     if (grading) await env.manager.destroy(grading.id).catch(() => undefined);
   }
 
@@ -516,7 +524,10 @@ export async function runAttempt(
             throw e;
           }
         },
-        tree: (box, signal) => recordTree(box.box, signal),
+        tree: async (box, signal) => {
+          const recorded = await recordTree(box.box, signal);
+          return { tree: recorded, files: await treeFiles(box.box, recorded, signal) };
+        },
         count: (box, tree, signal) => baseCount(box, tree, signal),
         destroy: (box) => env.manager.destroy(box.id),
       },
