@@ -244,8 +244,6 @@ export async function runAttempt(
       labels: { [LABEL_EVAL_TASK]: task.id },
     };
     const gradeLabels = { [LABEL_EVAL_PHASE]: "grade" };
-    const room = env.gradeInAgentBox ? undefined : env.roomBeside?.();
-    if (room) beside = startBeside(boxOptions, { ...gradeLabels, [LABEL_EVAL_BESIDE]: "agent" }, room);
     const forked = await forkPrepared(boxOptions);
     if (forked) {
       session = forked.session;
@@ -270,6 +268,10 @@ export async function runAttempt(
     }
     node = await session.box.engine.boxNode?.(session.box.id).catch(() => undefined);
     const tree = await recordTree(session.box, env.signal);
+    // Once the agent's box is up (not with it: two boxes starting at once slow the agent's start,
+    // which is on the task's clock), the box the tests run in starts beside it, if there is room.
+    const room = env.gradeInAgentBox ? undefined : env.roomBeside?.();
+    if (room) beside = startBeside(boxOptions, { ...gradeLabels, [LABEL_EVAL_BESIDE]: "agent" }, room);
 
     enter("agent");
     const activeSession = session;
