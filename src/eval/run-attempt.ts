@@ -369,8 +369,15 @@ export async function runAttempt(
       // tests' limit, or the task's), the time it takes is given back to the task's clock, and it
       // is taken once per task base (an attempt that finds it kept skips it).
       // Started beside the agent, it was waited for above.
+      // One that ran out of its time there is taken again now: the agent, gone, cannot slow it down.
       const counting = Date.now();
-      const base = besideCount ?? (await baseCount(testBox, testTree));
+      if (besideCount?.timedOut) {
+        texts.testOutput += `${besideCount.log}$ (drydock's count ran out of its time beside the agent; taken again now that the agent is done)\n`;
+      }
+      const base =
+        besideCount && !besideCount.timedOut
+          ? besideCount
+          : await baseCount(testBox, testTree, env.signal, besideCount?.timedOut);
       deadline += Date.now() - counting;
       if (env.signal.aborted) return "cancelled";
       texts.testOutput += base.log;
@@ -468,6 +475,7 @@ export async function runAttempt(
     box: Session,
     tree: string,
     signal: AbortSignal = env.signal,
+    again = false,
   ): Promise<BaseTestCount & { log: string }> {
     const take = async () => {
       const counted = await countBaseTests(box, task, tree, {
@@ -497,6 +505,7 @@ export async function runAttempt(
       setup: task.setup,
       image: imageId ?? image ?? "",
     });
+    if (again) await env.baseCounts.forgetTimedOut(key);
     const got = await env.baseCounts.get(key, `${task.id}#${attempt}`, take);
     return { ...got.count, log: baseCountLog(got.count, got.origin) };
   }
