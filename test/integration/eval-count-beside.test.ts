@@ -3,7 +3,8 @@
  * box the tests run in starts with the agent's, the count is taken there while the agent works,
  * and grading waits for it only if it is not done. With `--attempts 2` it is taken once. What the
  * agent writes in its own box does not reach the count. A count that times out, or a box beside
- * the agent that dies during it, still leaves the grading right.
+ * the agent that dies during it, still leaves the grading right. Without room on the engine for a
+ * second box, grading starts its box after the agent, as before.
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -160,6 +161,22 @@ describe("drydock's count beside the agent", () => {
     expect(counts.find((m) => m !== took[0])![2]).toMatch(
       /^counted by attempt beside#[12] of this run at \S+; not run again$/,
     );
+  }, 300_000);
+
+  it("without room on the engine for a second box, the box the tests run in starts after the agent, as before", async () => {
+    // Each box counted at more than half the engine's memory: the attempt's own fits, a second does not.
+    const engineMB =
+      Number(execFileSync("docker", ["info", "--format", "{{.MemTotal}}"], { encoding: "utf8" })) / 2 ** 20;
+    const memoryMB = String(Math.floor(engineMB * 0.6));
+    const run = await runTasks("no-room", [task("no-room")], ["--agent", "patch", "--memory-mb", memoryMB]);
+    const log = run.file("no-room", "test_output.txt");
+    expect(run.result("no-room").status, log).toBe("resolved");
+    expect(log).not.toMatch(BESIDE_LINE);
+    expect(log).toMatch(/^\$ \(grading in a fresh box: the task's setup, then the agent's diff\)$/m);
+    expect(COUNT_LINE.exec(log)?.slice(1)).toEqual([
+      "3",
+      "counted by this attempt; kept for the task's other attempts and later runs",
+    ]);
   }, 300_000);
 
   it("a count that runs out of its own time there leaves the grading right", async () => {
