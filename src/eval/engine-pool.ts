@@ -48,6 +48,14 @@ export function pickSlot<T extends Load>(slots: readonly T[], memoryMB: number):
   return best;
 }
 
+/**
+ * Whether a second box of memoryMB fits on a slot now, beside what runs there (tryTake): by
+ * memory alone, with no exception for an idle engine (the attempt's own box is already there). Pure.
+ */
+export function fitsBeside(slot: Load, memoryMB: number): boolean {
+  return !slot.dead && slot.usedMB + memoryMB <= slot.capacityMB;
+}
+
 export class EnginePool {
   private waiters: Array<() => void> = [];
 
@@ -111,7 +119,7 @@ export class EnginePool {
    * False when there is no room; release() gives it back.
    */
   tryTake(slot: EngineSlot, memoryMB: number): boolean {
-    if (slot.dead || slot.usedMB + memoryMB > slot.capacityMB) return false;
+    if (!fitsBeside(slot, memoryMB)) return false;
     slot.usedMB += memoryMB;
     slot.running++;
     return true;
