@@ -7,7 +7,13 @@
 // machine falls on all alike; each run is a fresh --out. Figures, not asserts. After `npm run build`:
 //
 //   node bench/eval-test-phase.mjs [--copies 2] [--rounds 3] [--concurrency 2]
-//       [--modes fresh,cached,agent] [--baseline PATH/TO/dist/cli/main.js] [--json FILE]
+//       [--modes fresh,cached,agent] [--baseline PATH/TO/dist/cli/main.js] [--agent-sleep S] [--json FILE]
+//
+// The agent is the `patch` agent (it applies the gold prediction at once), or with --agent-sleep a
+// command agent that first waits S seconds, as an agent waits on its model (lib/sleep-patch-agent.mjs):
+// with a patch agent nothing runs beside the agent for long, so drydock's count, started beside it
+// (src/eval/beside-agent.ts), is mostly waited for; with an agent that takes longer than the suite it
+// is ready when grading starts.
 //
 // Modes:
 // - fresh: `drydock eval` as it runs by default, with an empty state directory: the count of the
@@ -31,12 +37,14 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "2" },
     modes: { type: "string", default: "fresh,cached,agent" },
     baseline: { type: "string" },
+    "agent-sleep": { type: "string", default: "0" },
     json: { type: "string" },
   },
 });
 const copies = Number(values.copies);
 const rounds = Number(values.rounds);
 const concurrency = Number(values.concurrency);
+const agentSleep = Number(values["agent-sleep"]);
 const modes = values.modes.split(",");
 if (values.baseline) modes.push("baseline");
 for (const m of modes) {
@@ -58,6 +66,15 @@ try {
       const out = join(work, `out-${mode}-${round}`);
       const state = mode === "cached" ? kept : join(work, `state-${runs++}`);
       const program = mode === "baseline" ? values.baseline : cli;
+      const agent =
+        agentSleep > 0
+          ? [
+              "--agent",
+              "command",
+              "--agent-command",
+              `node ${join(import.meta.dirname, "lib", "sleep-patch-agent.mjs")} ${join(work, "preds.jsonl")} ${agentSleep}`,
+            ]
+          : ["--agent", "patch", "--patches", "preds.jsonl"];
       const started = performance.now();
       const child = spawn(
         process.execPath,
@@ -67,10 +84,7 @@ try {
           "rows.jsonl",
           "--repos",
           "clones",
-          "--agent",
-          "patch",
-          "--patches",
-          "preds.jsonl",
+          ...agent,
           "--concurrency",
           String(concurrency),
           "--out",
@@ -110,6 +124,11 @@ try {
   const warm = await runOnce("fresh", "warmup");
   execFileSync("cp", ["-r", join(work, `state-${runs - 1}`), kept]);
   say(`warm-up: ${(warm.wallMs / 1000).toFixed(1)} s`);
+  if (values.baseline) {
+    // The other build may build its own sandbox image first.
+    const warmBaseline = await runOnce("baseline", "warmup");
+    say(`baseline warm-up: ${(warmBaseline.wallMs / 1000).toFixed(1)} s`);
+  }
   const samples = Object.fromEntries(modes.map((m) => [m, { wall: [], phase: [], suite: [], ratio: [] }]));
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? modes : [...modes].reverse();
@@ -150,6 +169,7 @@ try {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30) },
     concurrency,
     rounds,
+    agent_sleep_s: agentSleep,
     rows: rowsOut,
   };
   const range = (x, digits = 2) =>

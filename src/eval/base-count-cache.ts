@@ -114,6 +114,16 @@ export class BaseCounts {
     };
   }
 
+  /**
+   * Forgets a count this run kept that ran out of its time limit, so that the next get takes it
+   * again (a count beside an agent that was slowed down by it is taken again once it is gone).
+   */
+  async forgetTimedOut(key: string): Promise<void> {
+    const pending = this.inRun.get(key);
+    const kept = await pending?.catch(() => undefined);
+    if (kept?.timedOut && this.inRun.get(key) === pending) this.inRun.delete(key);
+  }
+
   /** Forgets a count this run took (an attempt stopped while taking it). */
   forget(key: string): void {
     this.inRun.delete(key);

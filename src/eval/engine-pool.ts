@@ -48,6 +48,14 @@ export function pickSlot<T extends Load>(slots: readonly T[], memoryMB: number):
   return best;
 }
 
+/**
+ * Whether a second box of memoryMB fits on a slot now, beside what runs there (tryTake): by
+ * memory alone, with no exception for an idle engine (the attempt's own box is already there). Pure.
+ */
+export function fitsBeside(slot: Load, memoryMB: number): boolean {
+  return !slot.dead && slot.usedMB + memoryMB <= slot.capacityMB;
+}
+
 export class EnginePool {
   private waiters: Array<() => void> = [];
 
@@ -102,6 +110,19 @@ export class EnginePool {
         signal.addEventListener("abort", wake, { once: true });
       });
     }
+  }
+
+  /**
+   * Takes room for one more box of memoryMB on `slot` now, if the slot has it by pickSlot's rule
+   * (its memory, counted at each box's limit), without waiting: for a box an attempt starts beside
+   * its own (beside-agent.ts), which is only worth starting when nothing has to wait for it.
+   * False when there is no room; release() gives it back.
+   */
+  tryTake(slot: EngineSlot, memoryMB: number): boolean {
+    if (!fitsBeside(slot, memoryMB)) return false;
+    slot.usedMB += memoryMB;
+    slot.running++;
+    return true;
   }
 
   release(slot: EngineSlot, memoryMB: number): void {

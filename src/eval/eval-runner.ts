@@ -268,6 +268,10 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
     baseCounts: new BaseCounts(options.runId ?? "(this run)", options.baseCountsDir),
     signal,
   };
+  // A box the tests run in, started beside the agent, takes room on the attempt's engine when
+  // there is some now (beside-agent.ts); it never waits for room.
+  const roomOn = (slot: EngineSlot) => () =>
+    pool.tryTake(slot, memoryMB) ? () => pool.release(slot, memoryMB) : undefined;
   const envOn = (slot: EngineSlot): AttemptEnv =>
     several
       ? {
@@ -275,8 +279,9 @@ export async function runEval(options: EvalRunOptions): Promise<EvalRunOutcome> 
           manager: slot.manager,
           engine: slot.engine.name,
           ensureImage: (image) => pool.ensureImage(slot, image),
+          roomBeside: roomOn(slot),
         }
-      : { ...env, manager: slot.manager };
+      : { ...env, manager: slot.manager, roomBeside: roomOn(slot) };
   let ran = 0;
   let cancelled = 0;
   let inFlight = 0;

@@ -21,6 +21,7 @@ import { applyPatchInBox } from "./box-patch.js";
 import { diffSince, recordTree, treeFiles } from "./box-tree.js";
 import { baseCountLog, countBaseTests, type BaseTestCount } from "./base-test-count.js";
 import { baseCountKey, type BaseCounts } from "./base-count-cache.js";
+import { BesideAgent } from "./beside-agent.js";
 import {
   integrityOf,
   restorePaths,
@@ -45,6 +46,8 @@ const MAX_TEST_OUTPUT_BYTES = 4 * 1024 * 1024;
 export const LABEL_EVAL_TASK = "drydock.eval.task";
 /** On the box the tests run in: "grade". */
 export const LABEL_EVAL_PHASE = "drydock.eval.phase";
+/** On a box the tests run in that was started beside the agent (beside-agent.ts): "agent". */
+export const LABEL_EVAL_BESIDE = "drydock.eval.beside";
 
 export interface AttemptEnv {
   manager: SessionManager;
@@ -95,6 +98,12 @@ export interface AttemptEnv {
   prepared?: PreparedTasks;
   /** drydock's counts of the tests without the agent's diff, taken once per task base (base-count-cache.ts). */
   baseCounts?: BaseCounts;
+  /**
+   * Room for a second box now, beside the attempt's own, on its engine: the box the tests run in,
+   * started beside the agent with drydock's count (beside-agent.ts). Returns how to give the room
+   * back, or undefined when there is none (the box then starts after the agent).
+   */
+  roomBeside?: () => (() => void) | undefined;
 }
 
 /** How a task is graded: `--grading` if given, else SWE-bench's way for its rows and strict for drydock tasks. */
@@ -144,6 +153,10 @@ export async function runAttempt(
   let node: string | undefined;
   /** The fresh box the tests run in (none with gradeInAgentBox). */
   let grading: Session | undefined;
+  /** The box the tests run in, started beside the agent when there is room. */
+  let beside: BesideAgent | undefined;
+  /** The agent's box being removed, when grading did not wait for it. */
+  let agentBoxRemoval: Promise<unknown> | undefined;
   let outcome: AgentOutcome | undefined;
   let tests: AttemptResult["tests"];
   let integrity: Integrity | undefined;
@@ -230,6 +243,7 @@ export async function runAttempt(
       maxOutputBytes: MAX_TEST_OUTPUT_BYTES,
       labels: { [LABEL_EVAL_TASK]: task.id },
     };
+    const gradeLabels = { [LABEL_EVAL_PHASE]: "grade" };
     const forked = await forkPrepared(boxOptions);
     if (forked) {
       session = forked.session;
@@ -254,6 +268,10 @@ export async function runAttempt(
     }
     node = await session.box.engine.boxNode?.(session.box.id).catch(() => undefined);
     const tree = await recordTree(session.box, env.signal);
+    // Once the agent's box is up (not with it: two boxes starting at once slow the agent's start,
+    // which is on the task's clock), the box the tests run in starts beside it, if there is room.
+    const room = env.gradeInAgentBox ? undefined : env.roomBeside?.();
+    if (room) beside = startBeside(boxOptions, { ...gradeLabels, [LABEL_EVAL_BESIDE]: "agent" }, room);
 
     enter("agent");
     const activeSession = session;
@@ -284,18 +302,45 @@ export async function runAttempt(
     integrity = integrityOf(texts.diff, task.test_patch, task.editable_files, integrityContext);
     let testBox = session;
     let testTree = tree;
-    if (!env.gradeInAgentBox) {
+    /** The count taken (or waited for) in the box started beside the agent. */
+    let besideCount: (BaseTestCount & { log: string }) | undefined;
+    /** The files of the tree the tests start from, when listed beside the agent. */
+    let baseFiles: Set<string> | undefined;
+    if (!env.gradeInAgentBox && beside) {
+      // The agent's box goes while grading starts; the finally waits for it.
+      agentBoxRemoval = env.manager.destroy(session.id).catch(() => undefined);
+      const waiting = Date.now();
+      const early = await beside.result;
+      if ("session" in early) {
+        // Removed by beside.end().
+        grading = early.session;
+        texts.testOutput +=
+          `$ (grading in a fresh box started beside the agent: the task's setup and drydock's count ran ` +
+          `while the agent worked; grading waited ${((Date.now() - waiting) / 1000).toFixed(1)} s for them; then the agent's diff)\n` +
+          early.log;
+        // The count's time is drydock's, not the task's: what grading waited for it is given back.
+        deadline += Date.now() - Math.max(waiting, early.readyAt);
+        besideCount = early.count;
+        testTree = early.tree;
+        baseFiles = early.files;
+      } else {
+        texts.testOutput += `$ (the box started beside the agent cannot be graded in: ${early.error}; starting another)\n`;
+      }
+    }
+    if (!env.gradeInAgentBox && !grading) {
       // As SWE-bench grades: a fresh box with the task's setup and the agent's diff, nothing else.
       texts.testOutput += "$ (grading in a fresh box: the task's setup, then the agent's diff)\n";
-      await env.manager.destroy(session.id).catch(() => undefined);
-      const grade = { [LABEL_EVAL_PHASE]: "grade" };
-      const forkedGrading = await forkPrepared(boxOptions, grade);
+      await (agentBoxRemoval ?? env.manager.destroy(session.id).catch(() => undefined));
+      const forkedGrading = await forkPrepared(boxOptions, gradeLabels);
       if (forkedGrading) {
         grading = forkedGrading.session;
         texts.testOutput += forkedGrading.log;
       } else {
         try {
-          grading = await env.manager.create({ ...boxOptions, labels: { ...boxOptions.labels, ...grade } });
+          grading = await env.manager.create({
+            ...boxOptions,
+            labels: { ...boxOptions.labels, ...gradeLabels },
+          });
         } catch (e) {
           if (env.signal.aborted) return "cancelled";
           status = "box_error";
@@ -306,14 +351,14 @@ export async function runAttempt(
         if (await runSetup(grading, inGrading, (text) => (texts.testOutput += text))) return "cancelled";
         if (error) return finish();
       }
-      testBox = grading;
       testTree = await recordTree(grading.box, env.signal);
     }
+    if (grading) testBox = grading;
     // Which modules are the project's own, where pytest puts the test directories on sys.path:
     // read from the tree the tests start from.
     integrity = integrityOf(texts.diff, task.test_patch, task.editable_files, {
       ...integrityContext,
-      baseFiles: await treeFiles(testBox.box, testTree, env.signal),
+      baseFiles: baseFiles ?? (await treeFiles(testBox.box, testTree, env.signal)),
     });
     const strict = (env.integrity ?? "strict") === "strict";
     let baseTests: number | undefined;
@@ -323,8 +368,16 @@ export async function runAttempt(
       // The count is drydock's check, not the task's work: it has a budget of its own (the
       // tests' limit, or the task's), the time it takes is given back to the task's clock, and it
       // is taken once per task base (an attempt that finds it kept skips it).
+      // Started beside the agent, it was waited for above.
+      // One that ran out of its time there is taken again now: the agent, gone, cannot slow it down.
       const counting = Date.now();
-      const base = await baseCount(testBox, testTree);
+      if (besideCount?.timedOut) {
+        texts.testOutput += `${besideCount.log}$ (drydock's count ran out of its time beside the agent; taken again now that the agent is done)\n`;
+      }
+      const base =
+        besideCount && !besideCount.timedOut
+          ? besideCount
+          : await baseCount(testBox, testTree, env.signal, besideCount?.timedOut);
       deadline += Date.now() - counting;
       if (env.signal.aborted) return "cancelled";
       texts.testOutput += base.log;
@@ -408,7 +461,9 @@ export async function runAttempt(
     log.debug(`${task.id}#${attempt}: ${error}`);
     return finish();
   } finally {
-    if (session) await env.manager.destroy(session.id).catch(() => undefined);
+    await beside?.end();
+    await agentBoxRemoval;
+    if (session && !agentBoxRemoval) await env.manager.destroy(session.id).catch(() => undefined);
     if (grading) await env.manager.destroy(grading.id).catch(() => undefined);
   }
 
@@ -416,14 +471,19 @@ export async function runAttempt(
    * drydock's count of the task's tests without the agent's diff, in `box` (the fresh box, before
    * the diff): kept once per task base by env.baseCounts, else taken here.
    */
-  async function baseCount(box: Session, tree: string): Promise<BaseTestCount & { log: string }> {
+  async function baseCount(
+    box: Session,
+    tree: string,
+    signal: AbortSignal = env.signal,
+    again = false,
+  ): Promise<BaseTestCount & { log: string }> {
     const take = async () => {
       const counted = await countBaseTests(box, task, tree, {
         timeoutMs: (testTimeoutS ?? timeoutS) * 1000,
-        signal: env.signal,
+        signal,
       });
       // A count cut short by a stop is no count: not kept.
-      if (env.signal.aborted) throw new Error("the run was stopped");
+      if (signal.aborted) throw new Error("the run was stopped");
       return counted;
     };
     if (!env.baseCounts) {
@@ -445,8 +505,46 @@ export async function runAttempt(
       setup: task.setup,
       image: imageId ?? image ?? "",
     });
+    if (again) await env.baseCounts.forgetTimedOut(key);
     const got = await env.baseCounts.get(key, `${task.id}#${attempt}`, take);
     return { ...got.count, log: baseCountLog(got.count, got.origin) };
+  }
+
+  /**
+   * The box the tests run in, started now beside the agent's (beside-agent.ts): a fork of the
+   * task's prepared box, or a new box with the task's setup; then drydock's count there.
+   */
+  function startBeside(options: SessionOptions, labels: Record<string, string>, release: () => void) {
+    return new BesideAgent(
+      {
+        start: async (signal) => {
+          const forkedBox = await forkPrepared(options, labels);
+          if (forkedBox) return { session: forkedBox.session, log: forkedBox.log };
+          const box = await env.manager.create({ ...options, labels: { ...options.labels, ...labels } });
+          if (!task.setup) return { session: box, log: "" };
+          try {
+            const r = await box.bash(task.setup, { timeoutMs: remainingMs(deadline), signal });
+            if (r.timedOut || r.exitCode !== 0) {
+              throw new Error(
+                `its setup ${r.timedOut ? "did not finish" : `exited ${r.exitCode ?? "without a code"}`}`,
+              );
+            }
+            return { session: box, log: `$ ${task.setup}  (setup)\n${r.output}\n` };
+          } catch (e) {
+            await env.manager.destroy(box.id).catch(() => undefined);
+            throw e;
+          }
+        },
+        tree: async (box, signal) => {
+          const recorded = await recordTree(box.box, signal);
+          return { tree: recorded, files: await treeFiles(box.box, recorded, signal) };
+        },
+        count: (box, tree, signal) => baseCount(box, tree, signal),
+        destroy: (box) => env.manager.destroy(box.id),
+      },
+      env.signal,
+      release,
+    );
   }
 
   /** A box forked from the task's prepared box, or undefined: the caller starts one of its own. */

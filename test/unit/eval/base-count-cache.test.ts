@@ -104,6 +104,17 @@ describe("counts taken once per base", () => {
     expect(again.count).toEqual({ count: 2 });
   });
 
+  it("a count that timed out can be forgotten to be taken again; one that finished cannot", async () => {
+    const counts = new BaseCounts("run-1", dir);
+    await counts.get("k", "t#1", async () => ({ note: "did not finish", timedOut: true }));
+    await counts.forgetTimedOut("k");
+    const again = await counts.get("k", "t#1", async () => ({ count: 4 }));
+    expect(again.count).toEqual({ count: 4 });
+    expect(again.origin).toMatch(/^counted by this attempt/);
+    await counts.forgetTimedOut("k");
+    expect((await counts.get("k", "t#2", async () => ({ count: 9 }))).count).toEqual({ count: 4 });
+  });
+
   it("an attempt that waited on a count that failed takes it itself", async () => {
     const counts = new BaseCounts("run-1");
     let fail: (e: Error) => void = () => undefined;

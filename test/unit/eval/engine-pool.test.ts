@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pickSlot } from "../../../src/eval/engine-pool.js";
+import { fitsBeside, pickSlot } from "../../../src/eval/engine-pool.js";
 
 const slot = (name: string, capacityMB: number, usedMB = 0, running = 0, dead?: string) => ({
   name,
@@ -21,5 +21,14 @@ describe("pickSlot", () => {
     expect(pickSlot([slot("a", 2048, 2048, 1), slot("b", 2048, 1536, 1)], 1024)).toBeUndefined();
     expect(pickSlot([slot("a", 2048, 0, 0, "gone")], 512)).toBeUndefined();
     expect(pickSlot([slot("a", 1024)], 4096)?.name).toBe("a");
+  });
+});
+
+describe("fitsBeside", () => {
+  it("takes a second box only while the engine's memory holds it, and none on a dead engine", () => {
+    expect(fitsBeside(slot("a", 8192, 2048, 1), 2048)).toBe(true);
+    expect(fitsBeside(slot("a", 4096, 2048, 1), 2048)).toBe(true);
+    expect(fitsBeside(slot("a", 4096, 3072, 1), 2048)).toBe(false);
+    expect(fitsBeside(slot("a", 8192, 0, 0, "gone"), 1024)).toBe(false);
   });
 });
