@@ -11,7 +11,10 @@ command -v node >/dev/null || die "Node.js >= 20 is required: install it from ht
 command -v git >/dev/null || die "git is required: install it (Debian: apt-get install git)."
 
 # 1. Dependencies and build.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ -L node_modules ]; then
+  # Another checkout's modules (a worktree's link): npm ci would empty them for both.
+  say "node_modules is a link to $(readlink node_modules): left as it is (run npm ci there if it is stale)"
+elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm dependencies (npm ci)"
   npm ci --no-audit --no-fund
 fi
