@@ -180,19 +180,16 @@ describe("LlmGateway routing and keys", () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it("makes the socket connectable by the box user only", async () => {
+  it("makes the socket connectable by drydock's own user only: no box and no other user", async () => {
     using dir = tempDir();
     await using gateway = await startGateway(dir.path, undefined);
     const socket = statSync(gateway.address);
     const parent = statSync(dirname(gateway.address));
     expect(socket.isSocket()).toBe(true);
-    expect(socket.mode & 0o777).toBe(0o666);
-    if (process.getuid?.() === 0) {
-      expect([parent.uid, parent.gid]).toEqual([1000, 1000]);
-      expect(parent.mode & 0o777).toBe(0o700);
-    } else {
-      expect(parent.mode & 0o077).toBe(0o011);
-    }
+    expect(socket.mode & 0o777).toBe(0o600);
+    // The directory prepareSocketPath made: private, and still this process's user's.
+    expect(parent.mode & 0o777).toBe(0o700);
+    expect(parent.uid).toBe(process.getuid?.());
   });
 
   it("replaces a stale socket left by a crash, and removes its socket on close", async () => {
