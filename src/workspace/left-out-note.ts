@@ -59,5 +59,5 @@ export function leftOutNote(trees: readonly SizedTree[]): string {
     named.push(`${rest.length} more (${files.toLocaleString("en-US")} files, ${size(bytes)})`);
   }
   const one = trees.length === 1;
-  return `left out of the box ${one ? "an untracked dependency tree" : "untracked dependency trees"}, neither tracked nor ignored: ${named.join(", ")}. Install ${one ? "it" : "them"} in the box if it needs ${one ? "it" : "them"}, or copy ${one ? "it" : "them"} in: start with --include-untracked-dependencies (the library's includeUntrackedDependencies: true)`;
+  return `${one ? "an untracked dependency tree" : "untracked dependency trees"} (neither tracked nor ignored) left out of the box: ${named.join(", ")}. Install ${one ? "it" : "them"} in the box if it needs ${one ? "it" : "them"}, or copy ${one ? "it" : "them"} in: start with --include-untracked-dependencies (the library's includeUntrackedDependencies: true)`;
 }
