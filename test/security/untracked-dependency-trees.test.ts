@@ -5,10 +5,13 @@
  * delete them or carry them into a branch. Runs under runc and gVisor.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
+import { Drydock, InvalidArgumentError } from "../../src/index.js";
 import type { Session } from "../../src/session/session.js";
+import { spawnHttpServer, stopServer } from "../helpers/http-server.js";
 import { git, tempRepo, type TempRepo } from "../helpers/repos.js";
 import { withPrefilledPool } from "../helpers/prefilled-pool.js";
 import { sandboxImage, testSession } from "../helpers/sessions.js";
@@ -169,5 +172,62 @@ describe("untracked dependency trees", () => {
     expect(included.code, included.stderr).toBe(0);
     expect(included.stdout.trim()).toBe(String(PACKAGES + 1 + 2));
     expect(included.stderr).not.toContain("left out of the box");
+  });
+});
+
+describe("untracked dependency trees, through the library and drydock serve", () => {
+  const HAS = "test -e node_modules/pkg0/f0.js && echo has || echo lacks";
+
+  it("the library leaves them out unless includeUntrackedDependencies", async () => {
+    using repo = installedRepo();
+    const drydock = Drydock.local({ image: sandboxImage(), environment: false });
+    try {
+      await using lacking = await drydock.create({ repo: repo.path });
+      expect((await lacking.commands.run(HAS)).stdout).toBe("lacks\n");
+      await using having = await drydock.create({ repo: repo.path, includeUntrackedDependencies: true });
+      expect((await having.commands.run(HAS)).stdout).toBe("has\n");
+      await expect(
+        drydock.create({ repo: repo.path, includeUntrackedDependencies: "yes" as unknown as boolean }),
+      ).rejects.toMatchObject({ field: "includeUntrackedDependencies" });
+    } finally {
+      await drydock.close();
+    }
+  });
+
+  it("drydock serve leaves them out unless started with --include-untracked-dependencies, and says so on stderr", async () => {
+    using repo = installedRepo();
+    const state = mkdtempSync(join(tmpdir(), "drydock-trees-state-"));
+    const env = { ...process.env, DRYDOCK_TOKEN: "trees-token", DRYDOCK_STATE_DIR: state };
+    try {
+      for (const [args, expected] of [
+        [[], "lacks\n"],
+        [["--include-untracked-dependencies"], "has\n"],
+      ] as const) {
+        const server = await spawnHttpServer({ repo: repo.path, env, args: [...args] });
+        let stderr = "";
+        server.child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+        const drydock = Drydock.remote({ url: server.url, token: "trees-token" });
+        try {
+          await using box = await drydock.create();
+          expect((await box.commands.run(HAS)).stdout, args.join(" ")).toBe(expected);
+          if (args.length === 0) {
+            expect(stderr).toMatch(
+              /node_modules\/ \(2,000 files, [\d.]+ KiB\).*--include-untracked-dependencies/,
+            );
+            // A remote sandbox cannot ask for them: the server decides.
+            const refused = drydock.create({ includeUntrackedDependencies: true });
+            await expect(refused).rejects.toBeInstanceOf(InvalidArgumentError);
+            await expect(refused).rejects.toThrow(/drydock serve --include-untracked-dependencies/);
+          } else {
+            expect(stderr).not.toContain("left out of the box");
+          }
+        } finally {
+          await drydock.close();
+          await stopServer(server.child);
+        }
+      }
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
   });
 });
