@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { leftOutNote, sizeLeftOut } from "../../../src/workspace/left-out-note.js";
+import { leftOutNote, sizeLeftOut, TreeSizes } from "../../../src/workspace/left-out-note.js";
 
 describe("leftOutNote", () => {
   it("names each tree with its files and bytes, largest first, and the flag and option that copy them", () => {
@@ -36,11 +36,24 @@ describe("sizeLeftOut", () => {
       writeFileSync(join(root, "node_modules", "a", "x.js"), "x".repeat(1000));
       writeFileSync(join(root, "big"), "y".repeat(100_000));
       symlinkSync(join(root, "big"), join(root, "node_modules", "link"));
-      const sized = await sizeLeftOut(root, {
+      const sizes = new TreeSizes();
+      const leftOut = {
         trees: [{ dir: "node_modules/", files: 3 }],
         paths: ["node_modules/a/x.js", "node_modules/link", "node_modules/gone.js"],
-      });
-      expect(sized).toEqual([{ dir: "node_modules/", files: 3, bytes: 1000 + join(root, "big").length }]);
+      };
+      const first = [{ dir: "node_modules/", files: 3, bytes: 1000 + join(root, "big").length }];
+      expect(await sizeLeftOut(root, leftOut, sizes)).toEqual(first);
+      // Sized once per file count: the same count is not read again, another one is.
+      writeFileSync(join(root, "node_modules", "a", "x.js"), "x".repeat(5000));
+      expect(await sizeLeftOut(root, leftOut, sizes)).toEqual(first);
+      writeFileSync(join(root, "node_modules", "gone.js"), "z");
+      const grown = {
+        trees: [{ dir: "node_modules/", files: 4 }],
+        paths: [...leftOut.paths, "node_modules/a/y.js"],
+      };
+      expect(await sizeLeftOut(root, grown, sizes)).toEqual([
+        { dir: "node_modules/", files: 4, bytes: 5000 + join(root, "big").length + 1 },
+      ]);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
