@@ -5,7 +5,7 @@
  * delete them or carry them into a branch. Runs under runc and gVisor.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -34,6 +34,10 @@ function installedRepo(): TempRepo {
   repo.write("venv/README.md", "our venv tooling\n");
   repo.write("target/notes.md", "target audience\n");
   repo.write("src/app.ts", "export {};\n");
+  // A link named like a tree is a link to git (one untracked path, nothing under it): it is copied
+  // as a link, as before, and never followed to decide anything.
+  mkdirSync(join(repo.path, "web"));
+  symlinkSync("/etc", join(repo.path, "web", "node_modules"));
   return repo;
 }
 
@@ -93,6 +97,7 @@ describe("untracked dependency trees", () => {
     const seen = await present(session, [...LEFT_OUT, ...KEPT]);
     for (const path of LEFT_OUT) expect(seen[path], path).toBe("no");
     for (const path of KEPT) expect(seen[path], path).toBe("yes");
+    expect((await session.bash("readlink /workspace/web/node_modules")).output).toBe("/etc\n");
     // Nothing left out reads as a deletion.
     expect(await session.diff()).toBe("");
   });
