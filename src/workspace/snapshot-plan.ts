@@ -147,7 +147,7 @@ export async function planSnapshot(
     const commit = await resolveCommit(repo, ref);
     return { repo, commit, detach: commit, files: [], skip: new Set() };
   }
-  if (repo.head === null) return { repo, files: await snapshotFileList(repo), skip: new Set() };
+  if (repo.head === null) return noCommitPlan(repo, options);
   // Tracked paths whose working-tree state differs from HEAD (edited, deleted, staged as new), and
   // untracked files that are not ignored. git compares by the index's stat data: clean files are
   // not read.
@@ -180,6 +180,23 @@ function workingTreePlan(
   const { send, leftOut } = untrackedToSend(untracked, options);
   const files = [...new Set([...changed, ...send])];
   return { repo, commit, files, skip: new Set(files), untracked: send, ...(leftOut ? { leftOut } : {}) };
+}
+
+/**
+ * A repository with no commit yet: every file is sent, from the index and untracked, but the
+ * untracked dependency trees (asked for apart: no other repository pays the git process).
+ */
+async function noCommitPlan(repo: HostRepo, options: PlanOptions): Promise<SnapshotPlan> {
+  const [all, others] = await Promise.all([
+    snapshotFileList(repo),
+    options.includeUntrackedDependencies
+      ? Promise.resolve(Buffer.alloc(0))
+      : hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
+  ]);
+  const { leftOut } = untrackedToSend(split(others), options);
+  if (leftOut === undefined) return { repo, files: all, skip: new Set() };
+  const gone = new Set(leftOut.paths);
+  return { repo, files: all.filter((path) => !gone.has(path)), skip: new Set(), leftOut };
 }
 
 /** The absolute path a repository path names (the key its layout is kept under). */

@@ -102,6 +102,20 @@ describe("untracked dependency trees", () => {
     expect(await session.diff()).toBe("");
   });
 
+  it("are left out of a repository with no commit yet, files added to its index kept", async () => {
+    const repo = newRepo();
+    rmSync(join(repo.path, ".git"), { recursive: true, force: true });
+    git(repo.path, "init", "-q", "-b", "main");
+    git(repo.path, "add", "README.md", "node_modules/patched/index.js");
+    await using session = await testSession(repo.path);
+    const seen = await present(session, [...LEFT_OUT, ...KEPT]);
+    for (const path of LEFT_OUT) expect(seen[path], path).toBe("no");
+    for (const path of KEPT) expect(seen[path], path).toBe("yes");
+    expect(
+      (await session.bash("cd /workspace && git status --porcelain --untracked-files=all")).output,
+    ).not.toMatch(/node_modules\/pkg|\.venv/);
+  });
+
   it("are copied with includeUntrackedDependencies", async () => {
     const repo = newRepo();
     await using session = await testSession(repo.path, { includeUntrackedDependencies: true });
