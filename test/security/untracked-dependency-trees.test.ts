@@ -5,7 +5,7 @@
  * delete them or carry them into a branch. Runs under runc and gVisor.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -167,6 +167,23 @@ describe("untracked dependency trees", () => {
     expect(git(repo.path, "status", "--porcelain", "--", "README.md", "node_modules/patched")).toBe(
       " M README.md\n M node_modules/patched/index.js\n",
     );
+  });
+
+  it("an agent that drops the box's exclude lines and writes over a host's left-out file cannot change it", async () => {
+    const repo = newRepo();
+    await using session = await testSession(repo.path);
+    await session.bash(
+      "cd /workspace && : > .git/info/exclude && mkdir -p node_modules/pkg0 && echo 'module.exports = \"evil\";' > node_modules/pkg0/f0.js",
+    );
+    // The file is the agent's new file, in plain sight in the diff, not a change to the host's.
+    expect(await session.diff()).toMatch(
+      /^new file mode 100644\n.*\n--- \/dev\/null\n\+\+\+ b\/node_modules\/pkg0\/f0\.js$/m,
+    );
+    await expect(session.apply({ mode: "worktree" })).rejects.toMatchObject({ name: "ApplyConflictError" });
+    expect(readFileSync(join(repo.path, "node_modules", "pkg0", "f0.js"), "utf8")).toBe(
+      "module.exports = 0;\n",
+    );
+    expect(filesUnder(join(repo.path, "node_modules"))).toBe(PACKAGES + 1);
   });
 
   it("the start names what was left out with its size and the flag; the flag copies them in", async () => {
