@@ -38,9 +38,6 @@ const BY_NAME: ReadonlyMap<string, readonly string[] | undefined> = new Map<
   ["vendor", ["modules.txt", "composer/installed.json"]],
 ]);
 
-/** The directory names the rule knows, for the docs and the note. */
-export const DEPENDENCY_TREE_NAMES = [...BY_NAME.keys()];
-
 /** A directory left out of the box. */
 export interface DependencyTree {
   /** Repository-relative, with a trailing slash: "web/node_modules/". */
