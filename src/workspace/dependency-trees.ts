@@ -13,6 +13,9 @@
  * A repository chooses its own file names, so a hostile one can make a real source directory look
  * like a dependency tree (name it `node_modules`, or add a `pyvenv.cfg`): the box then lacks it,
  * which harms nothing on the host. The rule only ever removes paths from what would be copied.
+ *
+ * Hand-written: the lists that exist (github/gitignore's templates) are ignore patterns for a
+ * person to adopt, by name alone; this rule needs the marker checks and must stay this small.
  */
 
 /** Names that are dependency or cache trees by themselves, and names that are only with a marker inside. */
