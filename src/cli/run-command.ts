@@ -1,3 +1,7 @@
+import {
+  INCLUDE_UNTRACKED_DEPENDENCIES_FLAG,
+  INCLUDE_UNTRACKED_DEPENDENCIES_HELP,
+} from "./untracked-dependencies-flag.js";
 import type { Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
@@ -14,6 +18,7 @@ import { diffOut, printErr, rawErr, rawOut } from "./terminal-out.js";
 
 interface RunOptions extends RunFlags {
   diff: boolean;
+  includeUntrackedDependencies?: boolean;
   env: boolean;
   egress: string[];
   egressAllowPrivate: string[];
@@ -56,6 +61,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
     .option("--pull <when>", PULL_HELP, "missing")
+    .option(INCLUDE_UNTRACKED_DEPENDENCIES_FLAG, INCLUDE_UNTRACKED_DEPENDENCIES_HELP)
     .option("--no-diff", "do not print the diff")
     .argument(
       "<command...>",
@@ -77,6 +83,7 @@ export function registerRunCommand(program: Command): void {
           image: await runImage(engine, opts),
           network: opts.network,
           runtime,
+          includeUntrackedDependencies: opts.includeUntrackedDependencies === true,
           ...egress,
         });
         // The command's output goes where nothing else is printed: stderr when the diff takes

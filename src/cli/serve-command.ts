@@ -15,11 +15,16 @@ import { KEYS_FILE_HELP } from "./keys-file-flag.js";
 import { RUNTIME_HELP } from "./runtime-flag.js";
 import { checkServeFlags, type ServeFlags } from "./serve-flags.js";
 import { printErr } from "./terminal-out.js";
+import {
+  INCLUDE_UNTRACKED_DEPENDENCIES_FLAG,
+  INCLUDE_UNTRACKED_DEPENDENCIES_HELP,
+} from "./untracked-dependencies-flag.js";
 
 interface ServeOptions extends ServeFlags {
   allowBaseImage?: string[];
   pull?: string;
   keepSessions?: boolean;
+  includeUntrackedDependencies?: boolean;
   model?: string;
   tools?: string;
   outputSchemas?: boolean;
@@ -55,6 +60,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--allow-base-image <ref>", ALLOW_BASE_IMAGE_HELP, collectBaseImage, [] as string[])
     .option("--pull <when>", PULL_HELP, "missing")
+    .option(INCLUDE_UNTRACKED_DEPENDENCIES_FLAG, INCLUDE_UNTRACKED_DEPENDENCIES_HELP)
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
@@ -161,6 +167,7 @@ export function registerServeCommand(program: Command): void {
           maxOutputBytesLimit: flags.maxOutputBytesLimit,
           maxCheckpoints: flags.maxCheckpoints,
           checkpointMaxBytes: flags.checkpointMaxBytes,
+          includeUntrackedDependencies: opts.includeUntrackedDependencies === true,
           ...egress,
         },
         pool: { size: flags.pool, ttlMs: flags.poolTtlMs },

@@ -40,6 +40,12 @@ export interface CreateOptions {
   memoryMB?: number;
   /** CPU limit (default 1; remotely at most the server's). */
   cpus?: number;
+  /**
+   * Copy untracked, unignored dependency trees (`node_modules`, a virtualenv, Cargo's `target`)
+   * into the box too. Default false: they are left out and the start logs which, with their sizes.
+   * In-process only: a server decides with `drydock serve --include-untracked-dependencies`.
+   */
+  includeUntrackedDependencies?: boolean;
 }
 
 export interface LocalOptions {
@@ -186,6 +192,10 @@ function checkCreateOptions(options: CreateOptions): CreateOptions {
   if (cpus !== undefined && (typeof cpus !== "number" || !Number.isFinite(cpus) || cpus < 0.1)) {
     throw new InvalidArgumentError("cpus", "must be a number of CPUs, at least 0.1");
   }
+  const include = options.includeUntrackedDependencies;
+  if (include !== undefined && typeof include !== "boolean") {
+    throw new InvalidArgumentError("includeUntrackedDependencies", "must be true or false");
+  }
   return options;
 }
 
@@ -204,6 +214,7 @@ class LocalFlavour implements Flavour {
       commandTimeoutMs: options.timeoutMs,
       memoryMB: options.memoryMB,
       cpus: options.cpus,
+      includeUntrackedDependencies: options.includeUntrackedDependencies,
     });
     return new LocalBackend(manager, session);
   }
@@ -256,6 +267,12 @@ class RemoteFlavour implements Flavour {
   ) {}
 
   async create(options: CreateOptions): Promise<SandboxBackend> {
+    if (options.includeUntrackedDependencies !== undefined) {
+      throw new InvalidArgumentError(
+        "includeUntrackedDependencies",
+        "is decided by the server, not per sandbox: start it with drydock serve --include-untracked-dependencies, and leave this option out",
+      );
+    }
     const client = await this.connect();
     const reply = await client.call(
       "session_create",

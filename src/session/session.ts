@@ -102,6 +102,11 @@ export interface SessionOptions extends Omit<BoxOptions, "image" | "labels" | "e
   checkpointMaxBytes?: number;
   /** Set for a fork: the state the new session starts from (session-fork.ts). */
   fork?: ForkSeed;
+  /**
+   * Copy untracked dependency trees (`node_modules`, a virtualenv) into the box too; default
+   * false: they are left out and the start says so (workspace/dependency-trees.ts).
+   */
+  includeUntrackedDependencies?: boolean;
 }
 
 /** What a checkpoint restore did. */
@@ -324,7 +329,8 @@ export class Session {
     const hostBase = fork
       ? fork.hostBaseCommit
       : copied.dirty && !options.ref
-        ? await (copied.hostSnapshot ?? snapshotCommit(copied.repo.root))
+        ? await (copied.hostSnapshot ??
+            snapshotCommit(copied.repo.root, { leaveOut: copied.leftOut?.map((tree) => tree.dir) }))
         : copied.baseCommit;
     const session = new Session(
       id,
@@ -624,7 +630,14 @@ async function copyInOrFork(
   prefilled?: Prefilled,
 ): Promise<CopyInResult> {
   const fork = options.fork;
-  if (fork === undefined) return copyIn(box, options.repo, { ref: options.ref, receiver, prefilled });
+  if (fork === undefined) {
+    return copyIn(box, options.repo, {
+      ref: options.ref,
+      receiver,
+      prefilled,
+      includeUntrackedDependencies: options.includeUntrackedDependencies,
+    });
+  }
   const ready = await readyForkBox(box, fork.repo ?? options.repo, receiver, prefilled);
   // What the box holds is known: the source's box makes the pack while this one's shell starts.
   if (ready.holds !== undefined) void fork.exportFor(ready.holds).catch(() => undefined);

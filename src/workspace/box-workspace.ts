@@ -13,13 +13,16 @@ import { reportProgress } from "../util/progress-scope.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
 import { hostGit, openHostRepo, type HostRepo } from "./host-repo.js";
 import { SnapshotCache } from "./snapshot-cache.js";
-import { planDelta, planSnapshot } from "./snapshot-plan.js";
+import { planDelta, planSnapshot, type LeftOut } from "./snapshot-plan.js";
+import { terminalLine } from "../util/terminal-text.js";
 import { ADD_CHANGES } from "./changed-paths.js";
 import { BASE_REF, DIFF_INDEX, SnapshotReceiver } from "./snapshot-receiver.js";
 import { snapshotCommit } from "./snapshot-commit.js";
 import { knownIndex } from "./repo-status.js";
 import { packSnapshot, readRegularFile, type SnapshotStats } from "./snapshot-tar.js";
 import { largeUntrackedTrees, untrackedTreesNote } from "./untracked-trees.js";
+import { excludeLine, type DependencyTree } from "./dependency-trees.js";
+import { leftOutNote, sizeLeftOut, type SizedTree } from "./left-out-note.js";
 
 export { BASE_REF } from "./snapshot-receiver.js";
 
@@ -45,15 +48,21 @@ export interface CopyInResult {
    * host's commit of its working state (`snapshotCommit`), made while the box took the copy.
    */
   hostSnapshot?: Promise<string>;
+  /** The untracked dependency trees not copied in (and kept out of the host's snapshot commit). */
+  leftOut?: DependencyTree[];
 }
 
 /**
  * The host commit a dirty snapshot needs, started now so that it is made beside the copy-in rather
  * than after it; undefined when nothing differs from the commit (the box then says not dirty).
  */
-function hostSnapshotBeside(root: string, changedPaths: number): Promise<string> | undefined {
+function hostSnapshotBeside(
+  root: string,
+  changedPaths: number,
+  leftOut: readonly DependencyTree[] | undefined,
+): Promise<string> | undefined {
   if (changedPaths === 0) return undefined;
-  const commit = snapshotCommit(root);
+  const commit = snapshotCommit(root, { leaveOut: leftOut?.map((tree) => tree.dir) });
   // Unused when the box finds the tree clean after all (a file rewritten with the same bytes).
   commit.catch(() => undefined);
   return commit;
@@ -80,6 +89,11 @@ export interface CopyInOptions {
    * from the prefilled commit; any other snapshot (a ref, another repository) empties it first.
    */
   prefilled?: Prefilled;
+  /**
+   * Copy untracked dependency trees (`node_modules`, a virtualenv; dependency-trees.ts) too.
+   * Default false: they are left out, and the person is told which, with their sizes.
+   */
+  includeUntrackedDependencies?: boolean;
 }
 
 let sharedCache: SnapshotCache | undefined;
@@ -108,15 +122,16 @@ async function* coalesce(source: AsyncIterable<Buffer>, bytes = 64 * 1024): Asyn
 export async function copyIn(box: Box, repoPath: string, options: CopyInOptions = {}): Promise<CopyInResult> {
   const receiver = options.receiver ?? SnapshotReceiver.open(box);
   const { prefilled } = options;
+  const planOptions = { includeUntrackedDependencies: options.includeUntrackedDependencies };
   let plan;
   try {
     if (prefilled !== undefined && options.ref === undefined) {
-      const delta = await planDelta(repoPath, prefilled.commit);
+      const delta = await planDelta(repoPath, prefilled.commit, planOptions);
       if (delta !== undefined && delta.repo.root === prefilled.repoRoot) {
         return await copyDelta(box, receiver, delta, prefilled);
       }
     }
-    plan = await planSnapshot(repoPath, options.ref);
+    plan = await planSnapshot(repoPath, options.ref, planOptions);
   } catch (error) {
     receiver.close();
     throw error;
@@ -126,10 +141,13 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
   const packing = packSnapshot(plan.repo, plan.files, pack, {
     head: plan.detach === undefined ? undefined : `${plan.detach}\n`,
     withoutIndex: plan.detach !== undefined,
+    excludes: plan.leftOut?.trees.map((tree) => excludeLine(tree.dir)),
   });
   packing.catch(() => undefined);
+  const leftOut = plan.leftOut?.trees;
   const hostSnapshot =
-    plan.detach === undefined ? hostSnapshotBeside(plan.repo.root, plan.files.length) : undefined;
+    plan.detach === undefined ? hostSnapshotBeside(plan.repo.root, plan.files.length, leftOut) : undefined;
+  const sizing = sizeBeside(plan.repo.root, plan.leftOut);
   let cacheHit: boolean | undefined;
   async function* stream(): AsyncGenerator<Buffer> {
     if (plan!.commit !== undefined) {
@@ -143,11 +161,20 @@ export async function copyIn(box: Box, repoPath: string, options: CopyInOptions 
   failedCopy(box, received);
   const stats = await packing;
   noteLargeUntrackedTrees(plan.repo.root, plan.untracked ?? [], stats);
+  tellLeftOut(plan.repo.root, await sizing);
   const [baseCommit, dirty] = received.stdout.toString("utf8").trim().split(" ");
   log.debug(
     `box ${box.shortId}: tree of ${plan.commit?.slice(0, 12) ?? "(none)"} ${cacheHit ? "from the cache" : "from git"}, ${stats.files} files and ${stats.bytes} bytes from the host; base ${baseCommit!.slice(0, 12)}`,
   );
-  return { repo: plan.repo, baseCommit: baseCommit!, dirty: dirty === "1", stats, cacheHit, hostSnapshot };
+  return {
+    repo: plan.repo,
+    baseCommit: baseCommit!,
+    dirty: dirty === "1",
+    stats,
+    cacheHit,
+    hostSnapshot,
+    ...(leftOut ? { leftOut } : {}),
+  };
 }
 
 /** Throws why a copy-in failed, when it did: a full workspace in words, else git's or tar's reason. */
@@ -182,9 +209,16 @@ async function copyDelta(
     knownObjects: prefilled.objects,
     // (An index not read here, a large or odd one, is packed from its file as any other.)
     ...(indexKept ? { withoutIndex: true } : index !== undefined ? { index } : {}),
+    excludes: delta.leftOut?.trees.map((tree) => excludeLine(tree.dir)),
   });
   packing.catch(() => undefined);
-  const hostSnapshot = hostSnapshotBeside(delta.repo.root, delta.files.length + delta.deletes.length);
+  const leftOut = delta.leftOut?.trees;
+  const hostSnapshot = hostSnapshotBeside(
+    delta.repo.root,
+    delta.files.length + delta.deletes.length,
+    leftOut,
+  );
+  const sizing = sizeBeside(delta.repo.root, delta.leftOut);
   async function* stream(): AsyncGenerator<Buffer> {
     for await (const chunk of pack) yield chunk as Buffer;
   }
@@ -197,6 +231,7 @@ async function copyDelta(
   failedCopy(box, received);
   const stats = await packing;
   noteLargeUntrackedTrees(delta.repo.root, delta.untracked, stats);
+  tellLeftOut(delta.repo.root, await sizing);
   const [baseCommit, dirty, fresh] = received.stdout.toString("utf8").trim().split(" ");
   if (known !== undefined && !indexKept && fresh === "1") known.remember();
   log.debug(
@@ -209,6 +244,7 @@ async function copyDelta(
     stats,
     cacheHit: true,
     hostSnapshot,
+    ...(leftOut ? { leftOut } : {}),
   };
 }
 
@@ -312,6 +348,20 @@ export async function readyForkBox(
     `box ${box.shortId}: .git of ${repo.root} for a fork (${withoutObjects ? "its objects from the source" : "objects too"}), ${stats.files} files from the host`,
   );
   return { repo, baseCommit: "", dirty: false, stats, holds: withoutObjects ? [] : undefined };
+}
+
+/** The left-out trees' sizes, taken while the box receives the rest; never rejects (unknown sizes are 0). */
+function sizeBeside(root: string, leftOut: LeftOut | undefined): Promise<SizedTree[]> | undefined {
+  if (leftOut === undefined) return undefined;
+  return sizeLeftOut(root, leftOut).catch(() => leftOut.trees.map((tree) => ({ ...tree, bytes: 0 })));
+}
+
+/** Tells the person, at every start that left some out, which untracked dependency trees the box lacks. */
+function tellLeftOut(root: string, sized: SizedTree[] | undefined): void {
+  if (sized === undefined) return;
+  const note = `${terminalLine(root)}: ${leftOutNote(sized)}`;
+  log.warn(note);
+  reportProgress(note);
 }
 
 /** Repositories already told about their large untracked trees, once per process: not at every session. */

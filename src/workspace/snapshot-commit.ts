@@ -17,6 +17,12 @@ export const SNAPSHOT_MESSAGE = "drydock: snapshot of the working tree";
 export interface SnapshotCommitOptions {
   /** Commit message for the snapshot. Default SNAPSHOT_MESSAGE. */
   message?: string;
+  /**
+   * Directories whose untracked files stay out of the commit, as copy-in left them out of the box
+   * (untracked dependency trees, "node_modules/"): the commit then holds the box's base tree.
+   * Tracked files in them are recorded as always.
+   */
+  leaveOut?: readonly string[];
 }
 
 /**
@@ -53,7 +59,16 @@ export async function snapshotCommit(repoPath: string, options: SnapshotCommitOp
     // stat data instead of hashing every file again.
     if (await stat(realIndex).catch(() => undefined)) await copyFile(realIndex, env.GIT_INDEX_FILE);
     else if (head) await runHostGit(root, ["read-tree", head], { env });
-    await runHostGit(root, ["add", "--all", "--", "."], { env });
+    const leaveOut = (options.leaveOut ?? []).map((dir) => dir.replace(/\/$/, ""));
+    // (literal: a directory's name is never read as a glob.)
+    const excluded = leaveOut.map((dir) => `:(exclude,literal)${dir}`);
+    await runHostGit(root, ["add", "--all", "--", ".", ...excluded], { env });
+    if (leaveOut.length > 0) {
+      // The tracked files in them, changed or deleted, are recorded as any other.
+      await runHostGit(root, ["add", "--update", "--", ...leaveOut.map((dir) => `:(literal)${dir}`)], {
+        env,
+      });
+    }
     return (await runHostGit(root, ["write-tree"], { env })).stdout.trim();
   });
 

@@ -9,6 +9,7 @@ import { InvalidArgumentError } from "../util/errors.js";
 import { parseClientRef, refCandidates, REF_FORMS } from "./client-ref.js";
 import { hostGit, openHostRepo, snapshotFileList, type HostRepo } from "./host-repo.js";
 import { knownLayout, rememberLayout, treeStatus, type TreeStatus } from "./repo-status.js";
+import { splitDependencyTrees, type DependencyTree } from "./dependency-trees.js";
 
 export interface SnapshotPlan {
   repo: HostRepo;
@@ -22,6 +23,31 @@ export interface SnapshotPlan {
   skip: Set<string>;
   /** Of `files`, those git does not track (and does not ignore); known only when the repository has a commit. */
   untracked?: string[];
+  /** The untracked dependency trees left out (dependency-trees.ts), with the paths under them. */
+  leftOut?: LeftOut;
+}
+
+/** Untracked dependency trees not copied into the box. */
+export interface LeftOut {
+  trees: DependencyTree[];
+  /** The untracked files under them, repository-relative. */
+  paths: string[];
+}
+
+export interface PlanOptions {
+  /** Copy untracked dependency trees too (dependency-trees.ts). Default false: they are left out. */
+  includeUntrackedDependencies?: boolean;
+}
+
+/**
+ * The untracked paths to send, and the dependency trees left out of them (none when asked to
+ * include them, or when there are none).
+ */
+function untrackedToSend(untracked: string[], options: PlanOptions): { send: string[]; leftOut?: LeftOut } {
+  if (options.includeUntrackedDependencies) return { send: untracked };
+  const split = splitDependencyTrees(untracked);
+  if (split.trees.length === 0) return { send: untracked };
+  return { send: split.kept, leftOut: { trees: split.trees, paths: split.leftOut } };
 }
 
 const split = (b: Buffer): string[] => b.toString("utf8").split("\0").filter(Boolean);
@@ -99,11 +125,21 @@ export async function resolveCommit(repo: HostRepo, ref: string): Promise<string
 }
 
 /** Works out what to send for a snapshot of the repository at `repoPath` (its working tree, or `ref`). */
-export async function planSnapshot(repoPath: string, ref?: string): Promise<SnapshotPlan> {
+export async function planSnapshot(
+  repoPath: string,
+  ref?: string,
+  options: PlanOptions = {},
+): Promise<SnapshotPlan> {
   if (ref === undefined) {
     const known = await knownStatus(repoPath);
     if (known !== undefined && known.status.head !== null) {
-      return workingTreePlan(known.repo, known.status.head, known.status.changed, known.status.untracked);
+      return workingTreePlan(
+        known.repo,
+        known.status.head,
+        known.status.changed,
+        known.status.untracked,
+        options,
+      );
     }
   }
   const repo = await openRepo(repoPath);
@@ -111,7 +147,7 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
     const commit = await resolveCommit(repo, ref);
     return { repo, commit, detach: commit, files: [], skip: new Set() };
   }
-  if (repo.head === null) return { repo, files: await snapshotFileList(repo), skip: new Set() };
+  if (repo.head === null) return noCommitPlan(repo, options);
   // Tracked paths whose working-tree state differs from HEAD (edited, deleted, staged as new), and
   // untracked files that are not ignored. git compares by the index's stat data: clean files are
   // not read.
@@ -127,18 +163,40 @@ export async function planSnapshot(repoPath: string, ref?: string): Promise<Snap
     ]),
     hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
   ]);
-  return workingTreePlan(repo, repo.head, split(changed), split(untracked));
+  return workingTreePlan(repo, repo.head, split(changed), split(untracked), options);
 }
 
-/** A snapshot of the working tree at `commit`: the changed and untracked paths sent from the host. */
+/**
+ * A snapshot of the working tree at `commit`: the changed and untracked paths sent from the host,
+ * untracked dependency trees left out unless asked for.
+ */
 function workingTreePlan(
   repo: HostRepo,
   commit: string,
   changed: string[],
   untracked: string[],
+  options: PlanOptions,
 ): SnapshotPlan {
-  const files = [...new Set([...changed, ...untracked])];
-  return { repo, commit, files, skip: new Set(files), untracked };
+  const { send, leftOut } = untrackedToSend(untracked, options);
+  const files = [...new Set([...changed, ...send])];
+  return { repo, commit, files, skip: new Set(files), untracked: send, ...(leftOut ? { leftOut } : {}) };
+}
+
+/**
+ * A repository with no commit yet: every file is sent, from the index and untracked, but the
+ * untracked dependency trees (asked for apart: no other repository pays the git process).
+ */
+async function noCommitPlan(repo: HostRepo, options: PlanOptions): Promise<SnapshotPlan> {
+  const [all, others] = await Promise.all([
+    snapshotFileList(repo),
+    options.includeUntrackedDependencies
+      ? Promise.resolve(Buffer.alloc(0))
+      : hostGit(repo.root, ["ls-files", "-z", "--others", "--exclude-standard"]),
+  ]);
+  const { leftOut } = untrackedToSend(split(others), options);
+  if (leftOut === undefined) return { repo, files: all, skip: new Set() };
+  const gone = new Set(leftOut.paths);
+  return { repo, files: all.filter((path) => !gone.has(path)), skip: new Set(), leftOut };
 }
 
 /** The absolute path a repository path names (the key its layout is kept under). */
@@ -155,14 +213,15 @@ function absolutePath(repoPath: string): string {
 export async function planDelta(
   repoPath: string,
   base: string,
-): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] } | undefined> {
+  options: PlanOptions = {},
+): Promise<DeltaPlan | undefined> {
   // The base is known before the repository is opened, so the two listings start beside the
   // questions openHostRepo asks (one git start's wait, not two, at every warm start). They are
   // kept only when run at the repository's top (ls-files names paths from where it runs).
   const absolute = absolutePath(repoPath);
   const known = await knownStatus(absolute);
   if (known !== undefined && known.status.head === base) {
-    return finishDelta(known.repo, known.status.changed, known.status.untracked);
+    return finishDelta(known.repo, known.status.changed, known.status.untracked, options);
   }
   const early = deltaListings(absolute, base);
   early.catch(() => undefined);
@@ -180,15 +239,27 @@ export async function planDelta(
     if (!has) return undefined;
     throw error;
   }
-  return finishDelta(repo, split(changed), split(untracked));
+  return finishDelta(repo, split(changed), split(untracked), options);
+}
+
+export interface DeltaPlan {
+  repo: HostRepo;
+  files: string[];
+  deletes: string[];
+  /** The untracked paths sent. */
+  untracked: string[];
+  leftOut?: LeftOut;
 }
 
 /** The delta from the paths that differ from the base and the untracked files: those gone from the host are deleted, not sent. */
 async function finishDelta(
   repo: HostRepo,
   changed: string[],
-  others: string[],
-): Promise<{ repo: HostRepo; files: string[]; deletes: string[]; untracked: string[] }> {
+  untracked: string[],
+  options: PlanOptions,
+): Promise<DeltaPlan> {
+  // The prefilled box holds the commit's tree only: a left-out untracked file was never in it.
+  const { send: others, leftOut } = untrackedToSend(untracked, options);
   const paths = [...new Set([...changed, ...others])];
   const deletes: string[] = [];
   await Promise.all(
@@ -198,7 +269,13 @@ async function finishDelta(
     }),
   );
   const gone = new Set(deletes);
-  return { repo, files: paths.filter((p) => !gone.has(p)), deletes: deletes.sort(), untracked: others };
+  return {
+    repo,
+    files: paths.filter((p) => !gone.has(p)),
+    deletes: deletes.sort(),
+    untracked: others,
+    ...(leftOut ? { leftOut } : {}),
+  };
 }
 
 /** Opens the repository, remembering its layout for the next snapshot of it (knownStatus). */

@@ -225,6 +225,11 @@ export interface PackOptions {
   knownObjects?: ReadonlySet<string>;
   /** Send no object and no ref, only what makes `.git` a repository (a fork's objects come from its source). */
   withoutObjects?: boolean;
+  /**
+   * More lines for the box's `.git/info/exclude`: the untracked dependency trees left out of the
+   * snapshot, so what the agent installs there stays out of the box's base and its diff.
+   */
+  excludes?: readonly string[];
 }
 
 /** Writes working-tree `files` and the repository's `.git` into `pack` and finalizes it. */
@@ -276,10 +281,13 @@ export async function packSnapshot(
     // The host's excludes, plus drydock's own temporary files (the file tools write through a
     // temporary file and rename it), so a diff taken mid-write never sees them.
     const hostExclude = await readFile(join(repo.commonDir, "info", "exclude")).catch(() => Buffer.alloc(0));
+    const leftOut = options.excludes?.length
+      ? `# untracked dependency trees the host did not send\n${options.excludes.join("\n")}\n`
+      : "";
     const exclude = Buffer.concat([
       hostExclude,
       Buffer.from(
-        `${hostExclude.length && !hostExclude.toString().endsWith("\n") ? "\n" : ""}${DRYDOCK_EXCLUDES}`,
+        `${hostExclude.length && !hostExclude.toString().endsWith("\n") ? "\n" : ""}${DRYDOCK_EXCLUDES}${leftOut}`,
       ),
     ]);
     await entry(pack, { ...own, name: ".git/info", type: "directory", mode: 0o755 });

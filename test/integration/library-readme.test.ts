@@ -1,6 +1,7 @@
 /**
  * The README's library example, run as written: the TypeScript block compiled by the README's own
- * command line and run in a repository, in-process, then in the same repository against `drydock
+ * command line in a folder outside the repository (so nothing npm installs is in it), and run from
+ * the repository, in-process, then from the same repository against `drydock
  * serve --http` (its URL and token file in place of the README's), as a user runs the two commands
  * in turn. Compiled with the project's TypeScript 5 and with the TypeScript `npm install typescript`
  * gives today (scripts/install-typescript-latest.sh puts it in a cache). `drydock` resolves to this
@@ -49,28 +50,44 @@ function block(lang: string, marker: string): string {
 const LATEST_TS =
   process.env.DRYDOCK_TS_LATEST_DIR ?? join(homedir(), ".cache", "drydock", "typescript-7.0.2");
 
+/** The README's folder outside the repository, where the example and what it needs are installed. */
+const README_FOLDER = "~/drydock-fix";
+/** The README's repository. */
+const README_REPO = "~/calc";
+
+interface Project {
+  repo: TempRepo;
+  /** The folder outside the repository holding fix.mts and its node_modules. */
+  folder: string;
+}
+
 /**
- * The failing calc repository of the README, set up as a project holding the example; its
- * TypeScript and @types/node are the project's own, or those under `toolchain` (a folder with
- * node_modules).
+ * The failing calc repository of the README, and beside it (outside it) the folder holding the
+ * example; that folder's TypeScript and @types/node are the project's own, or those under
+ * `toolchain` (a folder with node_modules). The repository ignores nothing.
  */
-function calcProject(toolchain = root): TempRepo {
+function calcProject(toolchain = root): Project {
   const repo = tempRepo({
     "calc.py": "def add(a, b):\n    return a - b\n",
     "test_calc.py":
       "import unittest\nfrom calc import add\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n",
-    ".gitignore": "node_modules/\nfix.mts\nfix.mjs\n",
   });
   repos.push(repo);
-  const modules = join(repo.path, "node_modules");
+  const folder = mkdtempSync(join(scratch, "drydock-fix-"));
+  const modules = join(folder, "node_modules");
   mkdirSync(join(modules, ".bin"), { recursive: true });
   mkdirSync(join(modules, "@types"));
   symlinkSync(root, join(modules, "drydock"));
   symlinkSync(join(toolchain, "node_modules", "typescript"), join(modules, "typescript"));
   symlinkSync(join(toolchain, "node_modules", "@types", "node"), join(modules, "@types", "node"));
   symlinkSync(join(toolchain, "node_modules", "typescript", "bin", "tsc"), join(modules, ".bin", "tsc"));
-  writeFileSync(join(repo.path, "fix.mts"), block("ts", "Drydock.local()"));
-  return repo;
+  writeFileSync(join(folder, "fix.mts"), block("ts", "Drydock.local()"));
+  return { repo, folder };
+}
+
+/** A README line with its folder and repository made the test's. */
+function local(line: string, project: Project): string {
+  return line.replaceAll(README_FOLDER, project.folder).replaceAll(README_REPO, project.repo.path);
 }
 
 function sh(
@@ -97,14 +114,24 @@ function expectFixed(ran: { code: number | null; out: string }, repo: TempRepo):
   expect(ran.out).toMatch(/committed [0-9a-f]{40} on fix-add/);
   expect(ran.code).toBe(0);
   expect(git(repo.path, "show", "fix-add:calc.py")).toBe("def add(a, b):\n    return a + b\n");
-  // The working tree is left as it was.
+  // The working tree is left as it was, and nothing of the example is in the repository.
   expect(readFileSync(join(repo.path, "calc.py"), "utf8")).toBe("def add(a, b):\n    return a - b\n");
+  expect(git(repo.path, "status", "--porcelain", "--untracked-files=all")).toBe("");
 }
 
 describe("README library example", () => {
-  const lines = () => block("sh", "node fix.mjs").split("\n");
+  const lines = () => block("sh", "node ~/drydock-fix/fix.mjs").split("\n");
+  const compile = () => lines().find((l) => l.startsWith("npx tsc"))!;
+  const runLine = () => lines().find((l) => l.startsWith(`cd ${README_REPO} && node`))!;
 
-  let project: TempRepo | undefined;
+  let project: Project | undefined;
+
+  it("installs in a folder outside the repository", () => {
+    expect(lines()[0]).toBe(
+      `cd ${README_FOLDER} && npm install /path/to/drydock-0.1.0.tgz typescript @types/node`,
+    );
+    expect(runLine()).toBe(`cd ${README_REPO} && node ${README_FOLDER}/fix.mjs`);
+  });
 
   it("compiles with the README's command under the TypeScript npm installs today, and runs", async () => {
     const tsc = join(LATEST_TS, "node_modules", ".bin", "tsc");
@@ -112,36 +139,37 @@ describe("README library example", () => {
       existsSync(tsc),
       `${tsc} is missing: run bash scripts/install-typescript-latest.sh (npm test runs it)`,
     ).toBe(true);
-    const repo = calcProject(LATEST_TS);
-    const line = lines().find((l) => l.startsWith("npx tsc"))!;
-    expect((await sh("npx tsc --version", repo.path)).out).toMatch(/Version 7\./);
-    const ran = await sh(line, repo.path, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
-    expectFixed(ran, repo);
+    const made = calcProject(LATEST_TS);
+    expect((await sh("npx tsc --version", made.folder)).out).toMatch(/Version 7\./);
+    const compiled = await sh(compile(), made.folder);
+    expect(compiled.code, compiled.out).toBe(0);
+    const ran = await sh(local(runLine(), made), made.folder, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
+    expectFixed(ran, made.repo);
   });
 
   it("compiles with the README's command under TypeScript 5 and runs in-process", async () => {
-    const repo = calcProject();
-    const line = lines().find((l) => l.startsWith("npx tsc"))!;
-    expect(line).toMatch(/&& node fix\.mjs$/);
-    expect((await sh("npx tsc --version", repo.path)).out).toMatch(/Version 5\./);
-    const ran = await sh(line, repo.path, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
-    expectFixed(ran, repo);
-    project = repo;
+    const made = calcProject();
+    expect((await sh("npx tsc --version", made.folder)).out).toMatch(/Version 5\./);
+    const compiled = await sh(compile(), made.folder);
+    expect(compiled.code, compiled.out).toBe(0);
+    const ran = await sh(local(runLine(), made), made.folder, { DRYDOCK_URL: "", DRYDOCK_TOKEN: "" });
+    expectFixed(ran, made.repo);
+    project = made;
   });
 
-  it("runs again in the same repository against drydock serve --http with its URL and token file", async () => {
+  it("runs again from the same repository against drydock serve --http with its URL and token file", async () => {
     expect(project, "the in-process run above made the repository").toBeDefined();
-    const repo = project!;
+    const made = project!;
     const state = join(scratch, "server-state");
     const env: NodeJS.ProcessEnv = { ...process.env, DRYDOCK_STATE_DIR: state };
     delete env.DRYDOCK_TOKEN;
-    server = await spawnHttpServer({ repo: repo.path, env });
+    server = await spawnHttpServer({ repo: made.repo.path, env });
     const readmeLine = lines().find((l) => l.startsWith("DRYDOCK_URL="))!;
-    const line = readmeLine
+    const line = local(readmeLine, made)
       .replace("http://127.0.0.1:8765/mcp", server.url)
       .replace("~/.local/state/drydock/http-token", join(state, "http-token"));
-    expect(line).not.toBe(readmeLine);
-    const ran = await sh(line, repo.path);
-    expectFixed(ran, repo);
+    expect(line).not.toContain("~");
+    const ran = await sh(line, made.repo.path);
+    expectFixed(ran, made.repo);
   });
 });

@@ -72,7 +72,8 @@ describe("drydock run in a repository with a large untracked tree", () => {
   it("says which directory is copied into every box, how much, and how to leave it out", async () => {
     using repo = tempRepo({ "README.md": "hello\n" });
     const files: Record<string, string> = {};
-    for (let i = 0; i < 1_100; i++) files[`node_modules/pkg${i % 10}/f${i}.js`] = "x";
+    // (Build output: a dependency tree, node_modules say, is left out of the box altogether.)
+    for (let i = 0; i < 1_100; i++) files[`build/pkg${i % 10}/f${i}.js`] = "x";
     // A directory name with a title-setting escape, as a hostile repository might ship.
     for (let i = 0; i < 1_000; i++) files[`evil\x1b]0;owned\x07/f${i}`] = "y";
     for (const [path, body] of Object.entries(files)) {
@@ -82,13 +83,13 @@ describe("drydock run in a repository with a large untracked tree", () => {
     const ran = await run(repo.path, "--no-diff", "--", "true");
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stderr).toMatch(
-      /node_modules\/ \(1,100 files\), evil\\e\]0;owned\\x07\/ \(1,000 files\) are neither tracked nor ignored/,
+      /build\/ \(1,100 files\), evil\\e\]0;owned\\x07\/ \(1,000 files\) are neither tracked nor ignored/,
     );
     expect(ran.stderr).toMatch(/this start sent 2,1\d\d files/);
-    expect(ran.stderr).toMatch(/add node_modules\/ evil\\e\]0;owned\\x07\/ to \.gitignore/);
+    expect(ran.stderr).toMatch(/add build\/ evil\\e\]0;owned\\x07\/ to \.gitignore/);
     expect(ran.stderr).not.toContain("\x1b]0;");
     // Ignored, it is not copied and nothing is said.
-    writeFileSync(join(repo.path, ".git", "info", "exclude"), "node_modules/\nevil*/\n");
+    writeFileSync(join(repo.path, ".git", "info", "exclude"), "build/\nevil*/\n");
     const quiet = await run(repo.path, "--no-diff", "--", "true");
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toMatch(/neither tracked nor ignored/);

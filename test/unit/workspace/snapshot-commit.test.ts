@@ -40,6 +40,32 @@ describe("snapshotCommit", () => {
     return repo;
   }
 
+  it("leaves out the untracked files of the directories named, as they are named, and records tracked ones in them", async () => {
+    scratch = new Scratch();
+    const repo = makeRepo(join(scratch.root, "repo"), {
+      "README.md": "hello\n",
+      "node_modules/patched/index.js": "tracked\n",
+      "node_modules/removed.js": "tracked, deleted later\n",
+    });
+    writeFiles(repo, {
+      "node_modules/patched/index.js": "edited\n",
+      "node_modules/dep/index.js": "untracked\n",
+      "we*rd/node_modules/x.js": "untracked, under a name with a glob character\n",
+      "weXrd/node_modules/y.js": "what the glob would also match: kept\n",
+      "src/new.ts": "untracked, kept\n",
+    });
+    rmSync(join(repo, "node_modules", "removed.js"));
+    const commit = await snapshotCommit(repo, { leaveOut: ["node_modules/", "we*rd/node_modules/"] });
+    const files = git(repo, "ls-tree", "-r", "--name-only", commit).trim().split("\n").sort();
+    expect(files).toEqual([
+      "README.md",
+      "node_modules/patched/index.js",
+      "src/new.ts",
+      "weXrd/node_modules/y.js",
+    ]);
+    expect(git(repo, "show", `${commit}:node_modules/patched/index.js`)).toBe("edited\n");
+  });
+
   it("records HEAD plus uncommitted and untracked files, writing no ref and touching nothing", async () => {
     const repo = dirtyRepo();
     const before = hostState(repo);

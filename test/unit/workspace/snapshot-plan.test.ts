@@ -156,6 +156,53 @@ describe("planDelta", () => {
   });
 });
 
+describe("untracked dependency trees in a plan", () => {
+  let scratch: Scratch;
+  beforeAll(() => isolateGitConfig());
+  afterEach(() => scratch.dispose());
+
+  /** A repository with a tracked file in node_modules, edited, and an installed node_modules and .venv. */
+  function installed(): { dir: string; base: string } {
+    scratch = new Scratch();
+    const dir = makeRepo(join(scratch.root, "repo"), { "a.txt": "a\n", "node_modules/patched.js": "p\n" });
+    const base = git(dir, "rev-parse", "HEAD").trim();
+    writeFileSync(join(dir, "node_modules", "patched.js"), "edited\n");
+    mkdirSync(join(dir, "node_modules", "dep"));
+    writeFileSync(join(dir, "node_modules", "dep", "index.js"), "dep\n");
+    mkdirSync(join(dir, ".venv"));
+    writeFileSync(join(dir, ".venv", "pyvenv.cfg"), "home = /usr\n");
+    writeFileSync(join(dir, "new.txt"), "new\n");
+    return { dir, base };
+  }
+
+  it("a cold plan and a delta leave them out, keep the tracked file in one, and name them", async () => {
+    const { dir, base } = installed();
+    const trees = [
+      { dir: ".venv/", files: 1 },
+      { dir: "node_modules/", files: 1 },
+    ];
+    for (const plan of [await planSnapshot(dir), await planDelta(dir, base)]) {
+      expect(plan?.files.sort()).toEqual(["new.txt", "node_modules/patched.js"]);
+      expect(plan?.untracked).toEqual(["new.txt"]);
+      expect(plan?.leftOut).toEqual({ trees, paths: [".venv/pyvenv.cfg", "node_modules/dep/index.js"] });
+    }
+  });
+
+  it("with includeUntrackedDependencies, leave out nothing", async () => {
+    const { dir, base } = installed();
+    const options = { includeUntrackedDependencies: true };
+    for (const plan of [await planSnapshot(dir, undefined, options), await planDelta(dir, base, options)]) {
+      expect(plan?.files.sort()).toEqual([
+        ".venv/pyvenv.cfg",
+        "new.txt",
+        "node_modules/dep/index.js",
+        "node_modules/patched.js",
+      ]);
+      expect(plan?.leftOut).toBeUndefined();
+    }
+  });
+});
+
 /** a.txt edited, b.txt deleted, c.txt replaced by a directory holding inside.txt. */
 function editDeleteAndReplace(dir: string): void {
   writeFileSync(join(dir, "a.txt"), "edited\n");
