@@ -96,7 +96,9 @@ if ! pgrep -x dockerd >/dev/null; then
   # The runtime goes in before the engine starts: no reload needed.
   if install_runsc; then node scripts/runsc-runtime.mjs merge "$daemon_json"; else runsc_hint; fi
   say "starting dockerd in the background (log: $log)"
-  nohup dockerd >"$log" 2>&1 </dev/null &
+  # A session of its own: whoever ran this script may stop its whole process group afterwards
+  # (a CI step, a job runner), and that must not take the engine with it.
+  setsid nohup dockerd >"$log" 2>&1 </dev/null &
   echo $! >"$pidfile"
 fi
 for _ in $(seq 1 60); do
