@@ -5,10 +5,11 @@ import {
 import type { Command } from "commander";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
-import { Engine } from "../engine/engine.js";
+import { closeEngine, connectEngine, dockerEngine, ENGINE_HELP } from "../engine/connect-engine.js";
+import type { Engine } from "../engine/engine.js";
 import { EnvironmentImages } from "../environment/environment-images.js";
 import { sandboxImagePresent } from "../environment/image-pulls.js";
-import { readySandboxImage } from "../sandbox/sandbox-image.js";
+import { clusterSandboxImage, readySandboxImage } from "../sandbox/sandbox-image.js";
 import { SessionManager } from "../session/session-manager.js";
 import { collectEgress, EGRESS_ALLOW_PRIVATE_HELP, EGRESS_HELP, egressFlags } from "./egress-flags.js";
 import { runCommandLine } from "./run-command-line.js";
@@ -17,6 +18,7 @@ import { RUNTIME_HELP } from "./runtime-flag.js";
 import { diffOut, printErr, rawErr, rawOut } from "./terminal-out.js";
 
 interface RunOptions extends RunFlags {
+  engine?: string;
   diff: boolean;
   includeUntrackedDependencies?: boolean;
   env: boolean;
@@ -51,6 +53,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option("--branch <name>", "with --apply: the branch to create")
     .option("--timeout <seconds>", "time limit of the command", "600")
+    .option("--engine <url>", ENGINE_HELP)
     .option("--network <name>", "relaxation: a Docker network for the box (default: none)")
     .option("--egress <hosts>", EGRESS_HELP, collectEgress, [] as string[])
     .option("--egress-allow-private <cidr>", EGRESS_ALLOW_PRIVATE_HELP, collectEgress, [] as string[])
@@ -68,19 +71,32 @@ export function registerRunCommand(program: Command): void {
       "after --: one word is a shell line ('make && make test'); several are a program and its arguments",
     )
     .action(async (words: string[], opts: RunOptions) => {
-      const { timeoutMs, runtime } = await checkRunFlags(opts);
       checkAllowBaseImages(opts.allowBaseImage);
       checkPullFlag(opts.pull);
       const egress = await egressFlags(opts.egress, opts.caCert, opts.network, opts.egressAllowPrivate);
-      const engine = await Engine.connect();
-      const manager = await SessionManager.start(engine);
-      const stop = () => void manager.closeAll().finally(() => process.exit(130));
+      const engine = await connectEngine(opts.engine, { field: "--engine" });
+      let manager: SessionManager | undefined;
+      const stop = () =>
+        void (manager?.closeAll() ?? Promise.resolve())
+          .then(() => closeEngine(engine))
+          .finally(() => process.exit(130));
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
       try {
+        const { timeoutMs, runtime } = await checkRunFlags(opts, engine);
+        const docker = dockerEngine(engine);
+        // On a cluster: the image the nodes have (--image, else drydock's sandbox image), and no
+        // environment build (images are built on a Docker engine and pushed; docs/kubernetes.md).
+        const image = docker ? await runImage(docker, opts) : (opts.image ?? (await clusterSandboxImage()));
+        if (!docker && opts.env) {
+          printErr(
+            `[drydock] boxes on ${engine.name} use ${image} as it is: environments are built on a Docker engine (drydock env build) and pushed where the nodes pull\n`,
+          );
+        }
+        manager = await SessionManager.start(engine);
         const session = await manager.create({
           repo: opts.repo,
-          image: await runImage(engine, opts),
+          image,
           network: opts.network,
           runtime,
           includeUntrackedDependencies: opts.includeUntrackedDependencies === true,
@@ -116,7 +132,8 @@ export function registerRunCommand(program: Command): void {
         } else if (opts.apply) printErr("[drydock] nothing changed; nothing to apply\n");
         process.exitCode = exitCode;
       } finally {
-        await manager.closeAll();
+        await manager?.closeAll();
+        await closeEngine(engine);
       }
     });
 }

@@ -2,7 +2,8 @@
  * `drydock run`'s flags, checked before a box is made: each refusal names the flag and the fix,
  * exit 2.
  */
-import { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
+import { dockerEngine } from "../engine/connect-engine.js";
 import { FlagError } from "../util/errors.js";
 import { branchFlag, imageFlag, networkFlag, repoFlag } from "./flag-checks.js";
 import { seconds } from "./flag-values.js";
@@ -22,7 +23,11 @@ export interface RunFlags {
   runtime?: string;
 }
 
-export async function checkRunFlags(flags: RunFlags): Promise<{ timeoutMs: number; runtime: BoxRuntime }> {
+/** Checks the flags against `engine`, the backend `--engine` named (a Docker engine by default). */
+export async function checkRunFlags(
+  flags: RunFlags,
+  engine: BoxEngine,
+): Promise<{ timeoutMs: number; runtime: BoxRuntime }> {
   const timeoutMs = seconds(flags.timeout, "--timeout")! * 1000;
   for (const [flag, given] of [
     ["--worktree", flags.worktree],
@@ -41,9 +46,15 @@ export async function checkRunFlags(flags: RunFlags): Promise<{ timeoutMs: numbe
   }
   const repo = await repoFlag(flags.repo, "--repo");
   if (flags.branch !== undefined) await branchFlag(repo.root, flags.branch);
-  const engine = await Engine.connect();
   await imageFlag(engine, flags.image);
-  await networkFlag(engine, flags.network);
+  const docker = dockerEngine(engine);
+  if (docker) await networkFlag(docker, flags.network);
+  else if (flags.network !== undefined && flags.network !== "none") {
+    throw new FlagError(
+      "--network",
+      `boxes on ${engine.name} have no network but what their NetworkPolicy allows, and a Docker network is not one; leave --network out`,
+    );
+  }
   const runtime = await runtimeFlag(engine, flags.runtime, flags.network);
   return { timeoutMs, runtime };
 }
