@@ -196,3 +196,25 @@ def test_a_tree_too_large_to_watch_kills_the_watch(tree, monkeypatch):
     assert w.take(True) == (None, False)
     assert w.dead
     w.done(True, False)
+
+
+def test_a_request_whose_listings_find_no_room_asks_git_for_everything(workspace, monkeypatch):
+    # The agent filled /tmp: the channel cannot write the changed paths' listing there. The
+    # request must still run (git looking at everything), not be left unanswered.
+    import errno as errno_
+    import tempfile
+
+    from drydock_box.channel import Channel
+    from drydock_box.fork import Forker
+    from drydock_box.tree import TreeWriter
+    w = started(workspace)
+    channel = Channel(None, None, w, TreeWriter(w), Forker(w))
+    (workspace / "a.txt").write_text("changed")
+
+    def full(*_args, **_kwargs):
+        raise OSError(errno_.ENOSPC, "No space left on device")
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    env, listings, whole = channel.changes(False, False)
+    assert env[b"DRYDOCK_CHANGES"] == b"all" and b"DRYDOCK_GONE" not in env
+    assert listings == [] and whole is True
+    w.done(True, whole)
