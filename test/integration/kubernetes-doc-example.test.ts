@@ -17,12 +17,14 @@ describe("docs/kubernetes.md", () => {
     expect(ran.stderr).toBe("");
     expect(ran.status).toBe(0);
     const [pod, policy] = JSON.parse(ran.stdout) as [
-      { kind: string; spec: { runtimeClassName?: string; volumes: Array<{ csi?: unknown }> } },
+      { kind: string; spec: { runtimeClassName?: string; volumes: Array<Record<string, unknown>> } },
       { kind: string },
     ];
     expect(pod.kind).toBe("Pod");
     expect(pod.spec.runtimeClassName).toBe("gvisor");
-    expect(pod.spec.volumes.some((v) => v.csi)).toBe(true);
+    // No volume of the host: every one is an emptyDir of the Pod's memory.
+    expect(pod.spec.volumes.length).toBeGreaterThan(0);
+    expect(pod.spec.volumes.filter((v) => Object.keys(v).sort().join() !== "emptyDir,name")).toEqual([]);
     expect(policy.kind).toBe("NetworkPolicy");
     for (const version of KUBERNETES_VERSIONS) {
       expect(schemaErrors("Pod", version, pod)).toEqual([]);
