@@ -49,6 +49,8 @@ class Conn:
         self.read_done = False
         self.host_done = False
         self.shut = False
+        # The host closed it: it is closed here once what the host sent is written, untold.
+        self.host_closed = False
 
 
 class Relay:
@@ -148,6 +150,11 @@ class Relay:
             elif kind == END:
                 conn.host_done = True
                 self.flush_conn(conn)
+            elif conn.out:
+                # Gone on the host: what it sent before still reaches the program, then the
+                # connection closes (nothing more is read from it or said of it).
+                conn.host_done = conn.read_done = conn.host_closed = True
+                self.flush_conn(conn)
             else:
                 self.close(conn, tell=False)
         return None
@@ -191,7 +198,7 @@ class Relay:
     def finish(self, conn):
         """Once both ways are over and everything is written, the connection is closed."""
         if conn.read_done and conn.shut:
-            self.close(conn, tell=True)
+            self.close(conn, tell=not conn.host_closed)
 
     def close(self, conn, tell):
         if self.conns.pop(conn.id, None) is None:

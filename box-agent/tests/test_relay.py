@@ -7,6 +7,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -148,6 +149,27 @@ def test_frames_for_ids_not_open_are_ignored(relay):
     relay.send(b"D", conn_id, b"still here")
     relay.send(b"E", conn_id)
     assert recv_all(sock) == b"still here"
+    sock.close()
+
+
+def test_what_the_host_sent_before_closing_reaches_the_program_first(relay):
+    # More than the socket takes at once, then the host's close in the same breath: the program,
+    # reading only afterwards, still gets every byte, then the end.
+    sock, conn_id = relay.connect()
+    blob = os.urandom(4 * 1024 * 1024)
+
+    def host():
+        # (A thread: the relay stops reading the host while the program holds back, as it must.)
+        for at in range(0, len(blob), 64 * 1024):
+            relay.send(b"D", conn_id, blob[at:at + 64 * 1024])
+        relay.send(b"E", conn_id)
+        relay.send(b"C", conn_id)
+    sender = threading.Thread(target=host, daemon=True)
+    sender.start()
+    time.sleep(0.5)
+    sock.settimeout(10)
+    assert recv_all(sock) == blob
+    sender.join(10)
     sock.close()
 
 

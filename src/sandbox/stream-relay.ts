@@ -168,7 +168,8 @@ export class RelayHost {
       case FRAME.closed: {
         const socket = this.conns.get(id);
         this.conns.delete(id);
-        socket?.destroy();
+        // What the box sent before still reaches the service, then the connection closes.
+        socket?.end(() => socket.destroy());
         return undefined;
       }
       default:
@@ -180,6 +181,8 @@ export class RelayHost {
     const socket = this.options.connect();
     this.conns.set(id, socket);
     socket.on("data", (chunk: Buffer) => {
+      // (After the box closed it, what the service still says has nowhere to go.)
+      if (this.conns.get(id) !== socket) return;
       for (let at = 0; at < chunk.length; at += MAX_PAYLOAD) {
         if (!this.toBox(relayFrame(FRAME.data, id, chunk.subarray(at, at + MAX_PAYLOAD)))) {
           socket.pause();

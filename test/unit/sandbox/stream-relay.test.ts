@@ -226,6 +226,30 @@ describe("the host end against a hostile box", () => {
     expect(box.connects()).toBe(0);
   });
 
+  it("delivers what the box sent before it closed a connection to the service", async () => {
+    // A service that counts what it gets, slowly at first.
+    for (const s of served) s.destroy();
+    await new Promise<void>((resolve) => service.close(() => resolve()));
+    let got = 0;
+    service = createServer((socket) => {
+      served.push(socket);
+      socket.pause();
+      setTimeout(() => socket.resume(), 300);
+      socket.on("data", (chunk: Buffer) => (got += chunk.length));
+    });
+    await new Promise<void>((resolve) => service.listen(socketPath, resolve));
+    const box = hostile();
+    await box.write(relayFrame(FRAME.ready, 0));
+    await box.write(relayFrame(FRAME.opened, 1));
+    const frames: Buffer[] = [];
+    for (let i = 0; i < 32; i++) frames.push(relayFrame(FRAME.data, 1, Buffer.alloc(MAX_PAYLOAD, 0x62)));
+    frames.push(relayFrame(FRAME.closed, 1));
+    // All in one write, as a box's last words and its close arrive together.
+    void box.write(Buffer.concat(frames));
+    await expect.poll(() => got, { timeout: 10_000 }).toBe(32 * MAX_PAYLOAD);
+    expect(box.host.open).toBe(0);
+  });
+
   it("answers an open past the bound with a close and does not connect it", async () => {
     const box = hostile(2);
     await box.write(relayFrame(FRAME.ready, 0));
