@@ -26,9 +26,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     (await buildSandboxImage(engine, { onLine: (l) => console.error(`[image] ${l}`) }));
   project.provide("sandboxImage", image);
   await removeBoxesOfDeadRuns(engine);
+  await removeBoxesOfFinishedTests(engine);
   // After the run: the environment images built for the tests' own temporary repositories, once
-  // those are gone (a test that forgot its image, or stopped before removing it).
+  // those are gone (a test that forgot its image, or stopped before removing it); and the boxes
+  // of tests whose state directory is gone (a drydock a test killed leaves its boxes stopped).
   return async () => {
+    await removeBoxesOfFinishedTests(engine);
     const ours = [join(tmpdir(), "drydock-repo-"), join(tmpdir(), "drydock-readme-")];
     const left = (await environmentImages(engine)).filter(
       (i) =>
@@ -56,6 +59,21 @@ async function removeBoxesOfDeadRuns(engine: Engine): Promise<void> {
     if (!state.startsWith(prefix)) continue;
     const pid = Number(state.slice(prefix.length));
     if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    await engine.remove(box.id).catch(() => undefined);
+  }
+}
+
+/**
+ * Tests that start a drydock of their own give it a state directory `drydock-state-*` and remove
+ * that directory when they end. A drydock such a test killed leaves its boxes stopped (they end
+ * with it), and nothing on that state directory will come to prune them: once the directory is
+ * gone, they are removed here.
+ */
+async function removeBoxesOfFinishedTests(engine: Engine): Promise<void> {
+  const prefix = join(tmpdir(), "drydock-state-");
+  for (const box of await engine.listBoxes(LABEL_STATE)) {
+    const state = box.labels[LABEL_STATE] ?? "";
+    if (!state.startsWith(prefix) || existsSync(state)) continue;
     await engine.remove(box.id).catch(() => undefined);
   }
 }
