@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEgressFlag } from "../../src/gateway/egress-allowlist.js";
 import { EGRESS_RELAY_PORT } from "../../src/sandbox/egress-env.js";
-import { DEFAULT_MAX_CONNECTIONS } from "../../src/sandbox/stream-relay.js";
+import { DEFAULT_MAX_CONNECTIONS } from "../../src/sandbox/relay-host.js";
 import type { Session } from "../../src/session/session.js";
 import { addLogSink, type LogRecord } from "../../src/util/log.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";

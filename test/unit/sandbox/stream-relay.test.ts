@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { boxAgentStart } from "../../../src/sandbox/box-agent.js";
-import { FRAME, MAX_PAYLOAD, RelayHost, relayFrame } from "../../../src/sandbox/stream-relay.js";
+import { FRAME, MAX_PAYLOAD, RelayHost, relayFrame } from "../../../src/sandbox/relay-host.js";
 
 let dir: string;
 let service: Server;
