@@ -15,31 +15,17 @@ import type { Session } from "../../src/session/session.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { addLogSink, type LogRecord } from "../../src/util/log.js";
 import { failure, inMemoryDrydock, ok, type InMemoryDrydock } from "../helpers/mcp-client.js";
+import { egressSessionForSuite } from "../helpers/egress-session.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
 
 describe("a box with --egress pypi", () => {
-  let repo: TempRepo;
-  let session: Session;
-  const logs: LogRecord[] = [];
-  let removeSink: () => void;
+  const box = egressSessionForSuite("egress\n");
 
-  beforeAll(async () => {
-    removeSink = addLogSink((record) => logs.push(record));
-    repo = tempRepo({ "README.md": "egress\n" });
-    session = await testSession(repo.path, { egress: parseEgressFlag("pypi") });
-  });
-
-  afterAll(async () => {
-    removeSink?.();
-    await session?.destroy();
-    repo?.[Symbol.dispose]();
-  });
-
-  const mine = () => logs.filter((r) => r.message.startsWith(`session ${session.id}: egress`));
+  const mine = () => box.logs.filter((r) => r.message.startsWith(`session ${box.session.id}: egress`));
 
   it("installs a package from PyPI with plain pip, and it imports", async () => {
-    const result = await session.bash(
+    const result = await box.session.bash(
       // --ignore-installed: pip fetches six even where the image's system site has it (a custom
       // image; drydock's own no longer does).
       "pip install --no-cache-dir --progress-bar off --ignore-installed six==1.16.0 && python3 -c 'import six; print(six.__version__, six.__file__)'",
@@ -49,7 +35,7 @@ describe("a box with --egress pypi", () => {
     expect(result.output).toMatch(
       /^1\.16\.0 \/home\/agent\/\.local\/lib\/python3\.\d+\/site-packages\/six\.py$/m,
     );
-    const { egress } = session.info();
+    const { egress } = box.session.info();
     expect(egress.allowlist).toEqual(["pypi.org", "files.pythonhosted.org"]);
     const pypi = egress.hosts.find((h) => h.host === "pypi.org");
     const files = egress.hosts.find((h) => h.host === "files.pythonhosted.org");
@@ -65,7 +51,7 @@ describe("a box with --egress pypi", () => {
   });
 
   it("refuses a host not listed with a 403 naming it and the flag, and never dials it", async () => {
-    const curl = await session.bash("curl -sS -v https://example.com/ 2>&1; echo exit=$?", {
+    const curl = await box.session.bash("curl -sS -v https://example.com/ 2>&1; echo exit=$?", {
       timeoutMs: 60_000,
     });
     expect(curl.output).toContain(
@@ -73,14 +59,14 @@ describe("a box with --egress pypi", () => {
     );
     expect(curl.output).toContain("CONNECT tunnel failed, response 403");
     expect(curl.output).toMatch(/exit=56$/m);
-    const python = await session.bash(
+    const python = await box.session.bash(
       "python3 -c \"import urllib.request; urllib.request.urlopen('https://example.com/', timeout=30)\" 2>&1 | tail -1",
       { timeoutMs: 60_000 },
     );
     expect(python.output).toContain(
       "Tunnel connection failed: 403 drydock egress refused example.com:443 (allow it with drydock serve --egress example.com)",
     );
-    const example = session.info().egress.hosts.find((h) => h.host === "example.com");
+    const example = box.session.info().egress.hosts.find((h) => h.host === "example.com");
     // Refused both times; never allowed, and never a failed dial: the proxy did not try to connect.
     expect(example).toEqual({
       host: "example.com",
@@ -94,19 +80,19 @@ describe("a box with --egress pypi", () => {
     expect(mine()).toContainEqual(
       expect.objectContaining({
         level: "warning",
-        message: `session ${session.id}: egress refused example.com:443: example.com is not in this session's egress allowlist`,
+        message: `session ${box.session.id}: egress refused example.com:443: example.com is not in this session's egress allowlist`,
       }),
     );
   });
 
   it("refuses plain http and other ports to a listed host", async () => {
-    const http = await session.bash("curl -sS http://pypi.org/simple/", { timeoutMs: 60_000 });
+    const http = await box.session.bash("curl -sS http://pypi.org/simple/", { timeoutMs: 60_000 });
     expect(http.output).toContain("drydock refused a plain http request to pypi.org");
-    const port = await session.bash("curl -sS -v https://pypi.org:8443/ 2>&1", { timeoutMs: 60_000 });
+    const port = await box.session.bash("curl -sS -v https://pypi.org:8443/ 2>&1", { timeoutMs: 60_000 });
     expect(port.output).toContain(
       "< HTTP/1.1 403 drydock egress refused pypi.org:8443 (only port 443 is allowed)",
     );
-    const counts = session.info().egress.hosts;
+    const counts = box.session.info().egress.hosts;
     expect(counts).toContainEqual(
       expect.objectContaining({ host: "pypi.org", port: 80, refused: 1, allowed: 0 }),
     );
@@ -116,17 +102,17 @@ describe("a box with --egress pypi", () => {
   });
 
   it("runs what pip puts under the home directory (compiled parts of packages load)", async () => {
-    const run = await session.bash(
+    const run = await box.session.bash(
       "mkdir -p ~/.local/bin && cp /bin/true ~/.local/bin/t && ~/.local/bin/t; echo exit=$?",
     );
     expect(run.output.trim()).toBe("exit=0");
   });
 
   it("reaches the proxy through drydock's relay: no host path, no socket, a CA bundle the agent cannot change", async () => {
-    const info = await (await testEngine()).inspect(session.box.id);
+    const info = await (await testEngine()).inspect(box.session.box.id);
     expect((info.Mounts ?? []).filter((m) => m.Type !== "tmpfs")).toEqual([]);
     expect(info.HostConfig.Binds ?? []).toEqual([]);
-    const look = await session.bash(
+    const look = await box.session.bash(
       "find / -type s 2>/dev/null | grep -v '^/proc/'; stat -c '%U %a' /run/drydock /run/drydock/ca-certificates.crt; " +
         "{ echo forged > /run/drydock/ca-certificates.crt; } 2>/dev/null; echo write=$?; " +
         "grep -c 'BEGIN CERTIFICATE' /run/drydock/ca-certificates.crt; ps -eo args= | grep -c '^drydock-box-relay '",
@@ -135,12 +121,12 @@ describe("a box with --egress pypi", () => {
   });
 
   it("still has no network of its own: only the proxy leads out", async () => {
-    const direct = await session.bash(
+    const direct = await box.session.bash(
       "env -u HTTPS_PROXY -u https_proxy -u HTTP_PROXY -u http_proxy curl -sS --max-time 10 https://pypi.org/simple/six/ 2>&1; echo exit=$?",
       { timeoutMs: 60_000 },
     );
     expect(direct.output).not.toMatch(/exit=0$/m);
-    expect(session.info().limits.network).toBe("none");
+    expect(box.session.info().limits.network).toBe("none");
   });
 });
 

@@ -7,49 +7,33 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseEgressFlag } from "../../src/gateway/egress-allowlist.js";
+import { describe, expect, it } from "vitest";
 import { EGRESS_RELAY_PORT } from "../../src/sandbox/egress-env.js";
 import { DEFAULT_MAX_CONNECTIONS } from "../../src/sandbox/relay-host.js";
-import type { Session } from "../../src/session/session.js";
-import { addLogSink, type LogRecord } from "../../src/util/log.js";
-import { tempRepo, type TempRepo } from "../helpers/repos.js";
-import { testSession } from "../helpers/sessions.js";
+import { egressSessionForSuite } from "../helpers/egress-session.js";
 
 const flood = readFileSync(join(process.cwd(), "test", "fixtures", "relay", "flood.py"));
 
 describe("the relay in a box, attacked from inside", () => {
-  let repo: TempRepo;
-  let session: Session;
-  const logs: LogRecord[] = [];
-  let removeSink: () => void;
-
-  beforeAll(async () => {
-    removeSink = addLogSink((record) => logs.push(record));
-    repo = tempRepo({ "README.md": "relay\n" });
-    session = await testSession(repo.path, { egress: parseEgressFlag("pypi") });
-  });
-
-  afterAll(async () => {
-    removeSink?.();
-    await session?.destroy();
-    repo?.[Symbol.dispose]();
-  });
+  const box = egressSessionForSuite("relay\n");
 
   /** A request through the relay to the proxy: a refused CONNECT answers 403. */
   const probe = async () =>
     (
-      await session.bash(
+      await box.session.bash(
         `curl -sS -o /dev/null -w '%{http_code}\\n' --max-time 20 -x http://127.0.0.1:${EGRESS_RELAY_PORT} https://example.com/ 2>&1; true`,
         { timeoutMs: 60_000 },
       )
     ).output;
 
   const runFlood = async (count: number, what: "connect" | "garbage") => {
-    const result = await session.box.exec(["python3", "-", String(EGRESS_RELAY_PORT), String(count), what], {
-      stdin: flood,
-      timeoutMs: 120_000,
-    });
+    const result = await box.session.box.exec(
+      ["python3", "-", String(EGRESS_RELAY_PORT), String(count), what],
+      {
+        stdin: flood,
+        timeoutMs: 120_000,
+      },
+    );
     expect(result.exitCode, result.stderr.toString()).toBe(0);
     return JSON.parse(result.stdout.toString()) as { answered: number; closed: number; silent: number };
   };
@@ -75,39 +59,39 @@ describe("the relay in a box, attacked from inside", () => {
   });
 
   it("is told no host path: its arguments are the port alone, and no socket is in the box", async () => {
-    const look = await session.bash(
+    const look = await box.session.bash(
       "for p in $(pgrep -u 1000 python3); do tr '\\0' ' ' < /proc/$p/cmdline; echo; done | grep '^drydock-box-relay'; " +
         "find / -type s 2>/dev/null | grep -v '^/proc/'; echo end",
     );
     expect(look.output).toMatch(
       new RegExp(`^drydock-box-relay -I -S -c .* relay ${EGRESS_RELAY_PORT} \\nend\\n$`, "s"),
     );
-    expect(look.output).not.toContain(session.gatewayDir);
+    expect(look.output).not.toContain(box.session.gatewayDir);
   });
 
   it("cannot be made to reach anything else by writing into its output: it stops, and drydock starts it again", async () => {
     // Not dumpable: under runc another process of the box user cannot open the relay's streams.
     // Where one can (gVisor), a forged frame stops the relay (logged) and nothing is connected.
-    const write = await session.bash(
+    const write = await box.session.bash(
       "for p in $(pgrep -u 1000 python3); do grep -q relay /proc/$p/cmdline 2>/dev/null || continue; " +
         "{ printf 'Z\\0\\0\\0\\1\\0\\0\\0\\0/var/run/docker.sock' > /proc/$p/fd/1; } 2>/dev/null && echo wrote || echo refused; done",
     );
     expect(write.output).toMatch(/^(wrote|refused)\n$/);
     if (write.output.startsWith("wrote")) {
       await expect
-        .poll(() => logs.some((r) => /egress relay: the box sent a frame of kind 0x5a/.test(r.message)))
+        .poll(() => box.logs.some((r) => /egress relay: the box sent a frame of kind 0x5a/.test(r.message)))
         .toBe(true);
     }
     await expect.poll(probe, { timeout: 20_000, interval: 500 }).toMatch(/403/);
   });
 
   it("is started again when the agent kills it", async () => {
-    const killed = await session.bash(
+    const killed = await box.session.bash(
       "pkill -f drydock-box-relay; sleep 0.2; pgrep -f drydock-box-relay | wc -l",
     );
     expect(killed.output.trim()).toBe("0");
     await expect
-      .poll(() => logs.some((r) => /egress relay ended .*starting it again/.test(r.message)), {
+      .poll(() => box.logs.some((r) => /egress relay ended .*starting it again/.test(r.message)), {
         timeout: 20_000,
       })
       .toBe(true);
