@@ -46,7 +46,11 @@ export async function connectEngine(
   if (url && isKubernetesTarget(url)) {
     const target = parseKubernetesTarget(url, options.field);
     const { KubernetesEngine } = await kubernetesBackend();
-    return KubernetesEngine.connect(target, { appArmor: target.appArmor, loadImage: target.loadImage });
+    return KubernetesEngine.connect(target, {
+      appArmor: target.appArmor,
+      loadImage: target.loadImage,
+      pullSecrets: target.pullSecrets,
+    });
   }
   return Engine.connect({ url, tlsDir: options.tlsDir });
 }

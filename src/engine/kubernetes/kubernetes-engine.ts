@@ -31,7 +31,9 @@ import type { BoxEngine, BoxState, BoxSummary, EngineRuntime } from "../box-engi
 import type { ContainerSpec } from "../container-spec.js";
 import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
 import type { ExecOptions, ExecResult } from "../exec.js";
+import { parseImageReference } from "../image-reference.js";
 import { currentOwner, formatOwner } from "../labels.js";
+import { byDigest, manifestDigest, namesRegistry } from "../registry-manifest.js";
 import { terminalArgv } from "../runtime-terminal.js";
 import { apiMessage, apiStatusOf, kubeApiError } from "./kube-api-error.js";
 import { kubeExec, type PodTarget } from "./kube-exec.js";
@@ -69,6 +71,8 @@ export interface KubernetesEngineOptions {
    * could say "not reached" whatever happened): then no box is made until this is given.
    */
   probeImage?: string;
+  /** Secrets in the namespace the kubelet pulls box images with (imagePullSecrets); default none. */
+  pullSecrets?: readonly string[];
 }
 
 /** What every exec in a box needs to know of it. */
@@ -95,6 +99,8 @@ export class KubernetesEngine implements BoxEngine {
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
   private readonly boxes = new Map<string, BoxInfo>();
   private runtimeClasses: Promise<Record<string, string>> | undefined;
+  /** Registry digests by reference (registryDigest). */
+  private readonly digests = new Map<string, Promise<string | undefined>>();
 
   private constructor(
     readonly name: string,
@@ -273,7 +279,7 @@ export class KubernetesEngine implements BoxEngine {
     // runc is the nodes' default handler: a Pod asks for it by naming no RuntimeClass.
     const runtime = spec.runtime === "runc" ? undefined : spec.runtime;
     const pod = podFor(
-      { ...spec, runtime },
+      { ...spec, runtime, image: await this.podImage(spec.image) },
       {
         namespace: this.namespace,
         runtimeClasses: runtime ? await this.classes() : {},
@@ -281,6 +287,7 @@ export class KubernetesEngine implements BoxEngine {
         ownerLease: { name: this.lease.name, uid: this.lease.uid },
         activeDeadlineSeconds,
         nodeName: node,
+        imagePullSecrets: this.options.pullSecrets,
       },
     );
     try {
@@ -506,9 +513,49 @@ export class KubernetesEngine implements BoxEngine {
     await runLoader(loader, ref, () => this.hasImage(ref));
   }
 
-  /** Whether every Ready node reports the image (the kubelet lists a node's images in its status). */
+  /**
+   * Whether a box can run the image: every Ready node reports it (the kubelet lists a node's
+   * images in its status), or it names a registry that has it, for the nodes to pull.
+   */
   async hasImage(ref: string): Promise<boolean> {
-    return nodesHaveImage(await this.readyNodes(), ref);
+    if (nodesHaveImage(await this.readyNodes(), ref)) return true;
+    return namesRegistry(ref) && (await this.registryDigest(ref)) !== undefined;
+  }
+
+  /**
+   * The digest a registry gives a reference, asked once per process: a tag pushed again while
+   * drydock runs does not change its boxes (restart it, or name the image by digest). A registry
+   * without it is asked again next time.
+   */
+  private registryDigest(ref: string): Promise<string | undefined> {
+    let digest = this.digests.get(ref);
+    if (!digest) {
+      digest = manifestDigest(ref);
+      this.digests.set(ref, digest);
+      digest.then(
+        (found) => {
+          if (!found) this.digests.delete(ref);
+        },
+        () => this.digests.delete(ref),
+      );
+    }
+    return digest;
+  }
+
+  /**
+   * The image a Pod names: by digest (`name@sha256:…`) when the reference names a registry that
+   * answers, so every node runs the same bytes; else the reference as given (an image imported
+   * onto the nodes, which no registry serves).
+   */
+  private async podImage(ref: string): Promise<string> {
+    if (!namesRegistry(ref) || parseImageReference(ref)?.digest) return ref;
+    try {
+      const digest = await this.registryDigest(ref);
+      return digest ? byDigest(ref, digest) : ref;
+    } catch (error) {
+      log.warn(`${this.name}: ${ref} stays named by tag: ${(error as Error).message}`);
+      return ref;
+    }
   }
 
   private async readyNodes(): Promise<V1Node[]> {

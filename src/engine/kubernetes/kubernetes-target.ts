@@ -6,7 +6,8 @@
  * host applies none), and `load=COMMAND` for what puts a local image on every node (`kind load
  * docker-image`, the test cluster's `scripts/kube/cluster.sh load`), and `deadline=SECONDS` for the
  * time after which Kubernetes ends each box whatever becomes of drydock (activeDeadlineSeconds),
- * and `probe-image=REF` for the image the NetworkPolicy probe runs (network-probe.ts).
+ * and `probe-image=REF` for the image the NetworkPolicy probe runs (network-probe.ts), and
+ * `pull-secret=NAME` (once per secret) for the Secrets the kubelet pulls box images with.
  * Pure.
  *
  *   kubernetes:                              the current context, namespace drydock-boxes
@@ -14,7 +15,7 @@
  *   kubernetes:agents?context=lab&kubeconfig=/etc/drydock/kubeconfig
  */
 import { InvalidArgumentError } from "../../util/errors.js";
-import { isDnsLabel } from "./kubernetes-metadata.js";
+import { isDnsLabel, isDnsSubdomain } from "./kubernetes-metadata.js";
 
 export const DEFAULT_BOX_NAMESPACE = "drydock-boxes";
 
@@ -32,13 +33,15 @@ export interface KubernetesTarget {
   activeDeadlineSeconds?: number;
   /** `probe-image=REF`: the image the NetworkPolicy probe runs (default: the first box's, unless built from a repository). */
   probeImage?: string;
+  /** `pull-secret=NAME`, once per Secret: the namespace's Secrets each box's Pod pulls its image with. */
+  pullSecrets?: string[];
 }
 
 /** The longest deadline taken: a year, far past any session, and well inside the API's int64. */
 const MAX_DEADLINE_SECONDS = 366 * 24 * 3600;
 
 const FORMS =
-  "write kubernetes:, kubernetes:NAMESPACE, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off&load=COMMAND&deadline=SECONDS&probe-image=REF";
+  "write kubernetes:, kubernetes:NAMESPACE, or kubernetes:NAMESPACE?context=NAME&kubeconfig=PATH&apparmor=off&load=COMMAND&deadline=SECONDS&probe-image=REF&pull-secret=NAME";
 
 /** Whether an `--engine` value names a Kubernetes backend rather than a Docker engine. */
 export function isKubernetesTarget(url: string): boolean {
@@ -75,7 +78,15 @@ export function parseKubernetesTarget(url: string, field = "--engine"): Kubernet
     else if (key === "apparmor" && (value === "off" || value === "on")) target.appArmor = value === "on";
     else if (key === "load") target.loadImage = value.split(/\s+/).filter(Boolean);
     else if (key === "probe-image") target.probeImage = value;
-    else if (key === "deadline") {
+    else if (key === "pull-secret") {
+      if (!isDnsSubdomain(value)) {
+        throw new InvalidArgumentError(
+          field,
+          `${url}: pull-secret takes the name of a Secret in the namespace (lowercase letters, digits, '-' and '.'); got ${JSON.stringify(value)}`,
+        );
+      }
+      target.pullSecrets = [...(target.pullSecrets ?? []), value];
+    } else if (key === "deadline") {
       if (!/^[1-9]\d{0,8}$/.test(value) || Number(value) > MAX_DEADLINE_SECONDS) {
         throw new InvalidArgumentError(
           field,

@@ -58,6 +58,8 @@ export interface PodOptions {
   nodeName?: string;
   /** Default IfNotPresent: images are put on the nodes ahead (see docs/kubernetes.md). */
   imagePullPolicy?: "Always" | "IfNotPresent" | "Never";
+  /** Secrets (in the box's namespace) the kubelet pulls the image with; the box never sees them. */
+  imagePullSecrets?: readonly string[];
 }
 
 type Quantities = { cpu: string; memory: string };
@@ -112,6 +114,7 @@ export interface Pod {
     };
     containers: Container[];
     volumes: Volume[];
+    imagePullSecrets?: Array<{ name: string }>;
   };
 }
 
@@ -218,6 +221,9 @@ export function podFor(spec: ContainerSpec, options: PodOptions): Pod {
         : {}),
       ...(options.nodeName ? { nodeName: options.nodeName } : {}),
       ...(runtimeClassName ? { runtimeClassName } : {}),
+      ...(options.imagePullSecrets?.length
+        ? { imagePullSecrets: options.imagePullSecrets.map((name) => ({ name })) }
+        : {}),
       securityContext: {
         runAsUser: uid,
         runAsGroup: gid,

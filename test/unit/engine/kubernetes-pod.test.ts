@@ -48,6 +48,15 @@ function clone(pod: Pod): Pod {
 }
 
 describe("podFor", () => {
+  it("names the pull secrets it is given, and none otherwise", () => {
+    const pod = podFor(sessionSpec(), { namespace: NAMESPACE, imagePullSecrets: ["registry-pull"] });
+    expect(pod.spec.imagePullSecrets).toEqual([{ name: "registry-pull" }]);
+    expect(podFor(sessionSpec(), { namespace: NAMESPACE }).spec.imagePullSecrets).toBeUndefined();
+    expect(
+      podFor(sessionSpec(), { namespace: NAMESPACE, imagePullSecrets: [] }).spec.imagePullSecrets,
+    ).toBeUndefined();
+  });
+
   for (const version of KUBERNETES_VERSIONS) {
     it(`makes a Pod the Kubernetes ${version} API schema accepts, for each way a box is made`, () => {
       const pods = [
@@ -61,6 +70,10 @@ describe("podFor", () => {
         podFor(boxSpecWithEgress(), {
           namespace: NAMESPACE,
           ownerLease: { name: "drydock-build-host-4242", uid: "6f1c2a54-8d1e-4b7a-9c3f-2e5d8a7b1c90" },
+        }),
+        podFor(sessionSpec({ image: `registry.example.com/team/sandbox@sha256:${"e".repeat(64)}` }), {
+          namespace: NAMESPACE,
+          imagePullSecrets: ["registry-pull", "mirror.pull"],
         }),
       ];
       for (const pod of pods) expect(schemaErrors("Pod", version, pod)).toEqual([]);

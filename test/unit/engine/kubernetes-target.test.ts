@@ -25,6 +25,9 @@ describe("--engine kubernetes:…", () => {
       kubeconfig: "/etc/k.conf",
       appArmor: false,
     });
+    expect(parseKubernetesTarget("kubernetes:agents?pull-secret=reg&pull-secret=mirror.pull")).toMatchObject({
+      pullSecrets: ["reg", "mirror.pull"],
+    });
     expect(isKubernetesTarget("kubernetes:x")).toBe(true);
     expect(isKubernetesTarget("unix:///var/run/docker.sock")).toBe(false);
   });
@@ -40,6 +43,8 @@ describe("--engine kubernetes:…", () => {
     expect(bad("kubernetes:x?kubeconfig=%zz")).toThrow(/malformed %-escape/);
     expect(bad("kubernetes:x?context=a%0Ab")).toThrow(/control character/);
     expect(bad("kubernetes:x?apparmor=maybe")).toThrow(/apparmor takes on or off/);
+    expect(bad("kubernetes:x?pull-secret=Reg")).toThrow(/pull-secret takes the name of a Secret/);
+    expect(bad("kubernetes:x?pull-secret=a%2Fb")).toThrow(/pull-secret takes the name of a Secret/);
   });
 });
 
