@@ -11,17 +11,20 @@ import { pipeline } from "node:stream/promises";
 import tar from "tar-stream";
 import type { Engine } from "../../src/engine/engine.js";
 
-/** What the slim image leaves out of the sandbox image: toolchains, aider, docs, caches. */
+/**
+ * What the slim image leaves out of the sandbox image: toolchains, aider, docs, caches. It keeps
+ * python3 and its standard library (without its tests): the box agent runs on them.
+ */
 const LEFT_OUT = [
   /^opt\/(aider|venv|go|cargo)\//,
   /^usr\/share\/(?!git-core\/|terminfo\/|ca-certificates\/)/,
   /^usr\/(lib|libexec)\/gcc\//,
-  /^usr\/lib\/python3/,
+  /^usr\/lib\/python3(\/|\.\d+\/test\/)/,
   /^usr\/include\//,
   /^usr\/local\/(include|lib|share)\//,
   /^var\/(lib\/apt|lib\/dpkg|cache)\//,
   /^usr\/lib\/x86_64-linux-gnu\/(.*\.a$|libnode|libpython|perl\/|libicu|lib[atl]san|libubsan|libhwasan|libgfortran|libgo\.)/,
-  /^usr\/bin\/(x86_64-linux-gnu-|python3|lto-dump|cpp|gcc|g\+\+|c\+\+|perl)/,
+  /^usr\/bin\/(x86_64-linux-gnu-|lto-dump|cpp|gcc|g\+\+|c\+\+|perl)/,
   /^usr\/local\/bin\/(node|npm|npx|corepack)/,
 ];
 
@@ -42,7 +45,7 @@ async function drain(stream: NodeJS.ReadableStream, engine: Engine): Promise<voi
  */
 export async function slimBoxImage(engine: Engine, sandbox: string): Promise<string> {
   const id = (await engine.imageId(sandbox))!.replace(/^sha256:/, "").slice(0, 12);
-  const tag = `drydock-test-slim:${id}`;
+  const tag = `drydock-test-slim-python:${id}`;
   if (await engine.hasImage(tag)) return tag;
   const container = await engine.docker.createContainer({ Image: sandbox, Cmd: ["true"] });
   try {
