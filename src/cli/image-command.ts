@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { Engine } from "../engine/engine.js";
 import { pushImage } from "../engine/image-push.js";
 import { buildSandboxImage } from "../sandbox/sandbox-image.js";
+import { buildServerImage } from "../sandbox/server-image.js";
 import { printOut, printErr } from "./terminal-out.js";
 
 export function registerImageCommand(program: Command): void {
@@ -20,10 +21,14 @@ export function registerImageCommand(program: Command): void {
       "base image to build on (default: debian:bookworm-slim, else a debootstrap base)",
     )
     .option("--force", "rebuild even when the image is up to date")
-    .action(async (opts: { caCert?: string; base?: string; force?: boolean }) => {
+    .option(
+      "--server",
+      "build drydock's own server image instead (for drydock serve as a Pod in a cluster: deploy/kubernetes/drydock.yaml)",
+    )
+    .action(async (opts: { caCert?: string; base?: string; force?: boolean; server?: boolean }) => {
       const engine = await Engine.connect();
       const started = Date.now();
-      const tag = await buildSandboxImage(engine, {
+      const tag = await (opts.server ? buildServerImage : buildSandboxImage)(engine, {
         caCert: opts.caCert,
         base: opts.base,
         force: opts.force,

@@ -1,5 +1,6 @@
 import { ENGINE_HELP } from "../engine/connect-engine.js";
 import { Option, type Command } from "commander";
+import { ALLOW_HOST_HELP, collectAllowHost } from "./allow-host-flag.js";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { DrydockServer } from "../server/drydock-server.js";
@@ -22,6 +23,7 @@ import {
 
 interface ServeOptions extends ServeFlags {
   allowBaseImage?: string[];
+  allowHost: string[];
   pull?: string;
   keepSessions?: boolean;
   includeUntrackedDependencies?: boolean;
@@ -64,6 +66,7 @@ export function registerServeCommand(program: Command): void {
     .option("--http", "serve Streamable HTTP instead of stdio")
     .option("--host <host>", "HTTP bind address (loopback unless you say otherwise)", "127.0.0.1")
     .option("--port <n>", "HTTP port (0: any free port)", "8765")
+    .option("--allow-host <host:port>", ALLOW_HOST_HELP, collectAllowHost, [] as string[])
     .option(
       "--disconnect-grace <seconds>",
       "HTTP: how long after a client's connection closed its sessions are removed (or, with --keep-sessions, released for session_resume) unless it comes back",
@@ -182,6 +185,7 @@ export function registerServeCommand(program: Command): void {
       const handle = await serveHttp(server, {
         host: opts.host,
         port: flags.port,
+        allowedHosts: opts.allowHost,
         token: process.env.DRYDOCK_TOKEN || undefined,
         disconnectGraceMs: flags.disconnectGraceMs,
       });

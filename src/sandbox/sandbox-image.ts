@@ -30,7 +30,7 @@ function filesUnder(dir: string): string[] {
   return out;
 }
 
-function hashFiles(paths: string[], extra: string[] = []): string {
+export function hashFiles(paths: string[], extra: string[] = []): string {
   const root = projectRoot();
   const hash = createHash("sha256");
   for (const p of paths) hash.update(relative(root, p)).update("\0").update(readFileSync(p)).update("\0");
@@ -142,7 +142,7 @@ async function runScript(script: string, args: string[], onLine: (line: string) 
   });
 }
 
-async function resolveBase(
+export async function resolveBase(
   engine: Engine,
   options: BuildOptions,
   onLine: (line: string) => void,
