@@ -2,6 +2,7 @@
  * The backend an `--engine` value names: a Docker engine (`unix://…`, `tcp://…`, or DOCKER_HOST
  * when none is given) or a Kubernetes namespace (`kubernetes:…`, kubernetes-target.ts).
  */
+import type { BoxSize, ClusterRoom } from "./kubernetes/cluster-room.js";
 import type { BoxEngine } from "./box-engine.js";
 import { Engine } from "./engine.js";
 import { DrydockError } from "../util/errors.js";
@@ -58,6 +59,15 @@ export async function connectEngine(
 /** The Docker engine behind a backend, or undefined for one that is not Docker. */
 export function dockerEngine(engine: BoxEngine): Engine | undefined {
   return engine instanceof Engine ? engine : undefined;
+}
+
+/**
+ * A cluster backend's count of the room for more boxes (KubernetesEngine.room), undefined on
+ * Docker. Read by shape: the Kubernetes module is loaded only when a cluster is named.
+ */
+export function roomOf(engine: BoxEngine): ((box: BoxSize) => Promise<ClusterRoom>) | undefined {
+  const room = (engine as { room?: (box: BoxSize) => Promise<ClusterRoom> }).room;
+  return typeof room === "function" ? room.bind(engine) : undefined;
 }
 
 /** Releases what a backend holds (a Kubernetes backend's Lease, which deletes its boxes left). */

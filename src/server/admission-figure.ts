@@ -41,7 +41,7 @@ export interface AdmissionFigure {
   /** How many more sessions may start now; 0: the next is refused. */
   fit: number;
   /** What the figure is bound by. */
-  by: "memory" | "max-sessions";
+  by: "memory" | "max-sessions" | "cluster";
   /** The host's memory less the reserve. */
   budgetMiB: number;
   /** What the server's boxes and starting sessions count for. */

@@ -22,6 +22,7 @@ import { reportProgress } from "../util/progress-scope.js";
 import { forkSession, checkForkCount } from "../session/session-fork.js";
 import { admissionFigure, refusal, type AdmissionFigure, type AdmissionInput } from "./admission-figure.js";
 import type { MemoryAdmission } from "./memory-admission.js";
+import type { BoxSize, ClusterRoom } from "../engine/kubernetes/cluster-room.js";
 import { assertWithinGrants, servedRepoRoot } from "./session-request-policy.js";
 
 export interface ServerDefaults {
@@ -39,6 +40,11 @@ export interface ServerDefaults {
   maxSessions?: number;
   /** Admits a session only when its box fits in memory beside the boxes there are; default: no check. */
   admission?: MemoryAdmission;
+  /**
+   * On a cluster: how many more boxes of a size its nodes and the namespace's quotas hold now
+   * (cluster-room.ts); a session is admitted only while one more fits. Default: no check.
+   */
+  clusterRoom?: (box: BoxSize) => Promise<ClusterRoom>;
 }
 
 export class ClientSessions implements SessionAccess, TaskStackAccess {
@@ -62,10 +68,16 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     const repo = options.repo === undefined ? defaults.repo : await servedRepoRoot(options.repo, served);
     const memoryMB = options.memoryMB ?? defaults.options.memoryMB;
     const boxes = defaults.admission ? await defaults.admission.boxes() : undefined;
+    const room = await this.room(options.cpus, memoryMB);
     // From here to the count going up nothing waits, so sessions asked for at once are counted in turn.
     const input = this.admissionInput(boxes, memoryMB);
     const refused = refusal(admissionFigure(input), input);
     if (refused) throw new LimitExceededError(refused);
+    if (room && room.fit - this.starting <= 0) {
+      throw new LimitExceededError(
+        `no room on the cluster for another session: ${room.why}${this.starting ? `, and ${this.starting} session(s) are starting` : ""}; remove a session you no longer need with session_destroy, ask for a smaller box (memory_mb, cpus), or ask whoever runs the server for more nodes or quota`,
+      );
+    }
     this.starting++;
     let session: Session;
     try {
@@ -108,7 +120,11 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
     const source = await this.resolve(clientId, sessionId);
     const memoryMB = source.box.limits.memoryMB;
     const boxes = this.serverDefaults.admission ? await this.serverDefaults.admission.boxes() : undefined;
-    const figure = admissionFigure(this.admissionInput(boxes, memoryMB));
+    const figure = withRoom(
+      admissionFigure(this.admissionInput(boxes, memoryMB)),
+      await this.room(source.box.limits.cpus, memoryMB),
+      this.starting,
+    );
     if (figure.fit < n) {
       throw new LimitExceededError(
         `n: ${n} forks asked for, but ${figure.fit === 0 ? "no more sessions fit" : `only ${figure.fit} more session${figure.fit === 1 ? "" : "s"} fit`} now; nothing was forked. ${figure.why}. Ask for fewer, or remove sessions you no longer need with session_destroy`,
@@ -125,7 +141,22 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
   /** How many more sessions fit now and why (for sessions of the server's default memory limit). */
   async admission(): Promise<AdmissionFigure> {
     const boxes = this.serverDefaults.admission ? await this.serverDefaults.admission.boxes() : undefined;
-    return admissionFigure(this.admissionInput(boxes, this.serverDefaults.options.memoryMB));
+    const memoryMB = this.serverDefaults.options.memoryMB;
+    return withRoom(
+      admissionFigure(this.admissionInput(boxes, memoryMB)),
+      await this.room(undefined, memoryMB),
+      this.starting,
+    );
+  }
+
+  /** The cluster's room for a box of these limits (the server's defaults where undefined), if on a cluster. */
+  private room(cpus: number | undefined, memoryMB: number | undefined): Promise<ClusterRoom | undefined> {
+    const { clusterRoom, options } = this.serverDefaults;
+    if (!clusterRoom) return Promise.resolve(undefined);
+    return clusterRoom({
+      cpus: cpus ?? options.cpus ?? DEFAULT_LIMITS.cpus,
+      memoryMB: memoryMB ?? DEFAULT_LIMITS.memoryMB,
+    });
   }
 
   private admissionInput(boxes: BoxMemory[] | undefined, memoryMB: number | undefined): AdmissionInput {
@@ -243,4 +274,17 @@ export class ClientSessions implements SessionAccess, TaskStackAccess {
 
 function definedOnly<T extends object>(options: T): Partial<T> {
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/** A figure bound by the cluster's room too, when that is less (sessions starting take room first). */
+function withRoom(figure: AdmissionFigure, room: ClusterRoom | undefined, starting: number): AdmissionFigure {
+  if (!room) return figure;
+  const fit = Math.max(0, room.fit - starting);
+  if (fit >= figure.fit) return { ...figure, why: `${figure.why}; on the cluster, ${room.why}` };
+  return {
+    ...figure,
+    fit,
+    by: "cluster",
+    why: `${room.why}${starting ? `, less ${starting} starting` : ""}`,
+  };
 }

@@ -5,7 +5,7 @@
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { BoxEngine } from "../engine/box-engine.js";
-import { closeEngine, dockerEngine } from "../engine/connect-engine.js";
+import { closeEngine, dockerEngine, roomOf } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
 import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
@@ -200,8 +200,9 @@ export class DrydockServer {
       options: config.sessionOptions ?? {},
       allowedRepos,
       maxSessions: config.maxSessions,
-      // On a cluster the scheduler admits a box by its requests (equal to its limits).
+      // On a cluster a box takes its requests (equal to its limits) from a node and the namespace's quota.
       admission: docker ? new MemoryAdmission(docker, { hostMiB, reserveMiB }) : undefined,
+      clusterRoom: roomOf(engine),
     });
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);

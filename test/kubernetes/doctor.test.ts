@@ -50,7 +50,7 @@ describe("doctor on the cluster", () => {
     const good = doctor(ns.target);
     expect(good.code, JSON.stringify(good.checks, null, 2) + good.stderr).toBe(0);
     const byName = Object.fromEntries(good.checks.map((c) => [c.name, c]));
-    expect(byName.permissions?.detail).toMatch(/all 14 the backend uses/);
+    expect(byName.permissions?.detail).toMatch(/all 15 the backend uses/);
     expect(byName.runtimes?.detail).toMatch(/runc, runsc/);
     // The test cluster's nodes are at 127.0.0.1, which the API server does not proxy to.
     expect(byName["node limits"]?.detail).toMatch(

@@ -47,7 +47,7 @@ describe("drydock bound only to the documented Role and ClusterRole", () => {
     const checked = doctor(id.target);
     expect(checked.code, checked.out).toBe(0);
     const byName = Object.fromEntries(checked.checks.map((c) => [c.name, c]));
-    expect(byName.permissions?.detail).toMatch(/all 14 the backend uses/);
+    expect(byName.permissions?.detail).toMatch(/all 15 the backend uses/);
     expect(byName["network isolation"]?.detail).toMatch(/did not reach another box's listener/);
 
     using repo = tempRepo({ "a.txt": "one\n" });

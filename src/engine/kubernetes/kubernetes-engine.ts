@@ -26,6 +26,7 @@ import {
 import { DrydockError, ImageMissingError, InvalidArgumentError } from "../../util/errors.js";
 import { logger } from "../../util/log.js";
 import { clusterImageMissing } from "./cluster-image.js";
+import { clusterRoom, type BoxSize, type ClusterRoom } from "./cluster-room.js";
 import { nodesCapacity, nodesHaveImage, readyNodes, runLoader } from "./cluster-nodes.js";
 import type { BoxEngine, BoxState, BoxSummary, EngineRuntime } from "../box-engine.js";
 import type { ContainerSpec } from "../container-spec.js";
@@ -99,6 +100,10 @@ export class KubernetesEngine implements BoxEngine {
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
   private readonly boxes = new Map<string, BoxInfo>();
   private runtimeClasses: Promise<Record<string, string>> | undefined;
+  /** Readings of the cluster's room under way, by box size (room). */
+  private readonly roomReadings = new Map<string, Promise<ClusterRoom>>();
+  /** Whether drydock may list Pods of every namespace; undefined until tried. */
+  private listsAllPods: boolean | undefined;
   /** Registry digests by reference (registryDigest). */
   private readonly digests = new Map<string, Promise<string | undefined>>();
 
@@ -569,6 +574,55 @@ export class KubernetesEngine implements BoxEngine {
   /** The largest allocatable CPU and memory of a Ready node: a box must fit in one node. */
   async capacity(): Promise<{ cpus: number; memoryMB: number }> {
     return nodesCapacity(await this.readyNodes(), Math.max);
+  }
+
+  /**
+   * How many more boxes of a size the nodes and the namespace's ResourceQuotas hold now
+   * (cluster-room.ts). Pods of every namespace are counted where drydock may list them; else its
+   * own namespace's, and the sentence says so. Callers asking at once share one reading.
+   */
+  room(box: BoxSize): Promise<ClusterRoom> {
+    const key = `${box.cpus}/${box.memoryMB}`;
+    let reading = this.roomReadings.get(key);
+    if (!reading) {
+      reading = this.readRoom(box).finally(() => this.roomReadings.delete(key));
+      this.roomReadings.set(key, reading);
+    }
+    return reading;
+  }
+
+  private async readRoom(box: BoxSize): Promise<ClusterRoom> {
+    const live = "status.phase!=Succeeded,status.phase!=Failed";
+    let pods: V1Pod[] | undefined;
+    if (this.listsAllPods !== false) {
+      try {
+        pods = (await this.core.listPodForAllNamespaces({ fieldSelector: live })).items;
+        this.listsAllPods = true;
+      } catch (error) {
+        if (apiStatusOf(error) !== 403) throw this.wrap(error, "list Pods of every namespace");
+        this.listsAllPods = false;
+      }
+    }
+    pods ??= await this.core
+      .listNamespacedPod({ namespace: this.namespace, fieldSelector: live })
+      .then((list) => list.items)
+      .catch((error: unknown) => {
+        throw this.wrap(error, "list Pods");
+      });
+    const quotas = await this.core
+      .listNamespacedResourceQuota({ namespace: this.namespace })
+      .then((list) => list.items)
+      .catch((error: unknown) => {
+        throw this.wrap(error, "list ResourceQuotas");
+      });
+    return clusterRoom({
+      nodes: await this.readyNodes(),
+      pods,
+      allNamespaces: this.listsAllPods === true,
+      namespace: this.namespace,
+      quotas,
+      box,
+    });
   }
 
   /** Every Ready node's allocatable CPU and memory together: what the scheduler spreads boxes over. */
