@@ -3,7 +3,7 @@
  * diff is taken out of the box the same way the session_diff tool takes it, and applied with the
  * code session_apply uses, from what the session's record says about its repository.
  */
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import { Box } from "../sandbox/box.js";
 import { closeBoxChannel } from "../sandbox/box-channel.js";
 import { boxLimits } from "../sandbox/box-profile.js";
@@ -18,7 +18,7 @@ import { redactHostKeys } from "./host-key-redaction.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
 
 /** The session's box, to run the diff in. */
-function boxOf(engine: Engine, target: SessionTarget, verb: string): Box {
+function boxOf(engine: BoxEngine, target: SessionTarget, verb: string): Box {
   const summary = requireBox(target, verb);
   const image = target.record?.image ?? "";
   return Box.adopt(engine, summary.id, target.id, image, boxLimits({ image }));
@@ -41,16 +41,16 @@ async function retryLocked<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** The unified diff (binary-safe) of everything changed in the box, as bytes. */
-export function sessionDiff(engine: Engine, target: SessionTarget): Promise<Buffer> {
+export function sessionDiff(engine: BoxEngine, target: SessionTarget): Promise<Buffer> {
   return inBox(engine, target, (box) => diffOut(box));
 }
 
-export function sessionDiffStat(engine: Engine, target: SessionTarget): Promise<string> {
+export function sessionDiffStat(engine: BoxEngine, target: SessionTarget): Promise<string> {
   return inBox(engine, target, (box) => diffStat(box));
 }
 
 /** Runs `take` on the session's box; the channel it may open into the box is closed after. */
-async function inBox<T>(engine: Engine, target: SessionTarget, take: (box: Box) => Promise<T>): Promise<T> {
+async function inBox<T>(engine: BoxEngine, target: SessionTarget, take: (box: Box) => Promise<T>): Promise<T> {
   const box = boxOf(engine, target, "diff");
   try {
     return await retryLocked(() => take(box));
@@ -70,7 +70,7 @@ export function keptDiffNote(id: string, kept: FinalDiff): string {
 
 /** Applies the box's diff to the session's repository, and logs it as the person's. */
 export async function applySession(
-  engine: Engine,
+  engine: BoxEngine,
   target: SessionTarget,
   options: SessionApplyOptions,
 ): Promise<ApplyResult> {

@@ -7,7 +7,7 @@
  * id and secret are printed, and a server started with --keep-sessions on the same state directory
  * takes it up with session_resume.
  */
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import { Box } from "../sandbox/box.js";
 import { closeBoxChannel } from "../sandbox/box-channel.js";
 import { boxLimits } from "../sandbox/box-profile.js";
@@ -37,7 +37,7 @@ import {
 } from "../workspace/box-checkpoint.js";
 import { requireBox, type SessionTarget } from "./session-target.js";
 
-function boxOf(engine: Engine, target: SessionTarget, verb: string): Box {
+function boxOf(engine: BoxEngine, target: SessionTarget, verb: string): Box {
   const summary = requireBox(target, verb);
   const image = target.record?.image ?? "";
   return Box.adopt(engine, summary.id, target.id, image, boxLimits({ image }));
@@ -64,7 +64,7 @@ async function retryLocked<T>(run: () => Promise<T>): Promise<T> {
 }
 
 async function inBox<T>(
-  engine: Engine,
+  engine: BoxEngine,
   target: SessionTarget,
   verb: string,
   take: (box: Box) => Promise<T>,
@@ -79,7 +79,7 @@ async function inBox<T>(
 
 /** Saves the session's files and git state as checkpoint `name` (not its shell: the server's). */
 export async function checkpointSession(
-  engine: Engine,
+  engine: BoxEngine,
   target: SessionTarget,
   name: string,
   options: { message?: string; includeIgnored?: boolean },
@@ -108,7 +108,7 @@ export async function checkpointSession(
 
 /** Returns the session's files and git state to checkpoint `name`; the shell is left as it is. */
 export async function restoreSession(
-  engine: Engine,
+  engine: BoxEngine,
   target: SessionTarget,
   name: string,
 ): Promise<{ files: number; shellSaved: boolean }> {
@@ -135,7 +135,7 @@ export interface CliFork {
  * each with the source's repository, image, limits and egress; all or none.
  */
 export async function forkFromCli(
-  engine: Engine,
+  engine: BoxEngine,
   target: SessionTarget,
   options: { n: number; checkpoint?: string; keepTtlMs?: number },
 ): Promise<CliFork[]> {

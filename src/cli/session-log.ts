@@ -3,7 +3,7 @@
  * the JSON lines themselves. With --follow it keeps printing what is appended, until the session
  * ends (its server removed it, or its box is gone) or the person presses Ctrl-C.
  */
-import type { Engine } from "../engine/engine.js";
+import type { BoxEngine } from "../engine/box-engine.js";
 import { LABEL_SESSION } from "../engine/labels.js";
 import type { AuditEntry } from "../session/audit-entry.js";
 import { auditCalls } from "../session/audit-calls.js";
@@ -24,7 +24,7 @@ export interface LogOptions {
 
 /** Prints the log to `out`; with `follow`, returns once the session has ended or `signal` aborts. */
 export async function printSessionLog(
-  engine: Engine | undefined,
+  engine: BoxEngine | undefined,
   target: SessionTarget,
   options: LogOptions,
   out: { write(text: string): unknown },

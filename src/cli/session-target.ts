@@ -5,7 +5,7 @@
  * runs, and after it stopped where the box was kept.
  */
 import { resolve } from "node:path";
-import type { BoxSummary, Engine } from "../engine/engine.js";
+import type { BoxEngine, BoxSummary } from "../engine/box-engine.js";
 import { LABEL_SESSION, LABEL_STATE } from "../engine/labels.js";
 import { auditedSessions, auditLogPath } from "../session/audit-log.js";
 import { readSessionRecord, recordedSessions, type SessionRecord } from "../session/session-record.js";
@@ -48,7 +48,7 @@ export function matchSessionId(query: string, known: Iterable<string>): string {
 }
 
 /** The session a verb names, with its box and record. */
-export async function findSession(engine: Engine | undefined, query: string): Promise<SessionTarget> {
+export async function findSession(engine: BoxEngine | undefined, query: string): Promise<SessionTarget> {
   const state = stateDir();
   const boxes = engine ? await sessionBoxes(engine, state) : [];
   const known = [
@@ -71,7 +71,7 @@ export async function findSession(engine: Engine | undefined, query: string): Pr
  * their state directory count as `unlabelledAs`'s (default: `state`'s).
  */
 export async function sessionBoxes(
-  engine: Engine,
+  engine: BoxEngine,
   state: string,
   unlabelledAs: string = state,
 ): Promise<BoxSummary[]> {
@@ -93,7 +93,7 @@ export function requireBox(target: SessionTarget, verb: string): BoxSummary {
     return target.box;
   }
   throw new NotFoundError(
-    `session ${target.id} has no box any more (its server removed it; \`drydock serve --keep-sessions\` keeps boxes); its log is still there: \`drydock sessions log ${target.id}\``,
+    `session ${target.id} has no box on this engine any more (its server removed it; \`drydock serve --keep-sessions\` keeps boxes; a session on a cluster is found with --engine kubernetes:NAMESPACE); its log is still there: \`drydock sessions log ${target.id}\``,
   );
 }
 

@@ -46,52 +46,54 @@ export function registerSessionsCommand(program: Command): void {
     )
     .option("--all", "every drydock box on the engine, whatever drydock made it")
     .option("--json", "print JSON")
-    .action(async (opts: { all?: boolean; json?: boolean }) => {
-      const engine = await Engine.connect();
-      const here = stateDir();
-      // Boxes made before boxes carried their state directory count as this one's, as prune counts them.
-      const boxes = (await engine.listBoxes(LABEL_SESSION)).filter(
-        (b) => opts.all || (b.labels[LABEL_STATE] ?? here) === here,
-      );
-      const records = new Map<string, Awaited<ReturnType<typeof readSessionRecord>>>();
-      for (const b of boxes) {
-        records.set(
-          b.id,
-          await readSessionRecord(b.labels[LABEL_SESSION] ?? "", b.labels[LABEL_STATE] ?? here),
+    .option(...ENGINE_FLAG)
+    .action((opts: { all?: boolean; json?: boolean; engine?: string }) =>
+      onEngine(opts.engine, async (engine) => {
+        const here = stateDir();
+        // Boxes made before boxes carried their state directory count as this one's, as prune counts them.
+        const boxes = (await engine.listBoxes(LABEL_SESSION)).filter(
+          (b) => opts.all || (b.labels[LABEL_STATE] ?? here) === here,
         );
-      }
-      const now = new Date();
-      const rows = boxes.map((b) =>
-        sessionRow(b, {
-          now,
-          repoOf: (box) => records.get(box.id)?.repo,
-          adopterOf: (box) => records.get(box.id)?.adopted_by,
-          startedOf: (box) => records.get(box.id)?.created_at,
-          ownerAlive: (owner) => {
-            const parsed = parseOwner(owner);
-            if (!parsed || parsed.host !== hostname()) return undefined;
-            return !ownerIsDead(parsed);
-          },
-        }),
-      );
-      if (opts.json) {
-        // Oldest first, as the table.
-        printJson(
-          [...rows].sort((a, b) => b.age_s - a.age_s),
-          2,
+        const records = new Map<string, Awaited<ReturnType<typeof readSessionRecord>>>();
+        for (const b of boxes) {
+          records.set(
+            b.id,
+            await readSessionRecord(b.labels[LABEL_SESSION] ?? "", b.labels[LABEL_STATE] ?? here),
+          );
+        }
+        const now = new Date();
+        const rows = boxes.map((b) =>
+          sessionRow(b, {
+            now,
+            repoOf: (box) => records.get(box.id)?.repo,
+            adopterOf: (box) => records.get(box.id)?.adopted_by,
+            startedOf: (box) => records.get(box.id)?.created_at,
+            ownerAlive: (owner) => {
+              const parsed = parseOwner(owner);
+              if (!parsed || parsed.host !== hostname()) return undefined;
+              return !ownerIsDead(parsed);
+            },
+          }),
         );
-        return;
-      }
-      if (rows.length === 0) {
-        printOut(
-          opts.all
-            ? "no drydock boxes on this engine\n"
-            : `no drydock boxes of ${here}; --all lists every drydock box on the engine\n`,
-        );
-        return;
-      }
-      printOut(textTable(sessionTableRows(rows)));
-    });
+        if (opts.json) {
+          // Oldest first, as the table.
+          printJson(
+            [...rows].sort((a, b) => b.age_s - a.age_s),
+            2,
+          );
+          return;
+        }
+        if (rows.length === 0) {
+          printOut(
+            opts.all
+              ? "no drydock boxes on this engine\n"
+              : `no drydock boxes of ${here}; --all lists every drydock box on the engine\n`,
+          );
+          return;
+        }
+        printOut(textTable(sessionTableRows(rows)));
+      }),
+    );
   sessions
     .command("show")
     .description(
@@ -100,12 +102,14 @@ export function registerSessionsCommand(program: Command): void {
     .argument("<id>", "session id, or the first few hex digits of one")
     .option("--json", "print JSON")
     .option("--tasks-dir <path>", "directory of stored task stacks (default: <state dir>/tasks)")
-    .action(async (id: string, opts: { json?: boolean; tasksDir?: string }) => {
-      const target = await findSession(await Engine.connect(), id);
-      const facts = await sessionFacts(target, opts.tasksDir);
-      if (opts.json) printJson(facts, 2);
-      else printOut(renderSessionFacts(facts));
-    });
+    .option(...ENGINE_FLAG)
+    .action((id: string, opts: { json?: boolean; tasksDir?: string; engine?: string }) =>
+      onEngine(opts.engine, async (engine) => {
+        const facts = await sessionFacts(await findSession(engine, id), opts.tasksDir);
+        if (opts.json) printJson(facts, 2);
+        else printOut(renderSessionFacts(facts));
+      }),
+    );
   sessions
     .command("log")
     .description(
@@ -114,15 +118,17 @@ export function registerSessionsCommand(program: Command): void {
     .argument("<id>", "session id, or the first few hex digits of one")
     .option("-f, --follow", "keep printing new lines until the session ends (Ctrl-C stops)")
     .option("--json", "print the JSON lines as they are stored")
-    .action(async (id: string, opts: { follow?: boolean; json?: boolean }) => {
+    .option(...ENGINE_FLAG)
+    .action((id: string, opts: { follow?: boolean; json?: boolean; engine?: string }) =>
       // The log itself needs no engine; whether the session still runs does.
-      const engine = await Engine.connect().catch(() => undefined);
-      const target = await findSession(engine, id);
-      const stop = new AbortController();
-      process.once("SIGINT", () => stop.abort());
-      const signal = AbortSignal.any([stop.signal, stdoutClosed]);
-      await printSessionLog(engine, target, { ...opts, signal }, terminalOut, terminalErr);
-    });
+      onEngineIfAny(opts.engine, async (engine) => {
+        const target = await findSession(engine, id);
+        const stop = new AbortController();
+        process.once("SIGINT", () => stop.abort());
+        const signal = AbortSignal.any([stop.signal, stdoutClosed]);
+        await printSessionLog(engine, target, { ...opts, signal }, terminalOut, terminalErr);
+      }),
+    );
   sessions
     .command("diff")
     .description(
@@ -130,25 +136,27 @@ export function registerSessionsCommand(program: Command): void {
     )
     .argument("<id>", "session id, or the first few hex digits of one")
     .option("--stat", "print a diffstat instead")
-    .action(async (id: string, opts: { stat?: boolean }) => {
-      const engine = await Engine.connect().catch(() => undefined);
-      const target = await findSession(engine, id);
-      const kept = target.box ? undefined : await readFinalDiff(target.id, target.state);
-      if (kept) {
-        // The box is gone (or the engine does not answer): the diff kept when the session ended.
-        printErr(`${keptDiffNote(target.id, kept)}\n`);
-        if (opts.stat)
-          throw new FlagError(
-            "--stat",
-            `--stat needs the session's box; for the kept diff: drydock sessions diff ${target.id} | git apply --stat`,
-          );
-        diffOut.write(kept.diff);
-        return;
-      }
-      const running = engine ?? (await Engine.connect());
-      if (opts.stat) printOut(await sessionDiffStat(running, target));
-      else diffOut.write(await sessionDiff(running, target));
-    });
+    .option(...ENGINE_FLAG)
+    .action((id: string, opts: { stat?: boolean; engine?: string }) =>
+      onEngineIfAny(opts.engine, async (engine) => {
+        const target = await findSession(engine, id);
+        const kept = target.box ? undefined : await readFinalDiff(target.id, target.state);
+        if (kept) {
+          // The box is gone (or the engine does not answer): the diff kept when the session ended.
+          printErr(`${keptDiffNote(target.id, kept)}\n`);
+          if (opts.stat)
+            throw new FlagError(
+              "--stat",
+              `--stat needs the session's box; for the kept diff: drydock sessions diff ${target.id} | git apply --stat`,
+            );
+          diffOut.write(kept.diff);
+          return;
+        }
+        const running = engine ?? (await Engine.connect());
+        if (opts.stat) printOut(await sessionDiffStat(running, target));
+        else diffOut.write(await sessionDiff(running, target));
+      }),
+    );
   sessions
     .command("apply")
     .description(
@@ -166,21 +174,24 @@ export function registerSessionsCommand(program: Command): void {
       "--allow-ignore-changes",
       "with --worktree: apply a diff that removes or weakens .gitignore rules (refused by default)",
     )
-    .action(async (id: string, opts: ApplyFlags) => {
+    .option(...ENGINE_FLAG)
+    .action(async (id: string, opts: ApplyFlags & { engine?: string }) => {
       if (opts.worktree && (opts.branch || opts.replaceBranch || opts.includeUncommitted)) {
         throw new FlagError(
           "--worktree",
           "applies into the working tree; leave out --branch, --replace-branch and --include-uncommitted",
         );
       }
-      const engine = await Engine.connect();
-      const target = await findSession(engine, id);
-      const result = await applySession(engine, target, {
-        mode: opts.worktree ? "worktree" : "branch",
-        branch: opts.branch,
-        replaceBranch: opts.replaceBranch,
-        includeUncommitted: opts.includeUncommitted,
-        allowIgnoreChanges: opts.allowIgnoreChanges,
+      const { result, target } = await onEngine(opts.engine, async (engine) => {
+        const target = await findSession(engine, id);
+        const result = await applySession(engine, target, {
+          mode: opts.worktree ? "worktree" : "branch",
+          branch: opts.branch,
+          replaceBranch: opts.replaceBranch,
+          includeUncommitted: opts.includeUncommitted,
+          allowIgnoreChanges: opts.allowIgnoreChanges,
+        });
+        return { result, target };
       });
       for (const warning of result.warnings ?? []) printErr(`drydock: warning: ${terminalText(warning)}\n`);
       const repo = target.record?.repo ?? "";
@@ -203,15 +214,23 @@ export function registerSessionsCommand(program: Command): void {
     .argument("<name>", "checkpoint name: letters, digits, '.', '_' or '-' (at most 64)")
     .option("-m, --message <text>", "a note saying what this state is")
     .option("--include-ignored", "also save files .gitignore ignores")
-    .action(async (id: string, name: string, opts: { message?: string; includeIgnored?: boolean }) => {
-      const engine = await Engine.connect();
-      const saved = await checkpointSession(engine, await findSession(engine, id), name, opts);
-      printOut(
-        terminalText(
-          `saved checkpoint ${saved.name}: ${saved.changed_files} changed file(s), ${saved.bytes.toLocaleString("en-US")} bytes\n`,
-        ),
-      );
-    });
+    .option(...ENGINE_FLAG)
+    .action(
+      async (
+        id: string,
+        name: string,
+        opts: { message?: string; includeIgnored?: boolean; engine?: string },
+      ) => {
+        const saved = await onEngine(opts.engine, async (engine) =>
+          checkpointSession(engine, await findSession(engine, id), name, opts),
+        );
+        printOut(
+          terminalText(
+            `saved checkpoint ${saved.name}: ${saved.changed_files} changed file(s), ${saved.bytes.toLocaleString("en-US")} bytes\n`,
+          ),
+        );
+      },
+    );
   sessions
     .command("restore")
     .description(
@@ -219,9 +238,11 @@ export function registerSessionsCommand(program: Command): void {
     )
     .argument("<id>", "session id, or the first few hex digits of one")
     .argument("<name>", "the checkpoint")
-    .action(async (id: string, name: string) => {
-      const engine = await Engine.connect();
-      const restored = await restoreSession(engine, await findSession(engine, id), name);
+    .option(...ENGINE_FLAG)
+    .action(async (id: string, name: string, opts: { engine?: string }) => {
+      const restored = await onEngine(opts.engine, async (engine) =>
+        restoreSession(engine, await findSession(engine, id), name),
+      );
       printOut(
         terminalText(
           `restored checkpoint ${name}: ${restored.files} path(s) written or removed${restored.shellSaved ? "; the shell was left as it is (session_restore gives it back its directory and variables)" : ""}\n`,
@@ -233,9 +254,11 @@ export function registerSessionsCommand(program: Command): void {
     .description("list a session's checkpoints: name, age, size, changed files, note")
     .argument("<id>", "session id, or the first few hex digits of one")
     .option("--json", "print JSON")
-    .action(async (id: string, opts: { json?: boolean }) => {
-      const engine = await Engine.connect().catch(() => undefined);
-      const list = listCheckpoints(await findSession(engine, id));
+    .option(...ENGINE_FLAG)
+    .action(async (id: string, opts: { json?: boolean; engine?: string }) => {
+      const list = await onEngineIfAny(opts.engine, async (engine) =>
+        listCheckpoints(await findSession(engine, id)),
+      );
       if (opts.json) {
         printJson(list, 2);
         return;
@@ -427,4 +450,36 @@ function removalLine(
 function commandLine(): string {
   const words = process.argv.slice(2).map((w) => (/^[\w./:=@-]+$/.test(w) ? w : JSON.stringify(w)));
   return `drydock ${words.join(" ")}`;
+}
+
+/** `--engine` of the verbs that read or change one session's box. */
+const ENGINE_FLAG = [
+  "--engine <url>",
+  `${ENGINE_HELP} (default: the local Docker engine); on a cluster, connecting also deletes the Leases no drydock renews, and with them their boxes`,
+] as const;
+
+/** Runs a verb on --engine's backend (default: the local Docker engine), released after. */
+async function onEngine<T>(url: string | undefined, run: (engine: BoxEngine) => Promise<T>): Promise<T> {
+  const engine = await connectEngine(url);
+  try {
+    return await run(engine);
+  } finally {
+    await closeEngine(engine);
+  }
+}
+
+/**
+ * The same for a verb that works without a box (the log, a kept diff): with no --engine and no
+ * local engine answering, it runs with none; an --engine named must answer.
+ */
+async function onEngineIfAny<T>(
+  url: string | undefined,
+  run: (engine: BoxEngine | undefined) => Promise<T>,
+): Promise<T> {
+  const engine = url === undefined ? await connectEngine().catch(() => undefined) : await connectEngine(url);
+  try {
+    return await run(engine);
+  } finally {
+    if (engine) await closeEngine(engine);
+  }
 }

@@ -34,6 +34,10 @@ const NOT_STARTED =
 const GONE =
   /container .*not (found|valid|running)|container not found|not running|stopped container|completed pod|does not have a host assigned|pods? "[^"]*" not found/i;
 
+/** The API server's words when it cannot reach a node's kubelet (restarting, or its address unreachable). */
+const NODE_UNREACHABLE =
+  /error dialing backend|dial tcp .*(connection refused|i\/o timeout|no route to host)|tunnel .*(closed|disconnect)/i;
+
 /** One binary message from the API server. */
 export function parseFrame(message: Buffer): Frame {
   const channel = message[0];
@@ -98,7 +102,14 @@ export function upgradeFailure(statusCode: number, body: string): { gone: boolea
   } catch {
     // Not a Status: the body as it is.
   }
-  const gone = statusCode === 404 || (statusCode === 400 && GONE.test(message));
+  // The kubelet's own refusal comes back through the API server as a 500 ("container not found").
+  const gone = statusCode === 404 || ((statusCode === 400 || statusCode === 500) && GONE.test(message));
+  if (statusCode >= 500 && NODE_UNREACHABLE.test(message)) {
+    return {
+      gone: false,
+      message: `the API server could not reach the kubelet of the box's node (${statusCode}: ${message}): the node or its kubelet may be restarting; try again in a moment (kubectl get nodes shows whether it is Ready)`,
+    };
+  }
   return { gone, message: `${statusCode}: ${message}` };
 }
 

@@ -99,10 +99,15 @@ export async function openExecSocket(
         const failure = upgradeFailure(response.statusCode ?? 0, Buffer.concat(chunks).toString("utf8"));
         log.debug(`${what} refused: ${failure.message}`);
         socket.terminate();
-        reject(
-          failure.gone
-            ? new BoxGoneError(target.pod, { cause: new Error(failure.message) })
-            : new DrydockError("engine_error", `${what} failed: ${failure.message}`),
+        // Whatever the words, a refusal for a Pod that is gone is the box's going.
+        void (async () =>
+          failure.gone || (response.statusCode ?? 0) === 403 ? failure.gone : podGone(target))().then(
+          (gone) =>
+            reject(
+              gone
+                ? new BoxGoneError(target.pod, { cause: new Error(failure.message) })
+                : new DrydockError("engine_error", `${what} failed: ${failure.message}`),
+            ),
         );
       });
     });

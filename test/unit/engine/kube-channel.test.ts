@@ -121,6 +121,21 @@ describe("upgradeFailure", () => {
       message: "cannot exec into a container in a completed pod; current phase is Succeeded",
     });
     expect(upgradeFailure(400, completed).gone).toBe(true);
+    // After the Pod is deleted the kubelet's refusal comes back as a 500.
+    expect(upgradeFailure(500, JSON.stringify({ message: 'container not found ("box")' })).gone).toBe(true);
+  });
+
+  it("says in words when the API server cannot reach the node's kubelet", () => {
+    const dialing = upgradeFailure(
+      500,
+      JSON.stringify({
+        message: "error dialing backend: dial tcp 127.0.0.1:10250: connect: connection refused",
+      }),
+    );
+    expect(dialing.gone).toBe(false);
+    expect(dialing.message).toMatch(
+      /^the API server could not reach the kubelet of the box's node \(500: error dialing backend: .*\): the node or its kubelet may be restarting; try again in a moment/,
+    );
   });
 
   it("keeps other refusals apart, with a body that is not JSON as it is", () => {
