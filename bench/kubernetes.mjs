@@ -26,7 +26,7 @@ const { defaultSandboxImage } = await import("../dist/sandbox/sandbox-image.js")
 const { setLogLevel } = await import("../dist/util/log.js");
 setLogLevel("warning");
 
-const kubeconfig = /^KUBECONFIG=(.*)$/m.exec(
+const kubeconfig = /^(?:export )?KUBECONFIG=(.*)$/m.exec(
   execFileSync("bash", [join(root, "scripts/kube/cluster.sh"), "env"], { encoding: "utf8" }),
 )[1];
 const kubectl = (...args) =>

@@ -58,11 +58,18 @@ async function bearerToken(
   auth: RegistryAuth | undefined,
 ): Promise<string> {
   const url = new URL(challenge.realm!);
+  // Credentials go to a token service over TLS only (plain HTTP on loopback, as for registries).
+  if (registryBase(url.host).split(":")[0] !== url.protocol.replace(/:$/, "")) {
+    throw new Error(
+      `the token service ${url.origin} is not reached over ${registryBase(url.host).split(":")[0]}`,
+    );
+  }
   if (challenge.service) url.searchParams.set("service", challenge.service);
   if (challenge.scope) url.searchParams.set("scope", challenge.scope);
   const credentials = basic(auth);
   const answer = await fetch(url, {
     headers: credentials ? { authorization: credentials } : {},
+    redirect: "manual",
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   if (!answer.ok) throw new Error(`the token service ${url.origin} answered ${answer.status}`);
@@ -88,6 +95,9 @@ export async function manifestDigest(ref: string, auth?: RegistryAuth | null): P
     fetch(url, {
       method: "HEAD",
       headers: { accept: ACCEPT, ...(authorization ? { authorization } : {}) },
+      // A registry answers a manifest itself: a redirect is not followed, so no credential and no
+      // request of drydock's goes where the reference did not name.
+      redirect: "manual",
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   let answer: Response;
@@ -104,6 +114,12 @@ export async function manifestDigest(ref: string, auth?: RegistryAuth | null): P
     );
   }
   if (answer.status === 404) return undefined;
+  if (answer.status >= 300 && answer.status < 400) {
+    throw new DrydockError(
+      "registry_error",
+      `${image.registry} answered ${ref} with a redirect (${answer.status}), which drydock does not follow: name the registry that serves the manifest`,
+    );
+  }
   if (answer.status === 401 || answer.status === 403) {
     throw new DrydockError(
       "registry_denied",

@@ -103,3 +103,38 @@ describe("push progress", () => {
     ]);
   });
 });
+
+describe("asking a registry", () => {
+  it("follows no redirect: the credentials and the request stay with the registry named", async () => {
+    const { createServer } = await import("node:http");
+    const { manifestDigest } = await import("../../../src/engine/registry-manifest.js");
+    let elsewhere = 0;
+    const other = createServer((_req, res) => {
+      elsewhere++;
+      res.writeHead(200, { "docker-content-digest": DIGEST }).end();
+    });
+    await new Promise<void>((r) => other.listen(0, "127.0.0.1", r));
+    const otherPort = (other.address() as { port: number }).port;
+    const seen: Array<string | undefined> = [];
+    const registry = createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(307, { location: `http://127.0.0.1:${otherPort}${req.url}` }).end();
+    });
+    await new Promise<void>((r) => registry.listen(0, "127.0.0.1", r));
+    const port = (registry.address() as { port: number }).port;
+    try {
+      await expect(
+        manifestDigest(`127.0.0.1:${port}/team/box:1`, {
+          serveraddress: `127.0.0.1:${port}`,
+          username: "u",
+          password: "p",
+        }),
+      ).rejects.toThrow(/answered .* with a redirect \(307\), which drydock does not follow/);
+      expect(seen).toEqual([`Basic ${Buffer.from("u:p").toString("base64")}`]);
+      expect(elsewhere).toBe(0);
+    } finally {
+      registry.close();
+      other.close();
+    }
+  });
+});
