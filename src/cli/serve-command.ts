@@ -1,6 +1,7 @@
 import { ENGINE_HELP } from "../engine/connect-engine.js";
 import { Option, type Command } from "commander";
 import { ALLOW_HOST_HELP, collectAllowHost } from "./allow-host-flag.js";
+import { ENV_REGISTRY_HELP, parseEnvRegistry } from "./env-registry-flag.js";
 import { ALLOW_BASE_IMAGE_HELP, checkAllowBaseImages, collectBaseImage } from "./base-image-flag.js";
 import { PULL_HELP, checkPullFlag } from "./pull-flag.js";
 import { DrydockServer } from "../server/drydock-server.js";
@@ -24,6 +25,7 @@ import {
 interface ServeOptions extends ServeFlags {
   allowBaseImage?: string[];
   allowHost: string[];
+  envRegistry?: string;
   pull?: string;
   keepSessions?: boolean;
   includeUntrackedDependencies?: boolean;
@@ -56,6 +58,7 @@ export function registerServeCommand(program: Command): void {
       "--no-env",
       "ignore repositories' environment definitions: every box uses the sandbox image as it is",
     )
+    .option("--env-registry <registry>", ENV_REGISTRY_HELP, parseEnvRegistry)
     .option(
       "--ca-cert <path>",
       "CA bundle environment builds and boxes with --egress trust (default: SSL_CERT_FILE / the system bundle)",
@@ -155,6 +158,7 @@ export function registerServeCommand(program: Command): void {
         memoryReserveMB: flags.memoryReserveMB,
         image: opts.image,
         environment: opts.env,
+        environmentRegistry: opts.envRegistry,
         caCert: opts.caCert,
         allowBaseImages: checkAllowBaseImages(opts.allowBaseImage),
         pull: checkPullFlag(opts.pull),

@@ -7,6 +7,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { BoxEngine } from "../engine/box-engine.js";
 import { closeEngine, dockerEngine, roomOf } from "../engine/connect-engine.js";
 import { Engine } from "../engine/engine.js";
+import { pushImage } from "../engine/image-push.js";
 import { secretRedactor } from "../gateway/redact.js";
 import { loadProviderKeys, secretValues } from "../gateway/provider-keys.js";
 import { clusterImageMissing, clusterSandboxImage, readySandboxImage } from "../sandbox/sandbox-image.js";
@@ -75,6 +76,12 @@ export interface DrydockServerConfig {
   allowBaseImages?: string[];
   /** When images `allowBaseImages` covers are pulled (`--pull`; default missing). */
   pull?: PullMode;
+  /**
+   * On a cluster: the registry (`HOST[:PORT][/PATH]`) repositories' environment images are pushed
+   * to after a build on the local Docker engine, as `…/drydock-env`; Pods name them by digest.
+   * Without it a cluster's sessions use `image` as it is (`--env-registry`).
+   */
+  environmentRegistry?: string;
   /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
   pool?: { size: number; ttlMs?: number };
   /**
@@ -133,20 +140,21 @@ export class DrydockServer {
     const image = config.image ?? (docker ? await readySandboxImage(docker) : await clusterSandboxImage());
     if (docker) await sandboxImagePresent(docker, image, config.pull, (line) => log.info(line));
     else if (!(await engine.hasImage(image))) throw clusterImageMissing(engine.name, image);
-    if (!docker && config.environment !== false) {
-      log.warn(
-        `${engine.name}: repositories' environment definitions are not built for a cluster; sessions use ${image} (pass --image to choose another, --no-env to silence this)`,
-      );
-    }
+    // On a cluster, the probe of boxes' isolation runs the server's own image by default.
+    if (!docker) (engine as { trustProbeImage?: (image: string) => void }).trustProbeImage?.(image);
+    const builder = await environmentBuilder(config, engine, image);
     const environments =
-      config.environment === false || !docker
+      config.environment === false || !builder
         ? undefined
-        : new EnvironmentImages(docker, {
+        : new EnvironmentImages(builder.engine, {
             baseImage: image,
             caCert: config.caCert,
             allowBaseImages: config.allowBaseImages,
             pull: config.pull,
           });
+    /** The name a box of the engine's uses for an image built here: pushed first on a cluster. */
+    const boxImage = (built: string, onLine?: (line: string) => void): Promise<string> =>
+      builder?.publish ? builder.publish(built, onLine) : Promise.resolve(built);
     // The pool holds boxes of the served repository's environment image: started now when that
     // image exists (or the repository has none), else once a background build has made it.
     // A definition that cannot be read does not stop the server: each session that needs it says
@@ -159,7 +167,8 @@ export class DrydockServer {
           return undefined;
         })
       : undefined;
-    const poolReady = !unreadable && (!served || served.present);
+    // On a cluster an environment image is pushed before a pool can hold it (below).
+    const poolReady = !unreadable && (!served || (served.present && !builder?.publish));
     const poolOptions = (poolImage: string) =>
       config.pool && {
         ...config.pool,
@@ -172,11 +181,11 @@ export class DrydockServer {
       reapEveryMs,
       keepTtlMs: config.keepSessions ? (config.keepTtlMs ?? DEFAULT_KEEP_TTL_MS) : undefined,
     });
-    if (environments && served && !poolReady && config.pool && config.pool.size > 0) {
+    if (environments && served && !unreadable && !poolReady && config.pool && config.pool.size > 0) {
       log.info(`building the environment of ${repo.root} (${served.definition.file}) for the warm pool`);
       environments
         .imageFor({ repo: repo.root })
-        .then((built) => manager.startPool(poolOptions(built.image)!))
+        .then(async (built) => manager.startPool(poolOptions(await boxImage(built.image))!))
         .catch((error: unknown) =>
           log.warn(
             `the environment of ${repo.root} did not build; sessions will say why: ${describeError(error)}`,
@@ -195,7 +204,7 @@ export class DrydockServer {
       image,
       imageFor: environments
         ? async (repoPath, ref, onLine) =>
-            (await environments.imageFor({ repo: repoPath, ref, onLine })).image
+            boxImage((await environments.imageFor({ repo: repoPath, ref, onLine })).image, onLine)
         : undefined,
       options: config.sessionOptions ?? {},
       allowedRepos,
@@ -299,4 +308,51 @@ export function instructionsFor(tools: readonly AnyToolDefinition[]): string {
     parts.push("Keep your plan in the task stack (create_new_task, get_current_task).");
   }
   return parts.join(" ");
+}
+
+/**
+ * Where repositories' environments are built: the server's Docker engine; on a cluster, the local
+ * Docker engine when `environmentRegistry` names where to push them (each built image is pushed
+ * once, as `REGISTRY/drydock-env`, and boxes name it by digest); else nowhere, said once.
+ */
+async function environmentBuilder(
+  config: DrydockServerConfig,
+  engine: BoxEngine,
+  image: string,
+): Promise<
+  | { engine: Engine; publish?: (built: string, onLine?: (line: string) => void) => Promise<string> }
+  | undefined
+> {
+  if (config.environment === false) return undefined;
+  const docker = dockerEngine(engine);
+  if (docker) return { engine: docker };
+  if (!config.environmentRegistry) {
+    log.warn(
+      `${engine.name}: repositories' environment definitions are not built for a cluster without --env-registry; sessions use ${image} (pass --image to choose another, --no-env to silence this)`,
+    );
+    return undefined;
+  }
+  const local = await Engine.connect({ timeoutMs: 5_000 }).catch(() => undefined);
+  if (!local || !(await local.answers())) {
+    throw new InvalidArgumentError(
+      "--env-registry",
+      `building environments for ${engine.name} needs a Docker engine here to build on, and none answers (DOCKER_HOST); start one, or leave out --env-registry (sessions then use ${image})`,
+    );
+  }
+  // The environments are built on the server's image: the local engine needs it (pulled by digest).
+  await sandboxImagePresent(local, image, config.pull, (line) => log.info(line));
+  const target = `${config.environmentRegistry.replace(/\/+$/, "")}/drydock-env`;
+  const pushed = new Map<string, Promise<string>>();
+  return {
+    engine: local,
+    publish: (built, onLine) => {
+      let named = pushed.get(built);
+      if (!named) {
+        named = pushImage(local, built, target, onLine).then((p) => p.byDigest);
+        pushed.set(built, named);
+        named.catch(() => pushed.delete(built));
+      }
+      return named;
+    },
+  };
 }

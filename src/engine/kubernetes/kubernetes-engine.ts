@@ -100,6 +100,8 @@ export class KubernetesEngine implements BoxEngine {
   /** Each box's open-files limit and runtime, as made or as read once from its Pod. */
   private readonly boxes = new Map<string, BoxInfo>();
   private runtimeClasses: Promise<Record<string, string>> | undefined;
+  /** The serving drydock's sandbox image, which the probe runs when probe-image= names none. */
+  private serverImage: string | undefined;
   /** Readings of the cluster's room under way, by box size (room). */
   private readonly roomReadings = new Map<string, Promise<ClusterRoom>>();
   /** Whether drydock may list Pods of every namespace; undefined until tried. */
@@ -240,8 +242,9 @@ export class KubernetesEngine implements BoxEngine {
     const key = `${this.kc.getCurrentCluster()?.server ?? ""} ${this.namespace}`;
     let held = verdicts.get(key);
     if (!held) {
-      const image = this.options.probeImage ?? spec.image;
-      if (!this.options.probeImage && isEnvironmentImage(image)) {
+      const trusted = this.options.probeImage ?? this.serverImage;
+      const image = trusted ?? spec.image;
+      if (!trusted && isEnvironmentImage(image)) {
         throw new DrydockError(
           "network_not_enforced",
           `${this.name}: drydock makes no box until it has checked that boxes are held in, and it does not check with ${image}: an environment image is built from a repository's definition, whose programs could fake the answer. Add probe-image=IMAGE to --engine (drydock's sandbox image, on the nodes), or start a session with the sandbox image first`,
@@ -574,6 +577,15 @@ export class KubernetesEngine implements BoxEngine {
   /** The largest allocatable CPU and memory of a Ready node: a box must fit in one node. */
   async capacity(): Promise<{ cpus: number; memoryMB: number }> {
     return nodesCapacity(await this.readyNodes(), Math.max);
+  }
+
+  /**
+   * The image a server gives its sessions when a repository has no environment (its `--image`,
+   * whose programs drydock trusts): the NetworkPolicy probe runs it unless probe-image= names
+   * another, so a first session on an environment image is probed all the same.
+   */
+  trustProbeImage(image: string): void {
+    this.serverImage = image;
   }
 
   /**
