@@ -227,7 +227,7 @@ describe("the HTTP server under hostile input", () => {
     );
     try {
       expect((await client.listTools()).tools.length).toBeGreaterThan(20);
-      expect(ok(await client.callTool({ name: "bash", arguments: { command: "echo up" } })).output).toBe(
+      expect(ok(await client.callTool({ name: "bash", arguments: { command: "echo up" } })).stdout).toBe(
         "up\n",
       );
     } finally {
