@@ -152,12 +152,12 @@ export function redactValue(value: unknown, redact: Redact): unknown {
   if (typeof json === "function") return redactValue((json as () => unknown).call(value), redact);
   if (Array.isArray(value))
     return value.map((item: unknown) => (item === undefined ? null : redactValue(item, redact)));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined || typeof item === "function") continue;
-    out[redact(key)] = redactValue(item, redact);
-  }
-  return out;
+  // fromEntries defines own properties: a key "__proto__" (from a JSON file in the box) stays a key.
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, item]) => item !== undefined && typeof item !== "function")
+      .map(([key, item]) => [redact(key), redactValue(item, redact)]),
+  );
 }
 
 function withoutFields(result: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {

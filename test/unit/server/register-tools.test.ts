@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../../src/tools/tool.js";
+import { redactValue } from "../../../src/server/register-tools.js";
 import { errorText, everyTool, toolClient } from "./registered-tools.js";
 import { secretRedactor } from "../../../src/gateway/redact.js";
 import { STRUCTURED_REPLY_META } from "../../../src/util/reply-meta.js";
@@ -86,6 +87,21 @@ describe("registerTools: what a reply carries", () => {
     expect(JSON.stringify(reply)).not.toContain("quoted");
     expect(reply.structuredContent).toEqual({ stdout: "key=[redacted]", exit_code: 0 });
     expect(reply.content[0]!.text).toBe("key=[redacted]\n[exit code 0]");
+  });
+});
+
+describe("redactValue", () => {
+  it("copies a result as JSON would: a key named __proto__ stays a key, undefined fields go", () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "list": [1, "sk-secret-value"]}') as object;
+    const copy = redactValue(
+      { value: parsed, gone: undefined, at: new Date(0) },
+      secretRedactor(["sk-secret-value"]),
+    );
+    expect(JSON.stringify(copy)).toBe(
+      '{"value":{"__proto__":{"polluted":true},"list":[1,"[redacted]"]},"at":"1970-01-01T00:00:00.000Z"}',
+    );
+    expect(Object.getPrototypeOf((copy as { value: object }).value)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
 
