@@ -11,7 +11,7 @@
 //                    figure is then set beside the saved, quiet one: how much it degrades); not
 //                    with --save or --fail-on-regression
 //   BENCH_RUNS=N     runs per figure (default 30; the 10,000-file and concurrent ones use fewer)
-//   BENCH_ONLY=a,b   only these sections: ready, shell, editor, diff, first, aider, concurrent, env
+//   BENCH_ONLY=a,b   only these sections: ready, shell, output, editor, diff, first, aider, concurrent, env
 //   BENCH_RESULTS_DIR=dir  where results go (default bench/results)
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir, totalmem } from "node:os";
@@ -54,6 +54,7 @@ const { defaultSandboxImage } = await import("../dist/sandbox/sandbox-image.js")
 const { setLogLevel } = await import("../dist/util/log.js");
 const { sessionReady } = await import("./session-ready.mjs");
 const { shellRoundTrip } = await import("./shell.mjs");
+const { bashOutputRows } = await import("./bash-output.mjs");
 const { fileEditor, diffOut } = await import("./file-editor.mjs");
 const { firstCall } = await import("./first-call.mjs");
 const { aiderRun } = await import("./aider.mjs");
@@ -117,6 +118,7 @@ const ctx = {
 const sections = [
   ["ready", sessionReady],
   ["shell", shellRoundTrip],
+  ["output", bashOutputRows],
   ["editor", fileEditor],
   ["diff", diffOut],
   ["first", firstCall],
@@ -172,7 +174,9 @@ if (save) {
   write("latest.json", json);
   if (results.series.sessionReady) write("session-ready.svg", sessionReadyChart(results));
 }
-say(`wrote ${written.join(", ")}${save ? "" : " (pass --save to also write latest.json, the tracked figures)"}`);
+say(
+  `wrote ${written.join(", ")}${save ? "" : " (pass --save to also write latest.json, the tracked figures)"}`,
+);
 
 const m = results.machine;
 const loads = results.load.map((l) => l.one.toFixed(1));
@@ -191,7 +195,9 @@ for (const r of results.rows) {
   }
   const unit = r.unit === "ms" ? "" : ` (${r.unit})`;
   const v = r.versus ? verdictText(r.versus) : "";
-  console.log(`| ${r.group}: ${r.name}${r.name.includes(r.unit) ? "" : unit} | ${n(r.drydock)} | ${p(r.drydock)} | ${r.baselineName ?? ""} | ${n(r.baseline)} | ${p(r.baseline)} | ${v} |`);
+  console.log(
+    `| ${r.group}: ${r.name}${r.name.includes(r.unit) ? "" : unit} | ${n(r.drydock)} | ${p(r.drydock)} | ${r.baselineName ?? ""} | ${n(r.baseline)} | ${p(r.baseline)} | ${v} |`,
+  );
 }
 
 if (savedRun !== undefined) {
@@ -202,7 +208,9 @@ if (savedRun !== undefined) {
   if (burn.n !== undefined) {
     say(`under ${burn.n} CPU burner(s): the column beside the saved figures is how much each degrades`);
   } else if (worse.length > 0) {
-    say(`${worse.length} figure(s) moved beyond their spread the wrong way: ${worse.map((e) => e.figure).join("; ")}`);
+    say(
+      `${worse.length} figure(s) moved beyond their spread the wrong way: ${worse.map((e) => e.figure).join("; ")}`,
+    );
     if (failOnRegression) process.exitCode = 1;
   }
 } else {

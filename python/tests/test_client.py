@@ -122,6 +122,31 @@ def test_run_output_cap_keeps_head_and_tail(box) -> None:
     assert len(result.stdout) < 5000
 
 
+def test_a_megabyte_of_output_crosses_once(box, monkeypatch) -> None:
+    # The client reads only structuredContent and says so: the reply has no text repeating it.
+    import functools
+
+    from mcp import ClientSession
+
+    replies: list[object] = []
+    original = ClientSession.call_tool
+
+    @functools.wraps(original)  # the client reads call_tool's signature
+    async def recording(self, *args, **kw):  # type: ignore[no-untyped-def]
+        replies.append(await original(self, *args, **kw))
+        return replies[-1]
+
+    monkeypatch.setattr(ClientSession, "call_tool", recording)
+    result = box.run("yes 'a line of output' | head -c 1000000; echo done >&2", max_output_bytes=2_000_000)
+    assert len(result.stdout) == 1_000_000 and result.stderr == "done\n"
+    assert result.output == result.stdout + result.stderr
+    reply = replies[-1]
+    assert reply.content == []  # type: ignore[attr-defined]
+    wire = reply.model_dump_json(by_alias=True)  # type: ignore[attr-defined]
+    assert wire.count("a line of output") == result.stdout.count("a line of output")
+    assert len(wire) < 1_100_000
+
+
 def test_run_tty_or_plain_files(box) -> None:
     assert box.run("test -t 1 && echo tty").stdout == "tty\n"
     assert box.run(["bash", "-c", "test -t 1 || echo plain"], tty=False).stdout == "plain\n"

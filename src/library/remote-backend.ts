@@ -55,7 +55,9 @@ export class RemoteBackend implements SandboxBackend {
       exitCode: typeof reply.exit_code === "number" ? reply.exit_code : null,
       stdout: String(reply.stdout ?? ""),
       stderr: String(reply.stderr ?? ""),
-      output: String(reply.output ?? ""),
+      // The reply carries each stream once, apart; their arrival order is in the text a model
+      // reads, which this client does not ask for (reply-meta.ts).
+      output: String(reply.stdout ?? "") + String(reply.stderr ?? ""),
       timedOut: reply.timed_out === true,
       truncated: reply.truncated === true,
       restarted: reply.restarted === true,

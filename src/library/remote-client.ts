@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { replyText } from "../client/tool-reply.js";
+import { STRUCTURED_REPLY_META } from "../util/reply-meta.js";
 import { DrydockError, LimitExceededError } from "../util/errors.js";
 import { errorFromToolReply, errorMetaOf } from "./tool-error.js";
 
@@ -84,7 +85,8 @@ export class RemoteClient {
       );
     }, PING_EVERY_MS);
     try {
-      reply = await this.client.callTool({ name, arguments: args }, undefined, {
+      // This client reads structuredContent only: the reply need not carry the model's text too.
+      reply = await this.client.callTool({ name, arguments: args, _meta: STRUCTURED_REPLY_META }, undefined, {
         timeout: options.timeoutMs,
         resetTimeoutOnProgress: true,
         signal: options.signal ? AbortSignal.any([options.signal, gone.signal]) : gone.signal,

@@ -12,7 +12,10 @@ export interface CommandResult {
   exitCode: number | null;
   stdout: string;
   stderr: string;
-  /** stdout and stderr merged, in arrival order. */
+  /**
+   * stdout and stderr merged: in arrival order in-process; behind `serve --http`, stdout then
+   * stderr (the reply carries each stream once, apart).
+   */
   output: string;
   timedOut: boolean;
   /** Output past the session's cap was cut (head and tail kept). */

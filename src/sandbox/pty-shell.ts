@@ -220,10 +220,11 @@ export class PtyShell {
       notes.push(`${stoppedNote(what, stopped, this.graceMs)}. ${capitalised(afterRestartNote(restored))}`);
     }
     const { output } = pending;
+    const texts = output.texts();
     return {
-      output: output.merged.text(),
-      stdout: output.stdout.text(),
-      stderr: output.stderr.text(),
+      output: texts.merged,
+      stdout: texts.stdout,
+      stderr: texts.stderr,
       exitCode,
       timedOut: outcome.kind === "timeout",
       truncated: output.truncated,

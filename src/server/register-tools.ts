@@ -2,7 +2,8 @@
  * Serves ToolDefinitions on an MCP server: `tools/list` and `tools/call`. This is the one place
  * where arguments are checked (unknown ones refused), where a tool's result becomes `content`
  * (text written for the model, reply-text.ts) plus `structuredContent` (the object, for
- * programs), and where any thrown error
+ * programs; fields only the text shows left out, and the text left out for a client that reads
+ * only the object), and where any thrown error
  * becomes an `isError` result with a message that says what to do next.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -13,6 +14,7 @@ import { readableReply } from "../tools/reply-text.js";
 import type { AnyToolDefinition, ToolContext, ToolServices } from "../tools/tool.js";
 import { describeError } from "../util/errors.js";
 import { ERROR_META_KEY, errorMeta } from "../util/tool-error-meta.js";
+import { readsStructuredOnly } from "../util/reply-meta.js";
 import { logger } from "../util/log.js";
 import { withProgress } from "../util/progress-scope.js";
 import { ToolCallAudit } from "./tool-audit.js";
@@ -72,17 +74,20 @@ export function registerTools(
         (m) => ctx.progress(m),
         () => tool.run(args, ctx),
       );
-      const structuredContent = JSON.parse(redact(JSON.stringify(result))) as Record<string, unknown>;
-      const checked = outputObject(tool).safeParse(structuredContent);
+      const redacted = redactValue(result, redact) as Record<string, unknown>;
+      const checked = resultObject(tool).safeParse(redacted);
       if (!checked.success) {
         throw new Error(
           `${tool.name} produced a reply that does not match its output schema (${checked.error.message}); this is a drydock bug`,
         );
       }
       log.debug(`${tool.name} ok in ${Date.now() - started} ms`);
-      audit.finish({ reply: structuredContent });
-      // The text is made from the redacted object, so it can hold nothing the object does not.
-      const text = (tool.replyText ?? readableReply)(structuredContent);
+      audit.finish({ reply: redacted });
+      const structuredContent = withoutFields(redacted, Object.keys(tool.textOnlySchema ?? {}));
+      // A client that reads only structuredContent gets no text: what the reply says crosses once.
+      if (readsStructuredOnly(request.params._meta)) return { content: [], structuredContent };
+      // The text is made from the redacted result, so it can hold nothing the result does not.
+      const text = (tool.replyText ?? readableReply)(redacted);
       return { content: [{ type: "text" as const, text }], structuredContent };
     } catch (error) {
       const message = redact(describeError(error));
@@ -134,7 +139,46 @@ export function listedTool(tool: AnyToolDefinition, options: ListingOptions = {}
   return { ...entry, outputSchema: jsonSchema(outputObject(tool), "output") as Tool["outputSchema"] };
 }
 
+/**
+ * A copy of a tool's result as JSON would carry it, every string (keys too) passed through
+ * `redact`. Each string is redacted on its own rather than the JSON text as a whole: a secret
+ * with a character JSON escapes (a quote, a backslash) is found all the same, and a megabyte of
+ * output is not serialized and parsed once more only to be redacted.
+ */
+export function redactValue(value: unknown, redact: Redact): unknown {
+  if (typeof value === "string") return redact(value);
+  if (value === null || typeof value !== "object") return value;
+  const json = (value as { toJSON?: unknown }).toJSON;
+  if (typeof json === "function") return redactValue((json as () => unknown).call(value), redact);
+  if (Array.isArray(value))
+    return value.map((item: unknown) => (item === undefined ? null : redactValue(item, redact)));
+  // fromEntries defines own properties: a key "__proto__" (from a JSON file in the box) stays a key.
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, item]) => item !== undefined && typeof item !== "function")
+      .map(([key, item]) => [redact(key), redactValue(item, redact)]),
+  );
+}
+
+function withoutFields(result: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  if (fields.length === 0) return result;
+  const out = { ...result };
+  for (const field of fields) delete out[field];
+  return out;
+}
+
 const outputs = new WeakMap<AnyToolDefinition, z.ZodObject>();
+const results = new WeakMap<AnyToolDefinition, z.ZodObject>();
+
+/** The whole result a tool's run returns: its output schema and its text-only fields. */
+function resultObject(tool: AnyToolDefinition): z.ZodObject {
+  let object = results.get(tool);
+  if (object === undefined) {
+    object = z.object({ ...tool.outputSchema, ...(tool.textOnlySchema ?? {}) });
+    results.set(tool, object);
+  }
+  return object;
+}
 
 function outputObject(tool: AnyToolDefinition): z.ZodObject {
   let object = outputs.get(tool);

@@ -116,10 +116,11 @@ export class SessionShell {
       ? `gave no answer ${Math.round((this.setup.interruptGraceMs + this.setup.graceMs) / 1000)} s after the command was cancelled`
       : `gave no answer ${Math.round((watched.waitedMs - options.timeoutMs) / 1000)} s after the command's time limit of ${Math.round(options.timeoutMs / 1000)} s`;
     this.replace(shell, why);
+    const texts = seen.texts();
     return {
-      output: seen.merged.text(),
-      stdout: seen.stdout.text(),
-      stderr: seen.stderr.text(),
+      output: texts.merged,
+      stdout: texts.stdout,
+      stderr: texts.stderr,
       exitCode: null,
       timedOut: !watched.cancelled,
       truncated: seen.truncated,

@@ -63,8 +63,9 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 30_000;
 /**
  * The most one command may ask to keep of each stream (the bash tool's max_output_bytes), unless
- * the operator sets another (drydock serve --max-output-bytes): a reply holds it about four times
- * (stdout, stderr, both merged, the text), so this bounds what one call costs the host.
+ * the operator sets another (drydock serve --max-output-bytes): the host holds it a few times while
+ * it answers (each stream, both merged, the reply's text and object), so this bounds what one call
+ * costs the host.
  */
 export const DEFAULT_MAX_OUTPUT_BYTES_LIMIT = 4 * 1024 * 1024;
 /** The shell's own default (pty-shell.ts): how long SIGINT is given before SIGKILL. */

@@ -35,12 +35,16 @@ export const bashTool = defineTool({
   outputSchema: {
     stdout: z.string(),
     stderr: z.string(),
-    output: z.string().describe("stdout and stderr merged, in arrival order."),
     exit_code: z.number().nullable().describe("null when the command was stopped (timed out or cancelled)."),
     timed_out: z.boolean(),
     truncated: z.boolean(),
     restarted: z.boolean().describe("A new shell was started during this call; note says what state it has."),
     note: z.string().optional(),
+  },
+  // The text shows both streams merged in arrival order, as a terminal would; the object has them
+  // apart. Neither repeats the other's copy, so the output crosses the wire once for each reader.
+  textOnlySchema: {
+    output: z.string().describe("stdout and stderr merged, in arrival order."),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   replyText: bashReplyText,

@@ -1,10 +1,11 @@
 /**
  * The text of a tool's reply, written for the model that reads it. Many clients put a result's
  * `content` text into the model's context and never show it `structuredContent`; a JSON object
- * there reaches the model as one line of `\n` escapes (and a bash reply carried its output three
- * times: stdout, stderr and both merged). So `content` holds readable text: a tool's main text as
- * it is, then its facts as short `key: value` lines. Programs read `structuredContent`, which is
- * the whole object as before. Tools whose seed fixes a JSON reply (aider's) keep JSON text. Pure.
+ * there reaches the model as one line of `\n` escapes. So `content` holds readable text: a tool's
+ * main text as it is, then its facts as short `key: value` lines. Programs read
+ * `structuredContent`, the object without the fields only the text shows (the bash tool's merged
+ * output: the object has the streams apart). Tools whose seed fixes a JSON reply (aider's) keep
+ * JSON text. Pure.
  */
 
 /** How a tool turns its result into the reply's text. */

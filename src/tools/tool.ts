@@ -31,6 +31,8 @@ export interface ToolServices {}
 export interface ToolDefinition<
   In extends z.ZodRawShape = z.ZodRawShape,
   Out extends z.ZodRawShape = z.ZodRawShape,
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  Text extends z.ZodRawShape = {},
 > {
   /** snake_case, stable: clients depend on it. */
   readonly name: string;
@@ -39,6 +41,12 @@ export interface ToolDefinition<
   readonly description: string;
   readonly inputSchema: In;
   readonly outputSchema: Out;
+  /**
+   * Fields of the result that only the reply's text shows: left out of `structuredContent` and of
+   * the listed output schema, so what they hold crosses the wire once. The bash tool's merged
+   * output is one: the object already has it as stdout and stderr apart.
+   */
+  readonly textOnlySchema?: Text;
   readonly annotations?: {
     readOnlyHint?: boolean;
     destructiveHint?: boolean;
@@ -52,20 +60,28 @@ export interface ToolDefinition<
   readonly errorReply?: (message: string) => Record<string, unknown>;
   /**
    * The reply's `content` text, written for the model (reply-text.ts); default: the result's facts
-   * as `key: value` lines. `structuredContent` is the result object either way.
+   * as `key: value` lines, made from the whole result (text-only fields included).
    */
-  readonly replyText?: (result: z.infer<z.ZodObject<Out>>) => string;
+  readonly replyText?: (result: ToolResult<Out, NoInfer<Text>>) => string;
   /** Throws a DrydockError (or any error) on failure; the server turns it into an isError result. */
-  run(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<z.infer<z.ZodObject<Out>>>;
+  run(args: z.infer<z.ZodObject<In>>, ctx: ToolContext): Promise<ToolResult<Out, NoInfer<Text>>>;
 }
+
+/** What a tool's run returns: its output schema's object, plus its text-only fields if it has any. */
+export type ToolResult<Out extends z.ZodRawShape, Text extends z.ZodRawShape> = [keyof Text] extends [never]
+  ? z.infer<z.ZodObject<Out>>
+  : z.infer<z.ZodObject<Out & Text>>;
 
 /** Lets a list hold tools of different shapes. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyToolDefinition = ToolDefinition<any, any>;
+export type AnyToolDefinition = ToolDefinition<any, any, any>;
 
 /** Identity helper that keeps the argument types of `run` inferred from the schemas. */
-export function defineTool<In extends z.ZodRawShape, Out extends z.ZodRawShape>(
-  tool: ToolDefinition<In, Out>,
-): ToolDefinition<In, Out> {
+export function defineTool<
+  In extends z.ZodRawShape,
+  Out extends z.ZodRawShape,
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  Text extends z.ZodRawShape = {},
+>(tool: ToolDefinition<In, Out, Text>): ToolDefinition<In, Out, Text> {
   return tool;
 }

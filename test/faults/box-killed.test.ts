@@ -60,7 +60,7 @@ describe("a box killed from outside", () => {
       ok(await call("session_destroy"));
       expect(await boxesOf(id)).toBe(0);
       const fresh = ok(await client.callTool({ name: "bash", arguments: { command: "cat README.md" } }));
-      expect(fresh.output).toBe("hello\n");
+      expect(fresh.stdout).toBe("hello\n");
     });
   }
 });

@@ -110,7 +110,7 @@ describe("drydock stopped or killed", () => {
       const task = ok(await second.callTool({ name: "get_current_task", arguments: { session_id: id } }));
       expect(task).toMatchObject({ zen: false, task: { title: "survive a crash", body: "notes" } });
       expect(
-        ok(await second.callTool({ name: "bash", arguments: { command: "cat README.md" } })).output,
+        ok(await second.callTool({ name: "bash", arguments: { command: "cat README.md" } })).stdout,
       ).toBe("hello\n");
     } finally {
       await second.close();

@@ -150,7 +150,7 @@ describe("durable sessions", () => {
     // A new client resumes the session: the workspace, the task stack and the log continue.
     await call("session_resume", { session_secret: secret }, second.client);
     const read = await call("bash", { command: "cat notes.txt README.md" }, second.client);
-    expect(read.output).toBe("edited before the crash\nhello\nchanged\n");
+    expect(read.stdout).toBe("edited before the crash\nhello\nchanged\n");
     const task = await call("get_current_task", {}, second.client);
     expect(JSON.stringify(task)).toContain("Carry on after the crash");
     const diff = await call("session_diff", {}, second.client);
@@ -196,7 +196,7 @@ describe("durable sessions", () => {
     ).toMatch(new RegExp(id));
     // Still the first client's, and the reaper leaves the adopted box alone.
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect((await call("bash", { command: "echo still" }, second.client)).output).toBe("still\n");
+    expect((await call("bash", { command: "echo still" }, second.client)).stdout).toBe("still\n");
     await stopServer(second.child);
   });
 
@@ -222,7 +222,7 @@ describe("durable sessions", () => {
     const read = ok(
       await second.client.callTool({ name: "bash", arguments: { command: "cat kept.txt", session_id: id } }),
     );
-    expect(read.output).toBe("kept\n");
+    expect(read.stdout).toBe("kept\n");
     // Destroyed by the client that holds it: the box and its record go.
     ok(await second.client.callTool({ name: "session_destroy", arguments: { session_id: id } }));
     expect(await boxesOf(id)).toBe(0);

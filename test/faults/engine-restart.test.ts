@@ -90,7 +90,7 @@ describe("the Docker Engine restarted under drydock", () => {
       await engine.up();
       expect(failure(await call("bash", { command: "echo x" }))).toMatch(BOX_GONE);
       ok(await call("session_destroy"));
-      expect(ok(await tool("bash", { command: "cat README.md" })).output).toBe("hello\n");
+      expect(ok(await tool("bash", { command: "cat README.md" })).stdout).toBe("hello\n");
       expect(ok(await call("get_current_task"))).toMatchObject({ task: { title: "outlive the engine" } });
       await client.close();
 

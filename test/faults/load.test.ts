@@ -39,7 +39,7 @@ describe("load", () => {
       for (let round = 0; round < ROUNDS; round++) {
         const token = `s${s}-w${w}-r${round}`;
         const echoed = ok(await client.callTool({ name: "bash", arguments: { command: `echo ${token}` } }));
-        expect(echoed.output).toBe(`${token}\n`);
+        expect(echoed.stdout).toBe(`${token}\n`);
         ok(
           await client.callTool({
             name: "file_editor",
@@ -76,7 +76,7 @@ describe("load", () => {
       )
         .flat()
         .sort();
-      expect((files.output as string).trim().split("\n")).toEqual(expected);
+      expect((files.stdout as string).trim().split("\n")).toEqual(expected);
     }
   });
 

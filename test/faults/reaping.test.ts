@@ -168,7 +168,7 @@ describe("reaping boxes whose drydock died", () => {
       expect(await boxesOf(own)).toBe(1);
       expect(
         ok(await client.callTool({ name: "bash", arguments: { command: "cat README.md", session_id: own } }))
-          .output,
+          .stdout,
       ).toBe("hello\n");
       await client.close();
     } finally {

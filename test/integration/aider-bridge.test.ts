@@ -50,7 +50,7 @@ describe("AiderBridge with drydock serve over stdio", () => {
     await using bridge = new AiderBridge({ server, repoPath: repo.path });
     const ran = await bridge.callAiderTool("bash", { command: "cat src/app.py && id -u" });
     expect(ran.status, ran.content).toBe("COMPLETE");
-    expect(ran.notes).toMatchObject({ output: "def main():\n    return 1\n1000\n", exit_code: 0 });
+    expect(ran.notes).toMatchObject({ stdout: "def main():\n    return 1\n1000\n", exit_code: 0 });
 
     const missing = await bridge.callAiderTool("session_destroy", { session_id: "no-such-session" });
     expect(missing.status).toBe("FAILED");
@@ -112,7 +112,7 @@ describe("AiderBridge with drydock serve over Streamable HTTP", () => {
     expect(first.status, first.content).toBe("COMPLETE");
     // The same MCP session means the same default box: the file written above is still there.
     const second = await bridge.callAiderTool("bash", { command: "cat marker.txt" });
-    expect(second.notes.output).toBe("one\n");
+    expect(second.notes.stdout).toBe("one\n");
   });
 
   it("reports a wrong token as a connect failure naming server.token", async () => {

@@ -194,7 +194,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     expect(upstream.authorizations.length).toBeGreaterThan(0);
     expect(new Set(upstream.authorizations)).toEqual(new Set([`Bearer ${KEY}`]));
     expect(JSON.stringify(progress)).not.toContain(KEY);
-    expect((await bash("cat greet.py")).output).toBe(GREET_AFTER);
+    expect((await bash("cat greet.py")).stdout).toBe(GREET_AFTER);
   });
 
   it("returns success false with aider's message when the SEARCH text does not match", async () => {
@@ -207,7 +207,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
       "SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in greet.py",
     );
     expect(reply.diff).not.toContain("Partial diff");
-    expect((await bash("git status --porcelain")).output).toBe("");
+    expect((await bash("git status --porcelain")).stdout).toBe("");
   });
 
   it("gives a clear error for an unknown model and for a path outside the workspace, symlinks included", async () => {
@@ -247,8 +247,8 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     expect(reply.message).toMatch(
       /test_greet.py, which is not in relative_editable_files; that change was undone/,
     );
-    expect((await bash("git status --porcelain")).output).toBe(" M README.md\n M greet.py\n");
-    expect((await bash("python3 -m unittest -q 2>&1 | tail -1")).output).toBe("OK\n");
+    expect((await bash("git status --porcelain")).stdout).toBe(" M README.md\n M greet.py\n");
+    expect((await bash("python3 -m unittest -q 2>&1 | tail -1")).stdout).toBe("OK\n");
   });
 
   it("keeps the key out of the box: environment, processes, files and aider's output", async () => {
@@ -263,18 +263,18 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     );
     const jobId = started.job_id as string;
     await expect
-      .poll(async () => (await bash("pgrep -f [/]bin/aider || true")).output, {
+      .poll(async () => (await bash("pgrep -f [/]bin/aider || true")).stdout, {
         timeout: 60_000,
         interval: 1000,
       })
       .not.toBe("");
     const environ = (
       await bash("for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < $f 2>/dev/null; done | sort -u")
-    ).output as string;
+    ).stdout as string;
     expect(environ).toContain("OPENAI_API_KEY=drydock-dummy-key");
     expect(environ).toContain("OPENAI_API_BASE=http://127.0.0.1:");
     expect(environ).not.toContain(KEY);
-    expect((await bash("ps -eo args")).output).not.toContain(KEY);
+    expect((await bash("ps -eo args")).stdout).not.toContain(KEY);
     const status = textJson(
       await client.callTool(
         { name: "job_status", arguments: { job_id: jobId, cancel: true } },
@@ -291,7 +291,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
       "echo drydock-marker-1 > /tmp/marker && echo drydock-marker-2 > ~/marker && " +
         `grep -rsIl --exclude-dir=proc --exclude-dir=sys -F -e '${KEY}' -e drydock-marker- / | sort`,
     );
-    expect(grep.output).toBe("/home/agent/marker\n/tmp/marker\n");
+    expect(grep.stdout).toBe("/home/agent/marker\n/tmp/marker\n");
   });
 
   it("stops aider in the box when the client cancels the call", async () => {
@@ -319,7 +319,7 @@ describe("aider_ai_code in the box, behind the gateway", () => {
     expect(await call).toBeInstanceOf(Error);
     expect(lines).toContain("Added greet.py to the chat.");
     await expect
-      .poll(async () => (await bash("pgrep -f [/]bin/aider || echo none")).output, {
+      .poll(async () => (await bash("pgrep -f [/]bin/aider || echo none")).stdout, {
         timeout: 30_000,
         interval: 1000,
       })
@@ -342,7 +342,7 @@ print(json.dumps({
     "upstream": probe("${upstream.url}/v1/models"),
 }))
 EOF`;
-    const result = JSON.parse((await bash(probe)).output as string) as Record<string, unknown>;
+    const result = JSON.parse((await bash(probe)).stdout as string) as Record<string, unknown>;
     expect(result.gateway).toBe(200);
     for (const name of ["public", "dns", "docker_host", "upstream"]) {
       expect(result[name], name).toBe("URLError");

@@ -19,8 +19,8 @@ describe("session_apply with ignore-rule changes", () => {
       drydock.client.callTool({ name, arguments: args });
     const copied = ok(await call("bash", { command: "ls -A; rm .gitignore; echo more >> README.md" }));
     // The snapshot held the untracked .gitignore and left out what it ignores.
-    expect(copied.output).toMatch(/\.gitignore/);
-    expect(copied.output).not.toMatch(/\.env/);
+    expect(copied.stdout).toMatch(/\.gitignore/);
+    expect(copied.stdout).not.toMatch(/\.env/);
 
     const refused = failure(await call("session_apply", { mode: "worktree" }));
     expect(refused).toMatch(/\.gitignore deleted/);

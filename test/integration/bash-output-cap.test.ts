@@ -47,6 +47,6 @@ describe("bash max_output_bytes", () => {
     expect(over).toMatch(/drydock serve --max-output-bytes/);
     expect(failure(await bash({ command: "echo no", max_output_bytes: 10 }))).toMatch(/max_output_bytes/);
     // The refused calls ran nothing; the shell answers as before.
-    expect(ok(await bash({ command: "echo yes" })).output).toBe("yes\n");
+    expect(ok(await bash({ command: "echo yes" })).stdout).toBe("yes\n");
   });
 });

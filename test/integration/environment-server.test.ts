@@ -47,7 +47,7 @@ describe("environments in the MCP server", () => {
         arguments: { session_id: created.session_id, command: "python3 -m pytest -q 2>&1 | tail -1" },
       }),
     );
-    expect(tests.output).toMatch(/1 passed/);
+    expect(tests.stdout).toMatch(/1 passed/);
     // The next session of the same repository reuses the image: nothing is built.
     const again: string[] = [];
     const second = ok(

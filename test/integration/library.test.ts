@@ -91,6 +91,9 @@ describe.each(["in-process", "remote"] as const)("library API, %s", (flavour) =>
         stdout: "first\nsecond\n",
         stderr: "oops\n",
       });
+      // Both streams: in-process in arrival order, remote stdout then stderr (no merged copy is sent).
+      expect(run.output.split("\n").sort()).toEqual(["", "first", "oops", "second"]);
+      if (flavour === "remote") expect(run.output).toBe(run.stdout + run.stderr);
       expect(lines.map((l) => l.line)).toEqual(expect.arrayContaining(["first", "second", "oops"]));
       expect(ended - lines.find((l) => l.line === "first")!.at).toBeGreaterThan(1500);
 

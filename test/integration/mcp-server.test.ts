@@ -97,7 +97,7 @@ describe("drydock serve over stdio", () => {
     const r = parse(
       await client.callTool({ name: "bash", arguments: { command: "echo 'x = 2' >> src/app.py && id -u" } }),
     );
-    expect(r.output).toBe("1000\n");
+    expect(r.stdout).toBe("1000\n");
     expect(r.exit_code).toBe(0);
     const diff = parse(await client.callTool({ name: "session_diff", arguments: {} }));
     expect(diff.diff).toContain("+x = 2");
@@ -254,7 +254,7 @@ describe("drydock serve over Streamable HTTP", () => {
       (parse(await b.callTool({ name: "session_list", arguments: {} })).sessions as unknown[]).length,
     ).toBe(0);
     expect(
-      parse(await a.callTool({ name: "bash", arguments: { command: "echo mine", session_id: id } })).output,
+      parse(await a.callTool({ name: "bash", arguments: { command: "echo mine", session_id: id } })).stdout,
     ).toBe("mine\n");
     await (a.transport as StreamableHTTPClientTransport).terminateSession();
     await a.close();

@@ -97,7 +97,7 @@ describe("--keep-sessions and a client that goes away", () => {
     const read = ok(
       await b.callTool({ name: "bash", arguments: { session_id: id, command: "cat note.txt" } }),
     );
-    expect(read.output).toBe("kept\n");
+    expect(read.stdout).toBe("kept\n");
     ok(await b.callTool({ name: "session_destroy", arguments: { session_id: id } }));
     const next = ok(await b.callTool({ name: "session_create", arguments: {} })).session_id as string;
     // Kept sessions outlive the server: this test removes its own.

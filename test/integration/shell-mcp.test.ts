@@ -4,7 +4,8 @@
  * by the client stopping as a whole, with the shell's state from before it kept.
  */
 import { describe, expect, it } from "vitest";
-import { inMemoryDrydock, ok } from "../helpers/mcp-client.js";
+import { inMemoryDrydock, ok, type ToolReply } from "../helpers/mcp-client.js";
+import { STRUCTURED_REPLY_META } from "../../src/util/reply-meta.js";
 import { tempRepo } from "../helpers/repos.js";
 
 const until = (at: number) => new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
@@ -15,17 +16,9 @@ describe("the bash tool over MCP", () => {
     await using drydock = await inMemoryDrydock({ repo: repo.path, outputSchemas: true });
     const { tools } = await drydock.client.listTools();
     const bash = tools.find((t) => t.name === "bash")!;
-    expect(Object.keys(bash.outputSchema!.properties!)).toEqual(
-      expect.arrayContaining([
-        "stdout",
-        "stderr",
-        "output",
-        "exit_code",
-        "timed_out",
-        "truncated",
-        "restarted",
-        "note",
-      ]),
+    // No merged `output`: the text has the streams merged, the object has them apart (once each).
+    expect(Object.keys(bash.outputSchema!.properties!).sort()).toEqual(
+      ["stdout", "stderr", "exit_code", "timed_out", "truncated", "restarted", "note"].sort(),
     );
     expect(bash.annotations).toMatchObject({
       destructiveHint: true,
@@ -36,6 +29,46 @@ describe("the bash tool over MCP", () => {
       destructiveHint: false,
       openWorldHint: false,
     });
+  });
+
+  it("carries 1 MB of output once for the model's text and once for the object, or once in all", async () => {
+    using repo = tempRepo();
+    await using drydock = await inMemoryDrydock({ repo: repo.path });
+    const line = "a line of output seventy bytes or so long, printed again and again\n";
+    const args = { command: `yes '${line.trim()}' | head -c 1000000`, max_output_bytes: 2_000_000 };
+    const copies = (reply: unknown) => JSON.stringify(reply).split(line.trim()).length - 1;
+
+    const plain = (await drydock.client.callTool({ name: "bash", arguments: args })) as ToolReply;
+    const object = ok(plain);
+    expect(object.stdout).toHaveLength(1_000_000);
+    expect(object).not.toHaveProperty("output");
+    const perOutput = copies(object.stdout);
+    expect(perOutput).toBeGreaterThan(14_000);
+    expect(plain.content).toHaveLength(1);
+    expect(plain.content[0]!.text.endsWith("\n[exit code 0]")).toBe(true);
+    expect(copies(plain)).toBe(2 * perOutput);
+    expect(JSON.stringify(plain).length).toBeLessThan(2.1 * 1_000_000);
+
+    const structured = (await drydock.client.callTool({
+      name: "bash",
+      arguments: args,
+      _meta: STRUCTURED_REPLY_META,
+    })) as ToolReply;
+    expect(structured.content).toEqual([]);
+    expect(structured.structuredContent!.stdout).toHaveLength(1_000_000);
+    expect(copies(structured)).toBe(perOutput);
+    expect(JSON.stringify(structured).length).toBeLessThan(1.1 * 1_000_000);
+  });
+
+  it("shows both streams merged in the text and apart in the object", async () => {
+    using repo = tempRepo();
+    await using drydock = await inMemoryDrydock({ repo: repo.path });
+    const reply = (await drydock.client.callTool({
+      name: "bash",
+      arguments: { command: "echo out; sleep 0.2; echo err >&2; sleep 0.2; echo out2" },
+    })) as ToolReply;
+    expect(ok(reply)).toMatchObject({ stdout: "out\nout2\n", stderr: "err\n", exit_code: 0 });
+    expect(reply.content[0]!.text).toBe("out\nerr\nout2\n[exit code 0]");
   });
 
   it("keeps the seed's contract: stdout, stderr and the exit code, even one that ends the shell", async () => {

@@ -44,7 +44,7 @@ describe("the shell watchdog", () => {
             timeout: 170_000,
           }),
         );
-      expect((await bash("cd /tmp && export KEPT=1 && echo ready")).output).toBe("ready\n");
+      expect((await bash("cd /tmp && export KEPT=1 && echo ready")).stdout).toBe("ready\n");
 
       engine.freeze();
       const limitS = 2;
@@ -60,9 +60,9 @@ describe("the shell watchdog", () => {
       engine.thaw();
       const after = await bash("pwd; echo ${KEPT:-unset}");
       expect(after).toMatchObject({ exit_code: 0, restarted: true });
-      expect(after.output).toBe("/workspace\nunset\n");
+      expect(after.stdout).toBe("/workspace\nunset\n");
       expect(after.note).toMatch(/stopped answering; this command ran in a new shell/);
-      expect((await bash("cat README.md")).output).toBe("hello\n");
+      expect((await bash("cat README.md")).stdout).toBe("hello\n");
     } finally {
       engine.thaw();
       await client.close();

@@ -58,8 +58,8 @@ describe.each(["runc", "runsc"])("aider on the cluster under %s", (runtime) => {
         { name: "bash", arguments: { command: "python3 -m pytest -q 2>&1 | tail -1" } },
         undefined,
         { timeout: 240_000 },
-      )) as unknown as { structuredContent: { output: string } };
-      expect(tests.structuredContent.output).toMatch(/passed/);
+      )) as unknown as { structuredContent: { stdout: string } };
+      expect(tests.structuredContent.stdout).toMatch(/passed/);
       const pods = await ns.pods();
       expect(pods).toHaveLength(1);
       expect(pods[0]!.spec?.runtimeClassName).toBe(runtime === "runsc" ? "gvisor" : undefined);

@@ -110,7 +110,7 @@ describe("a session on the cluster", () => {
         const slow = await call("bash", { command: "sleep 60; echo never", timeout: 2 });
         expect(Date.now() - started).toBeLessThan(30_000);
         expect(text(slow)).not.toContain("never");
-        expect(ok(await call("bash", { command: "echo after" })).output).toBe("after\n");
+        expect(ok(await call("bash", { command: "echo after" })).stdout).toBe("after\n");
         const inFlight = call("bash", { command: "echo started; sleep 60" });
         await new Promise((resolve) => setTimeout(resolve, 1000));
         await deletePod(id);
@@ -134,6 +134,6 @@ describe("a session on the cluster", () => {
       ok(await call("session_destroy"));
     }
     await expect.poll(async () => (await ns.pods()).length, { timeout: 60_000 }).toBe(0);
-    expect(ok(await tool("bash", { command: "cat README.md" })).output).toBe("hello\n");
+    expect(ok(await tool("bash", { command: "cat README.md" })).stdout).toBe("hello\n");
   });
 });

@@ -117,7 +117,7 @@ describe("session_create over MCP", () => {
         arguments: { command: "cat README.md", session_id: extra.session_id },
       }),
     );
-    expect(shown.output).toBe("allowed\n");
+    expect(shown.stdout).toBe("allowed\n");
   });
 });
 

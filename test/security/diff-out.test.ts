@@ -80,7 +80,7 @@ describe("the diff out of a box", () => {
   const call = async (name: string, args: Record<string, unknown>) =>
     drydock.client.callTool({ name, arguments: args });
   const bash = async (sessionId: string, command: string) =>
-    ok(await call("bash", { command, session_id: sessionId })).output as string;
+    ok(await call("bash", { command, session_id: sessionId })).stdout as string;
   const newSession = async () => ok(await call("session_create", {})).session_id as string;
   const hostState = () => ({
     refs: git(repo.path, "for-each-ref", "--format=%(refname) %(objectname)"),

@@ -253,7 +253,7 @@ describe("fuzzing every tool's arguments", () => {
         const alive = ok(
           await client.callTool({ name: "bash", arguments: { command: "echo alive", restart: true } }),
         );
-        expect(alive.output, `after fuzzing ${tool.name}`).toBe("alive\n");
+        expect(alive.stdout, `after fuzzing ${tool.name}`).toBe("alive\n");
         counts.ms = Date.now() - toolStarted;
       }
       const total = Object.values(tally).reduce((n, t) => n + t.calls, 0);

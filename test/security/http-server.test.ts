@@ -165,7 +165,7 @@ describe("the HTTP server under hostile input", () => {
       name: "bash",
       arguments: { command: `echo ${"x".repeat(3_900_000)} | wc -c` },
     });
-    expect(huge.message?.result?.structuredContent).toMatchObject({ output: "3900001\n" });
+    expect(huge.message?.result?.structuredContent).toMatchObject({ stdout: "3900001\n" });
     expect(toolText(huge)).toBe("3900001\n[exit code 0]");
     // A file_editor create of 3.9 MB of content, and a path of 100 000 characters.
     const big = await rpc("tools/call", {
@@ -227,7 +227,7 @@ describe("the HTTP server under hostile input", () => {
     );
     try {
       expect((await client.listTools()).tools.length).toBeGreaterThan(20);
-      expect(ok(await client.callTool({ name: "bash", arguments: { command: "echo up" } })).output).toBe(
+      expect(ok(await client.callTool({ name: "bash", arguments: { command: "echo up" } })).stdout).toBe(
         "up\n",
       );
     } finally {

@@ -124,7 +124,7 @@ describe("resuming a kept session takes its secret", () => {
     const read = ok(
       await again.client.callTool({ name: "bash", arguments: { session_id: id, command: "cat mine.txt" } }),
     );
-    expect(read.output).toBe("mine\n");
+    expect(read.stdout).toBe("mine\n");
     const task = ok(await again.client.callTool({ name: "get_current_task", arguments: { session_id: id } }));
     expect(JSON.stringify(task)).toContain("a's plan");
     // Held now: even the secret does not hand it to another client.
@@ -143,7 +143,7 @@ describe("resuming a kept session takes its secret", () => {
     expect(
       ok(
         await third.client.callTool({ name: "bash", arguments: { session_id: id, command: "cat mine.txt" } }),
-      ).output,
+      ).stdout,
     ).toBe("mine\n");
 
     // The host keeps the secret's hash, never the secret; the log says it was not logged.

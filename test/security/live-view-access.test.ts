@@ -185,7 +185,7 @@ describe("the live view's credential, apart from the MCP token", () => {
     expect(
       ok(
         await a.callTool({ name: "bash", arguments: { session_id: aSession, command: "tail -1 README.md" } }),
-      ).output,
+      ).stdout,
     ).toBe("secret\n");
   });
 

@@ -122,7 +122,7 @@ EOF`;
     const result = JSON.parse(
       ok(
         await drydock.client.callTool({ name: "bash", arguments: { command: probe, session_id: sessionId } }),
-      ).output as string,
+      ).stdout as string,
     ) as Record<string, string>;
     expect(result["gateway through the relay"]).toBe("connected");
     for (const [name, value] of Object.entries(result)) {
@@ -142,7 +142,7 @@ EOF`;
         },
       }),
     );
-    expect(models.output).toBe("200\nlo:\nlo\n1\n");
+    expect(models.stdout).toBe("200\nlo:\nlo\n1\n");
   });
 
   it("the same probe does connect from a box the operator put on the bridge (the check can fail)", async () => {

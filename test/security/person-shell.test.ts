@@ -100,7 +100,10 @@ describe("the person's shell against what the agent planted", () => {
   const env = () => ({ ...process.env, DRYDOCK_STATE_DIR: state }) as Record<string, string>;
   const call = async (name: string, args: Record<string, unknown>) =>
     ok(await client.callTool({ name, arguments: { session_id: id, ...args } }));
-  const agent = async (command: string) => String((await call("bash", { command, timeout_s: 60 })).output);
+  const agent = async (command: string) => {
+    const r = await call("bash", { command, timeout_s: 60 });
+    return String(r.stdout) + String(r.stderr);
+  };
 
   beforeAll(async () => {
     repo = tempRepo({ "README.md": "hello\n" });

@@ -55,12 +55,12 @@ describe("resource exhaustion", () => {
     const diskBefore = boxDiskBytes(boxes.get(id)!);
     for (const dir of ["/workspace", "/tmp", "/home/agent", "/dev/shm"]) {
       const r = await bash(id, `dd if=/dev/zero of=${dir}/fill bs=1M 2>&1; df -m ${dir} | tail -1`);
-      expect(r.output, dir).toMatch(/No space left on device/);
-      expect(r.output, dir).toMatch(/ 100% /);
+      expect(r.stdout, dir).toMatch(/No space left on device/);
+      expect(r.stdout, dir).toMatch(/ 100% /);
     }
     // The host's disk did not pay for it (the caps are in memory, counted against the box).
     expect(boxDiskBytes(boxes.get(id)!) - diskBefore).toBeLessThan(1024 * 1024);
-    expect((await bash(other, "echo fine")).output).toBe("fine\n");
+    expect((await bash(other, "echo fine")).stdout).toBe("fine\n");
     // With /tmp full the diff cannot refresh its index there, and says so.
     const full = failure(
       await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }),
@@ -84,7 +84,7 @@ describe("resource exhaustion", () => {
       "for fd in 1 2; do head -c 4000000 /dev/zero | tr '\\0' x > /proc/1/fd/$fd; echo \"fd $fd: $?\"; done",
     );
     // The writes themselves succeed, under runc and gVisor alike: the engine reads and drops them.
-    expect(r.output).toBe("fd 1: 0\nfd 2: 0\n");
+    expect(r.stdout).toBe("fd 1: 0\nfd 2: 0\n");
     const inspect = (format: string) =>
       execFileSync("docker", ["inspect", "--format", format, box], { encoding: "utf8" }).trim();
     expect(inspect("{{.HostConfig.LogConfig.Type}}")).toBe("none");
@@ -115,7 +115,7 @@ describe("resource exhaustion", () => {
       `python3 -c '\nimport os\nfor d in range(${dirs}):\n  p = f"many/{d}"; os.makedirs(p)\n  for i in range(1000): open(f"{p}/${prefix}{i}", "w").close()\n' && find many -type f | wc -l`,
       150,
     );
-    expect(made.output).toBe(`${dirs * 1000}\n`);
+    expect(made.stdout).toBe(`${dirs * 1000}\n`);
     const started = Date.now();
     const refused = failure(
       await drydock.client.callTool({ name: "session_diff", arguments: { session_id: id } }, undefined, {
@@ -138,12 +138,12 @@ describe("resource exhaustion", () => {
     const id = await newSession();
     const endless = await bash(id, "yes drydock", 3);
     expect(endless).toMatchObject({ timed_out: true, truncated: true, exit_code: null });
-    expect((endless.output as string).length).toBeLessThan(100_000 + 1_000);
-    expect(endless.output).toMatch(/bytes of output cut/);
+    expect((endless.stdout as string).length).toBeLessThan(100_000 + 1_000);
+    expect(endless.stdout).toMatch(/bytes of output cut/);
     const binary = await bash(id, "head -c 3000000 /dev/urandom; echo; echo END");
     expect(binary).toMatchObject({ exit_code: 0, truncated: true });
-    expect((binary.output as string).trimEnd().endsWith("END")).toBe(true);
-    expect(binary.output).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/);
-    expect((await bash(id, "echo still")).output).toBe("still\n");
+    expect((binary.stdout as string).trimEnd().endsWith("END")).toBe(true);
+    expect(binary.stdout).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/);
+    expect((await bash(id, "echo still")).stdout).toBe("still\n");
   });
 });

@@ -15,6 +15,8 @@ import { tempRepo, type TempRepo } from "../helpers/repos.js";
 
 const KEY = `sk-drydock-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
 const HALF = Math.floor(KEY.length / 2);
+/** A key holding characters JSON escapes: a reply's JSON text has it only in its escaped form. */
+const ESCAPED_KEY = `sk-ant-"${Math.random().toString(36).slice(2)}\\${Date.now().toString(36)}`;
 
 /**
  * An OpenAI stand-in that quotes back everything it was sent, headers included (as an error
@@ -52,11 +54,16 @@ describe("host secrets", () => {
   const mcpLogs: string[] = [];
   let removeSink: () => void = () => undefined;
   let upstream: Server;
-  const saved = { key: process.env.OPENAI_API_KEY, base: process.env.DRYDOCK_OPENAI_BASE_URL };
+  const saved = {
+    key: process.env.OPENAI_API_KEY,
+    base: process.env.DRYDOCK_OPENAI_BASE_URL,
+    anthropic: process.env.ANTHROPIC_API_KEY,
+  };
 
   beforeAll(async () => {
     upstream = await startEchoUpstream();
     process.env.OPENAI_API_KEY = KEY;
+    process.env.ANTHROPIC_API_KEY = ESCAPED_KEY;
     process.env.DRYDOCK_OPENAI_BASE_URL = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     setLogLevel("debug");
     removeSink = addLogSink((record) => logs.push(record.message));
@@ -78,6 +85,7 @@ describe("host secrets", () => {
     for (const [name, value] of [
       ["OPENAI_API_KEY", saved.key],
       ["DRYDOCK_OPENAI_BASE_URL", saved.base],
+      ["ANTHROPIC_API_KEY", saved.anthropic],
     ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
@@ -138,6 +146,23 @@ describe("host secrets", () => {
     }
   });
 
+  it("redacts a key holding a quote and a backslash from the text and the object alike", async () => {
+    const escaped = JSON.stringify(ESCAPED_KEY).slice(1, -1);
+    const { text, progress } = await bash(
+      `printf '%s\\n' '${ESCAPED_KEY}' 'and on stderr:' >&2; printf '%s\\n' '${ESCAPED_KEY}'`,
+    );
+    expect(text).not.toContain(escaped);
+    expect(text).not.toContain(ESCAPED_KEY);
+    const reply = JSON.parse(text) as {
+      content: Array<{ text: string }>;
+      structuredContent: Record<string, string>;
+    };
+    expect(reply.structuredContent.stdout).toBe("[redacted]\n");
+    expect(reply.structuredContent.stderr).toBe("[redacted]\nand on stderr:\n");
+    expect(reply.content[0]!.text).toContain("[redacted]");
+    expect(progress.join("\n")).not.toContain(ESCAPED_KEY);
+  });
+
   it("redacts the key from error messages, drydock's logs and the MCP logging messages", async () => {
     const error = failure(
       await drydock.client.callTool({
@@ -193,6 +218,6 @@ print(status, "echoed" if "Incorrect API key provided" in body else "not-echoed"
       "LEAKED" if key in body or key in headers else "clean", body.count("[redacted]"))
 EOF`;
     const verdict = ok(await drydock.client.callTool({ name: "bash", arguments: { command: probe } }));
-    expect(verdict.output).toMatch(/^401 echoed clean [1-9]\d*\n$/);
+    expect(verdict.stdout).toMatch(/^401 echoed clean [1-9]\d*\n$/);
   });
 });

@@ -413,7 +413,8 @@ class AsyncSandbox:
             exit_code=reply["exit_code"] if isinstance(reply.get("exit_code"), int) else None,
             stdout=stdout,
             stderr=stderr,
-            output=str(reply.get("output") or (stdout + stderr)),
+            # The reply has each stream once, apart (no merged copy): stdout, then stderr.
+            output=stdout + stderr,
             timed_out=bool(reply.get("timed_out")),
             truncated=bool(reply.get("truncated")),
             restarted=bool(reply.get("restarted")),

@@ -23,8 +23,12 @@ from .errors import (
 )
 
 CONNECT_TIMEOUT_S = 30.0
-# A reply carries a command's output up to three times (stdout, output, the text): room for 4 MiB.
+# A reply carries each stream once (this client asks for no text, see REPLY_META): room for 4 MiB
+# of each stream and JSON's escapes.
 MAX_EVENT_BYTES = 64 * 1024 * 1024
+# This client reads structuredContent only: asked so, drydock leaves the text for a model out of
+# each successful reply, so a command's output crosses the wire once (docs/tools.md).
+REPLY_META = {"drydock/reply": "structured"}
 # How often a connection with nothing to say pings the server (its idle limit is 30 minutes).
 KEEPALIVE_S = 300.0
 
@@ -173,6 +177,7 @@ class Connection:
                 arguments,
                 read_timeout_seconds=timedelta(seconds=timeout_s) if _wants_timedelta() else timeout_s,
                 progress_callback=progress if on_progress is not None else None,
+                meta=REPLY_META,
             )
         except asyncio.CancelledError:
             raise

@@ -15,7 +15,7 @@ class CommandResult:
     stdout: str
     stderr: str
     output: str = ""
-    """Both streams merged in arrival order (terminal mode only; ``stdout + stderr`` otherwise)."""
+    """``stdout + stderr``: the reply carries each stream once, apart, and no merged copy."""
     timed_out: bool = False
     truncated: bool = False
     """A stream was longer than the cap: its head and tail were kept."""

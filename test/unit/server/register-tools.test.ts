@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool } from "../../../src/tools/tool.js";
+import { redactValue } from "../../../src/server/register-tools.js";
 import { errorText, everyTool, toolClient } from "./registered-tools.js";
+import { secretRedactor } from "../../../src/gateway/redact.js";
+import { STRUCTURED_REPLY_META } from "../../../src/util/reply-meta.js";
 
 const fakeTool = defineTool({
   name: "fake",
@@ -12,6 +15,94 @@ const fakeTool = defineTool({
   async run(args) {
     return { mode: args.mode };
   },
+});
+
+/** A tool whose result has a field only its text shows, as the bash tool's merged output. */
+const printingTool = defineTool({
+  name: "printing",
+  title: "Printing",
+  description: "A tool for tests.",
+  inputSchema: { text: z.string(), fail: z.boolean().optional() },
+  outputSchema: { stdout: z.string(), exit_code: z.number() },
+  textOnlySchema: { output: z.string() },
+  replyText: (result) => `${result.output}\n[exit code ${result.exit_code}]`,
+  async run(args) {
+    if (args.fail) throw new Error(`failed on ${args.text}`);
+    return { stdout: args.text, output: args.text, exit_code: 0 };
+  },
+});
+
+type Reply = { content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown> };
+
+describe("registerTools: what a reply carries", () => {
+  it("shows a text-only field in the text and leaves it out of structuredContent and the listed schema", async () => {
+    await using c = await toolClient([printingTool], {}, { outputSchemas: true });
+    const reply = (await c.callTool({ name: "printing", arguments: { text: "hello" } })) as Reply;
+    expect(reply.content).toEqual([{ type: "text", text: "hello\n[exit code 0]" }]);
+    expect(reply.structuredContent).toEqual({ stdout: "hello", exit_code: 0 });
+    const { tools } = await c.listTools();
+    expect(Object.keys(tools[0]!.outputSchema!.properties!)).toEqual(["stdout", "exit_code"]);
+  });
+
+  it("sends no text to a client that reads only structuredContent, and still the text of an error", async () => {
+    await using c = await toolClient([printingTool]);
+    const reply = (await c.callTool({
+      name: "printing",
+      arguments: { text: "hello" },
+      _meta: STRUCTURED_REPLY_META,
+    })) as Reply;
+    expect(reply.content).toEqual([]);
+    expect(reply.structuredContent).toEqual({ stdout: "hello", exit_code: 0 });
+    const failed = await c.callTool({
+      name: "printing",
+      arguments: { text: "x", fail: true },
+      _meta: STRUCTURED_REPLY_META,
+    });
+    expect(errorText(failed)).toMatch(/failed on x$/);
+    // Any other value, or none, gets the text.
+    const other = (await c.callTool({
+      name: "printing",
+      arguments: { text: "hi" },
+      _meta: { "drydock/reply": "text" },
+    })) as Reply;
+    expect(other.content[0]!.text).toBe("hi\n[exit code 0]");
+  });
+
+  it("carries a megabyte of output once in the text and once in the object, or once in all", async () => {
+    await using c = await toolClient([printingTool]);
+    const big = "a line of output\n".repeat(60_000);
+    const both = JSON.stringify(await c.callTool({ name: "printing", arguments: { text: big } }));
+    expect(both.split("a line of output").length - 1).toBe(2 * 60_000);
+    const once = JSON.stringify(
+      await c.callTool({ name: "printing", arguments: { text: big }, _meta: STRUCTURED_REPLY_META }),
+    );
+    expect(once.split("a line of output").length - 1).toBe(60_000);
+    expect(once.length).toBeLessThan(big.length * 1.1);
+  });
+
+  it("redacts a secret in every string of the reply, one JSON would escape included", async () => {
+    const secret = 'sk-"quoted\\secret';
+    await using c = await toolClient([printingTool], {}, {}, secretRedactor([secret]));
+    const reply = (await c.callTool({ name: "printing", arguments: { text: `key=${secret}` } })) as Reply;
+    expect(JSON.stringify(reply)).not.toContain("quoted");
+    expect(reply.structuredContent).toEqual({ stdout: "key=[redacted]", exit_code: 0 });
+    expect(reply.content[0]!.text).toBe("key=[redacted]\n[exit code 0]");
+  });
+});
+
+describe("redactValue", () => {
+  it("copies a result as JSON would: a key named __proto__ stays a key, undefined fields go", () => {
+    const parsed = JSON.parse('{"__proto__": {"polluted": true}, "list": [1, "sk-secret-value"]}') as object;
+    const copy = redactValue(
+      { value: parsed, gone: undefined, at: new Date(0) },
+      secretRedactor(["sk-secret-value"]),
+    );
+    expect(JSON.stringify(copy)).toBe(
+      '{"value":{"__proto__":{"polluted":true},"list":[1,"[redacted]"]},"at":"1970-01-01T00:00:00.000Z"}',
+    );
+    expect(Object.getPrototypeOf((copy as { value: object }).value)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe("registerTools", () => {

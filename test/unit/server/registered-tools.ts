@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { expect } from "vitest";
-import { registerTools, type ListingOptions } from "../../../src/server/register-tools.js";
+import { registerTools, type ListingOptions, type Redact } from "../../../src/server/register-tools.js";
 import { aiderTools } from "../../../src/tools/aider/aider-tools.js";
 import { allTools } from "../../../src/tools/all-tools.js";
 import type { AnyToolDefinition, ToolServices } from "../../../src/tools/tool.js";
@@ -18,9 +18,10 @@ export async function toolClient(
   tools: AnyToolDefinition[] = everyTool,
   services: Partial<ToolServices> = {},
   listing: ListingOptions = {},
+  redact?: Redact,
 ): Promise<Client & AsyncDisposable> {
   const server = new McpServer({ name: "under-test", version: "0.0.0" });
-  registerTools(server, tools, "c", services as ToolServices, undefined, listing);
+  registerTools(server, tools, "c", services as ToolServices, redact, listing);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "test-client", version: "0.0.0" });
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
