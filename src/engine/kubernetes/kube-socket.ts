@@ -72,6 +72,8 @@ export async function openExecSocket(
   });
   // ws reports a failed socket by "error" then "close".
   let failure: Error | undefined;
+  /** The API server answered the upgrade with a refusal: the refusal is the answer, not the socket's end. */
+  let refused = false;
   const closed = new Promise<Error | undefined>((resolve) => socket.on("close", () => resolve(failure)));
   return new Promise<ExecSocket>((resolve, reject) => {
     socket.on("open", () => {
@@ -98,6 +100,7 @@ export async function openExecSocket(
       response.on("end", () => {
         const failure = upgradeFailure(response.statusCode ?? 0, Buffer.concat(chunks).toString("utf8"));
         log.debug(`${what} refused: ${failure.message}`);
+        refused = true;
         socket.terminate();
         // Whatever the words, a refusal for a Pod that is gone is the box's going.
         void (async () =>
@@ -113,8 +116,9 @@ export async function openExecSocket(
     });
     socket.on("error", (error) => {
       failure ??= error;
-      // Before the upgrade it is the answer; after it, `closed` tells it.
-      reject(connectError(error, what, cluster.server));
+      // Before the upgrade it is the answer (unless the API server refused it: that is told
+      // above); after it, `closed` tells it.
+      if (!refused) reject(connectError(error, what, cluster.server));
     });
   });
 }
