@@ -80,6 +80,8 @@ def test_the_session_keeps_cwd_and_variables_and_sees_the_repository(runtime: Dr
     assert obs.exit_code == 0
     obs = run(runtime, "cat /workspace/calc.py")
     assert "return a - b" in obs.output
+    # SWE-ReX's cleaning of terminal output: ANSI sequences gone, CRLF made LF.
+    assert run(runtime, "printf '\\033[31mred\\033[0m\\r\\nnext\\n'").output == "red\nnext\n"
 
 
 def test_check_raise_silent_and_ignore(runtime: DrydockRuntime) -> None:
@@ -142,7 +144,12 @@ def test_interactive_commands_are_refused_with_the_way_out(runtime: DrydockRunti
 
 def test_execute_is_subprocess_run(runtime: DrydockRuntime) -> None:
     rt = runtime
-    run(rt, "cd /tmp && export SESSION_ONLY=1")
+    # The box's own environment (not the host's, not what the session exports).
+    box_env = run(rt, 'echo "$HOME:$PATH:$USER"').output
+    os.environ["DRYDOCK_HOST_ONLY"] = "host"
+    run(rt, "cd /tmp && export SESSION_ONLY=1 PATH=/nowhere:$PATH")
+    r = asyncio.run(rt.execute(Command(command='echo "$HOME:$PATH:$USER"; echo "[$DRYDOCK_HOST_ONLY]"', shell=True)))
+    assert r.stdout == box_env + "[]\n"
     r = asyncio.run(rt.execute(Command(command=["printf", "%s|", "a b", "$HOME", "*"])))
     assert (r.stdout, r.stderr, r.exit_code) == ("a b|$HOME|*|", "", 0)
     # Not in the session's cwd or variables.
@@ -234,6 +241,29 @@ def test_markers_printed_by_a_command_do_not_fool_the_session(runtime: DrydockRu
     assert run(runtime, "echo still; (exit 0)").output.strip() == "still"
 
 
+def test_a_command_that_ends_the_shell_or_waits_for_input_does_not_end_the_session(runtime: DrydockRuntime) -> None:
+    run(runtime, "cd /tmp && export KEPT=1")
+    started = time.monotonic()
+    obs = run(runtime, "cat; read -r line; echo read=$?", timeout=20)
+    assert obs.output.strip() == "read=1"  # stdin is empty: nothing waits for a terminal
+    assert time.monotonic() - started < 15
+    run(runtime, "kill -9 $$", check="ignore")
+    obs = run(runtime, 'pwd; echo "[$KEPT]"')
+    assert obs.output.split() == ["/tmp", "[1]"]
+
+
+def test_a_link_in_the_box_to_a_host_path_reads_the_box_not_the_host(runtime: DrydockRuntime, tmp_path: Path) -> None:
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("host only\n")
+    run(runtime, f"ln -sfn {secret} /workspace/leak && ln -sfn /etc/hostname /workspace/host-name")
+    with pytest.raises(FileNotFoundError):
+        asyncio.run(runtime.read_file(ReadFileRequest(path="/workspace/leak")))
+    box_name = asyncio.run(runtime.read_file(ReadFileRequest(path="/workspace/host-name"))).content
+    assert box_name == run(runtime, "cat /etc/hostname").output
+    assert box_name != Path("/etc/hostname").read_text()
+    run(runtime, "rm -f /workspace/leak /workspace/host-name")
+
+
 def test_huge_output_is_capped_and_the_session_goes_on(deployment: DrydockDeployment, runtime: DrydockRuntime) -> None:
     started = time.monotonic()
     obs = run(runtime, "head -c 50000000 /dev/zero | tr '\\0' x; echo; echo END", timeout=120)
@@ -251,6 +281,13 @@ def test_stop_removes_the_box_and_is_alive_says_so(host_repo: Path, state_dir: s
     asyncio.run(dep.start())
     session = dep.box.id
     assert containers_of_session(session), "the box should run while the deployment does"
+    engine_runtime = subprocess.run(
+        ["docker", "inspect", "--format", "{{.HostConfig.Runtime}}", *containers_of_session(session)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert engine_runtime == [RUNTIME or "runc"]
     assert asyncio.run(dep.is_alive()).is_alive
     asyncio.run(dep.stop())
     assert containers_of_session(session) == []
