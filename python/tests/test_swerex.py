@@ -289,11 +289,33 @@ def test_stop_removes_the_box_and_is_alive_says_so(host_repo: Path, state_dir: s
     ).stdout.split()
     assert engine_runtime == [RUNTIME or "runc"]
     assert asyncio.run(dep.is_alive()).is_alive
+    assert asyncio.run(dep.is_alive(timeout=10)).is_alive
     asyncio.run(dep.stop())
     assert containers_of_session(session) == []
     with pytest.raises(DeploymentNotStartedError):
         asyncio.run(dep.is_alive())
     asyncio.run(dep.stop())  # twice is fine
+
+
+def test_swe_agent_s_environment_calls_in_its_order(host_repo: Path, state_dir: str) -> None:
+    """The calls SWE-agent's SWEEnv makes (start, a session sourcing /root/.bashrc, LANG exported,
+    `cd /`, commands with check="silent", a file written and read, close), each through its own
+    asyncio.run as SWEEnv makes them; SWE-agent itself is not on PyPI (docs/swe-rex.md)."""
+    dep = DrydockDeployment(repo=str(host_repo), state_dir=state_dir, container_runtime=RUNTIME)
+    asyncio.run(dep.start())
+    try:
+        rt = dep.runtime
+        created = asyncio.run(rt.create_session(CreateBashSessionRequest(startup_source=["/root/.bashrc"])))
+        assert "/root/.bashrc" in created.output  # not readable by the box user: said, not raised
+        asyncio.run(rt.run_in_session(BashAction(command="export LANG=C.UTF-8 && export LC_ALL=C.UTF-8", timeout=25, check="silent")))
+        asyncio.run(rt.run_in_session(BashAction(command="cd /", timeout=25, check="silent")))
+        obs = asyncio.run(rt.run_in_session(BashAction(command="cd /workspace && sed -i 's/a - b/a + b/' calc.py && echo $LC_ALL", timeout=25, check="silent")))
+        assert (obs.exit_code, obs.output.strip()) == (0, "C.UTF-8")
+        asyncio.run(rt.write_file(WriteFileRequest(path="/workspace/notes.md", content="fixed\n")))
+        assert asyncio.run(rt.read_file(ReadFileRequest(path="/workspace/calc.py"))).content.endswith("a + b\n")
+        assert "+    return a + b" in dep.box.diff().diff
+    finally:
+        asyncio.run(dep.stop())
 
 
 def test_the_token_stays_out_of_the_config_record() -> None:
