@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Python package of this checkout (python/: drydock-sandbox) with the pinned
-# frameworks its tests drive (Inspect AI, mini-swe-agent, the MCP SDK, pytest) into a virtualenv
+# frameworks its tests drive (Inspect AI, mini-swe-agent, SWE-ReX, the MCP SDK, pytest) into a virtualenv
 # in a cache outside the repository, and Docker Compose v2 when `docker compose` is missing
 # (Inspect's docker sandbox, which the tests compare with, needs it). Idempotent: the pinned
 # packages are installed once per set of pins; the package itself is reinstalled from python/ on
@@ -8,10 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Pinned on 2026-11-28: the newest releases then (inspect-ai 0.3.285, mini-swe-agent 2.4.6).
+# Pinned on 2026-11-28: the newest releases then (inspect-ai 0.3.285, mini-swe-agent 2.4.6,
+# swe-rex 1.4.0).
 PINS=(
   "inspect-ai==0.3.285"
   "mini-swe-agent==2.4.6"
+  "swe-rex==1.4.0"
   "mcp==2.3.0"
   "pytest==9.2.0"
   "pytest-asyncio==1.5.0"
@@ -35,7 +37,7 @@ fi
 # This checkout's package, built with the pinned hatchling (no build isolation: no download).
 "$dir/bin/pip" install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
   --force-reinstall ./python >&2
-"$dir/bin/python" -c "import drydock, drydock.inspect_sandbox, drydock.mini_swe_agent" >&2
+"$dir/bin/python" -c "import drydock, drydock.inspect_sandbox, drydock.mini_swe_agent, drydock.swerex" >&2
 
 # Docker Compose v2 for Inspect's docker sandbox: Debian 12 packages only Compose v1. Built from
 # its Go module (the Go module proxy serves it) once per machine into the cache, then installed

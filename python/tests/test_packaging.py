@@ -21,7 +21,7 @@ def test_wheel_builds_with_types_and_entry_point(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         assert "drydock/py.typed" in names
-        assert {"drydock/__init__.py", "drydock/inspect_sandbox.py", "drydock/mini_swe_agent.py"} <= names
+        assert {"drydock/__init__.py", "drydock/inspect_sandbox.py", "drydock/mini_swe_agent.py", "drydock/swerex.py"} <= names
         assert not any("tests/" in n or "__pycache__" in n for n in names)
         info = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "[inspect_ai]\ndrydock = drydock.inspect_sandbox" in zf.read(info).decode()

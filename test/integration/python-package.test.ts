@@ -2,8 +2,9 @@
  * The Python package (python/: drydock-sandbox) through its own pytest suite: the client's verbs
  * and errors against a real `drydock serve --http` of this checkout, Inspect's sandbox conformance
  * suite on sandbox="drydock", an Inspect eval in drydock boxes and the same on Inspect's docker
- * sandbox, mini-swe-agent's loop in a box, and the wheel. scripts/install-python-package.sh puts
- * the pinned frameworks in a cache (once) and this checkout's package in it (every run).
+ * sandbox, mini-swe-agent's loop in a box, SWE-ReX's runtime on a box, and the wheel.
+ * scripts/install-python-package.sh puts the pinned frameworks in a cache (once) and this
+ * checkout's package in it (every run).
  */
 import { execFile } from "node:child_process";
 import { join } from "node:path";
