@@ -44,7 +44,12 @@ export const PERMISSIONS: readonly Permission[] = [
   { verb: "get", resource: "pods", group: "", why: "waiting for a box to run" },
   { verb: "list", resource: "pods", group: "", why: "finding boxes by label" },
   { verb: "delete", resource: "pods", group: "", why: "removing a box" },
-  { verb: "list", resource: "resourcequotas", group: "", why: "admission: the room the namespace's quotas leave" },
+  {
+    verb: "list",
+    resource: "resourcequotas",
+    group: "",
+    why: "admission: the room the namespace's quotas leave",
+  },
   { verb: "create", resource: "pods", group: "", subresource: "exec", why: "every program in a box" },
   { verb: "get", resource: "pods", group: "", subresource: "exec", why: "the exec WebSocket's upgrade" },
   {

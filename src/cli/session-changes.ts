@@ -50,7 +50,11 @@ export function sessionDiffStat(engine: BoxEngine, target: SessionTarget): Promi
 }
 
 /** Runs `take` on the session's box; the channel it may open into the box is closed after. */
-async function inBox<T>(engine: BoxEngine, target: SessionTarget, take: (box: Box) => Promise<T>): Promise<T> {
+async function inBox<T>(
+  engine: BoxEngine,
+  target: SessionTarget,
+  take: (box: Box) => Promise<T>,
+): Promise<T> {
   const box = boxOf(engine, target, "diff");
   try {
     return await retryLocked(() => take(box));
