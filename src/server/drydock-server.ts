@@ -21,7 +21,7 @@ import { EnvironmentImages } from "../environment/environment-images.js";
 import { InvalidArgumentError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
-import { defaultReserveMiB } from "./admission-figure.js";
+import { defaultReserveMiB, type AdmissionFigure } from "./admission-figure.js";
 import { ClientSessions } from "./client-sessions.js";
 import { MemoryAdmission } from "./memory-admission.js";
 import { registerTools } from "./register-tools.js";
@@ -75,8 +75,11 @@ export interface DrydockServerConfig {
   allowBaseImages?: string[];
   /** When images `allowBaseImages` covers are pulled (`--pull`; default missing). */
   pull?: PullMode;
-  /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
-  pool?: { size: number; ttlMs?: number };
+  /**
+   * Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none),
+   * growing with demand to at most `maxSize` (default `size`) as admission allows.
+   */
+  pool?: { size: number; maxSize?: number; ttlMs?: number };
   /**
    * How often the running server removes boxes whose owner died (default: DRYDOCK_REAP_INTERVAL_S
    * in seconds, else 60 s; 0: only at start).
@@ -160,10 +163,14 @@ export class DrydockServer {
         })
       : undefined;
     const poolReady = !unreadable && (!served || served.present);
+    // Growth past the pool's base asks admission, which is made below, once the pool has started.
+    const later: { admission?: () => Promise<AdmissionFigure> } = {};
     const poolOptions = (poolImage: string) =>
       config.pool && {
         ...config.pool,
         profile: poolProfile(poolImage, config.sessionOptions),
+        room: async () =>
+          later.admission ? later.admission() : { fit: 0, why: "admission is not set up yet" },
         // Boxes wait holding the served repository's commit: a session on it sends only the change.
         prefillRepo: repo.root,
       };
@@ -203,6 +210,7 @@ export class DrydockServer {
       // On a cluster the scheduler admits a box by its requests (equal to its limits).
       admission: docker ? new MemoryAdmission(docker, { hostMiB, reserveMiB }) : undefined,
     });
+    later.admission = () => access.admission();
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);
     log.info(`serving ${repo.root} with image ${image}, ${tools.length} tools`);
