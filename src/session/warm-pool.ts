@@ -17,20 +17,12 @@
  * await: a box leaves the idle list (or is claimed while being made) at once, so no two sessions
  * can get one box.
  */
-import { rm } from "node:fs/promises";
 import type { BoxEngine } from "../engine/box-engine.js";
-import { LABEL_KEPT_UNTIL, LABEL_POOL, keptUntilLabel } from "../engine/labels.js";
-import type { Box } from "../sandbox/box.js";
-import { openBoxChannel } from "../sandbox/box-channel.js";
-import type { PtyShell } from "../sandbox/pty-shell.js";
 import { describeError } from "../util/errors.js";
 import { logger } from "../util/log.js";
-import { prefillBox, type Prefilled } from "../workspace/box-workspace.js";
-import { SnapshotReceiver } from "../workspace/snapshot-receiver.js";
 import { poolMisfit, type BoxRequest, type PoolProfile } from "./pool-fit.js";
 import { DEMAND_WINDOW_MS, growthVerdict, largestBurst, poolTarget, type PoolRoom } from "./pool-growth.js";
-import { createSessionBox, startSessionShell } from "./session-box.js";
-import { newSessionId } from "./session-id.js";
+import { disposeWarmBox, makeWarmBox, type WarmBox } from "./warm-box.js";
 
 const log = logger("pool");
 
@@ -45,6 +37,8 @@ export const CLAIM_WAIT_MAX_MS = 30_000;
  * is wanted as soon as it can be ready, not all at the end.
  */
 const MAX_FILLING = 2;
+/** Sessions asked for less than this apart are one burst, during which an idle pool makes no box. */
+const BURST_QUIET_MS = 1_000;
 
 export interface WarmPoolOptions {
   /** Idle boxes to keep whatever the demand (the base); 0 makes a pool that never has one. */
@@ -76,32 +70,9 @@ export interface WarmPoolOptions {
   keepTtlMs?: number;
 }
 
-/** A box ready for a session: its id is the session's id. */
-export interface WarmBox {
-  sessionId: string;
-  box: Box;
-  shell: PtyShell;
-  gatewayDir: string;
-  receiver: SnapshotReceiver;
-  /** What the box holds already, when the pool prefills its boxes. */
-  prefilled?: Prefilled;
-  /** When the box's keeping ends (epoch ms; its kept-until label), for a pool of kept sessions. */
-  keptUntil?: number;
-}
-
 interface Idle {
   warm: WarmBox;
   timer: NodeJS.Timeout;
-}
-
-/** Removes a warm box that will not serve a session, and everything that came with it. */
-export async function disposeWarmBox(warm: WarmBox): Promise<void> {
-  warm.receiver.close();
-  await warm.shell.dispose();
-  await warm.box
-    .remove()
-    .catch((error) => log.warn(`removing box ${warm.box.shortId}: ${describeError(error)}`));
-  await rm(warm.gatewayDir, { recursive: true, force: true });
 }
 
 /** A box being made: it goes to the session waiting for it (`claim`), else to the idle list. */
@@ -119,6 +90,7 @@ export class WarmPool {
   private closed = false;
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
+  private quietTimer: NodeJS.Timeout | undefined;
   /** Replacements of taken boxes that wait for their session to be handed out, by their release. */
   private readonly deferrals = new Set<() => void>();
   private waiters: Array<() => void> = [];
@@ -239,6 +211,7 @@ export class WarmPool {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
+    clearTimeout(this.quietTimer);
     clearTimeout(this.shrinkTimer);
     for (const release of [...this.deferrals]) release();
     await this.scheduling;
@@ -259,7 +232,8 @@ export class WarmPool {
   private settled(): boolean {
     if (this.closed || this.idle.length >= this.target()) return true;
     // Held below its target (admission, a failing engine): nothing more is on its way.
-    const quiet = !this.scheduling && this.filling.size === 0 && this.deferrals.size === 0;
+    const quiet =
+      !this.scheduling && !this.quietTimer && this.filling.size === 0 && this.deferrals.size === 0;
     return quiet && this.idle.length >= this.size;
   }
 
@@ -353,6 +327,25 @@ export class WarmPool {
     void until.catch(() => undefined).then(release);
   }
 
+  /**
+   * Whether sessions are still being asked for (the last under BURST_QUIET_MS ago): while the pool
+   * still has an idle box, the boxes it makes then would take the CPU the burst's next sessions
+   * need, so it makes them once the burst is over (a timer asks again). An empty pool makes them
+   * at once: sessions are waiting for them.
+   */
+  private burstGoesOn(): boolean {
+    const quietInMs = (this.asked.at(-1) ?? -Infinity) + BURST_QUIET_MS - Date.now();
+    if (quietInMs <= 0) return false;
+    if (!this.quietTimer) {
+      this.quietTimer = setTimeout(() => {
+        this.quietTimer = undefined;
+        this.refill();
+      }, quietInMs + 10);
+      this.quietTimer.unref();
+    }
+    return true;
+  }
+
   /** Boxes the pool holds or has on the way: idle, being made for no session, and owed. */
   private held(): number {
     return this.idle.length + this.unclaimedCount() + this.deferrals.size;
@@ -379,6 +372,7 @@ export class WarmPool {
     while (!this.closed && this.retry === undefined) {
       const held = this.held();
       if (held >= this.target() || this.filling.size >= MAX_FILLING) return;
+      if (this.idle.length > 0 && this.burstGoesOn()) return;
       if (held >= this.size) {
         const grown = held - this.size;
         if (this.room) {
@@ -430,68 +424,42 @@ export class WarmPool {
 
   /** Makes one box; it goes to the session waiting for it, else to the idle list. */
   private async fillOne(filling: Filling): Promise<void> {
-    const sessionId = newSessionId();
-    const kept = this.keepTtlMs === undefined ? undefined : keptUntilLabel(this.keepTtlMs + this.ttlMs);
-    const labels = { [LABEL_POOL]: "warm", ...(kept ? { [LABEL_KEPT_UNTIL]: kept } : {}) };
-    const { box, gatewayDir } = await createSessionBox(this.engine, sessionId, { ...this.profile, labels });
-    let shell: PtyShell | undefined;
-    let receiver: SnapshotReceiver | undefined;
-    // Closing stops a box part way: it is removed at the next step rather than made in full.
-    const stopped = async (): Promise<boolean> => {
-      if (!this.closed) return false;
-      receiver?.close();
-      await shell?.dispose();
-      await box.remove().catch(() => undefined);
-      await rm(gatewayDir, { recursive: true, force: true });
-      filling.claim?.(undefined);
-      return true;
+    const recipe = {
+      profile: this.profile,
+      ttlMs: this.ttlMs,
+      prefillRepo: this.prefillRepo,
+      keepTtlMs: this.keepTtlMs,
     };
-    try {
-      if (await stopped()) return;
-      shell = await startSessionShell(box);
-      if (await stopped()) return;
-      const prefilled =
-        this.prefillRepo === undefined
-          ? undefined
-          : await prefillBox(box, this.prefillRepo, SnapshotReceiver.open(box));
-      if (await stopped()) return;
-      // The receiver waits as long as the box may, plus the time a copy-in may take.
-      receiver = SnapshotReceiver.open(box, { timeoutMs: this.ttlMs + 600_000 });
-      const keptUntil = kept === undefined ? undefined : Number(kept) * 1000;
-      const warm: WarmBox = { sessionId, box, shell, gatewayDir, receiver, prefilled, keptUntil };
-      // Idle means ready: the receiver's exec is attached and the file tools' channel answers,
-      // so a take pays for no exec start, and the session's first file operation for none either.
-      await Promise.all([receiver.ready, openBoxChannel(box)]);
-      if (await stopped()) return;
-      if (filling.claim) {
-        log.debug(`warm box ${box.shortId} ready for the session waiting for it (session ${sessionId})`);
-        filling.claim(warm);
-        return;
-      }
-      if (this.idle.length >= this.target()) {
-        // Demand fell while it was made (the window passed): the pool does not need it.
-        await disposeWarmBox(warm);
-        return;
-      }
-      const entry: Idle = {
-        warm,
-        timer: setTimeout(() => void this.expire(entry, "idle past its time to live"), this.ttlMs),
-      };
-      entry.timer.unref();
-      // The receiver ends while idle only if the box went away (removed by hand, the engine restarted).
-      void receiver.result.then(
-        () => this.expire(entry, "its box stopped"),
-        () => this.expire(entry, "its box stopped"),
-      );
-      this.idle.push(entry);
-      log.debug(`warm box ${box.shortId} ready (session ${sessionId})`);
-    } catch (error) {
-      receiver?.close();
-      await shell?.dispose();
-      await box.remove().catch(() => undefined);
-      await rm(gatewayDir, { recursive: true, force: true });
-      throw error;
+    const made = await makeWarmBox(this.engine, recipe, () => this.closed);
+    if (!made) {
+      filling.claim?.(undefined);
+      return;
     }
+    const { warm } = made;
+    if (filling.claim) {
+      log.debug(
+        `warm box ${warm.box.shortId} ready for the session waiting for it (session ${warm.sessionId})`,
+      );
+      filling.claim(warm);
+      return;
+    }
+    if (this.idle.length >= this.target()) {
+      // Demand fell while it was made (the window passed): the pool does not need it.
+      await disposeWarmBox(warm);
+      return;
+    }
+    const entry: Idle = {
+      warm,
+      timer: setTimeout(() => void this.expire(entry, "idle past its time to live"), this.ttlMs),
+    };
+    entry.timer.unref();
+    // The receiver ends while idle only if the box went away (removed by hand, the engine restarted).
+    void warm.receiver.result.then(
+      () => this.expire(entry, "its box stopped"),
+      () => this.expire(entry, "its box stopped"),
+    );
+    this.idle.push(entry);
+    log.debug(`warm box ${warm.box.shortId} ready (session ${warm.sessionId})`);
   }
 
   private async expire(entry: Idle, why: string): Promise<void> {
