@@ -91,6 +91,8 @@ export class WarmPool {
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
   private quietTimer: NodeJS.Timeout | undefined;
+  /** Boxes being removed (shrunk, expired), waited for by `close`. */
+  private readonly disposing = new Set<Promise<void>>();
   /** Replacements of taken boxes that wait for their session to be handed out, by their release. */
   private readonly deferrals = new Set<() => void>();
   private waiters: Array<() => void> = [];
@@ -218,7 +220,7 @@ export class WarmPool {
     await this.fillsDone();
     const all = this.idle.splice(0);
     for (const entry of all) clearTimeout(entry.timer);
-    await Promise.allSettled(all.map((entry) => disposeWarmBox(entry.warm)));
+    await Promise.allSettled([...all.map((entry) => this.dispose(entry.warm)), ...this.disposing]);
     this.notify();
   }
 
@@ -274,30 +276,33 @@ export class WarmPool {
       log.debug(
         `a burst of ${largestBurst(this.asked)} session(s) asked for a warm box: the pool aims for ${now}`,
       );
-    clearTimeout(this.shrinkTimer);
-    this.shrinkTimer = setTimeout(() => this.shrink(), this.demandWindowMs + 50);
+    this.armShrink();
+  }
+
+  /** Looks again when the oldest ask leaves the demand window: the target may fall then. */
+  private armShrink(): void {
+    if (this.shrinkTimer || this.asked.length === 0 || this.closed) return;
+    const inMs = this.asked[0]! + this.demandWindowMs + 50 - Date.now();
+    this.shrinkTimer = setTimeout(() => {
+      this.shrinkTimer = undefined;
+      this.shrink();
+    }, inMs);
     this.shrinkTimer.unref();
   }
 
-  /** Demand gone: idle boxes past the base are removed, oldest first. */
+  /** Demand gone: idle boxes past what the pool aims for now are removed, oldest first. */
   private shrink(): void {
     const target = this.target();
-    if (this.asked.length > 0) {
-      this.shrinkTimer = setTimeout(
-        () => this.shrink(),
-        this.asked[0]! + this.demandWindowMs + 50 - Date.now(),
-      );
-      this.shrinkTimer.unref();
-    }
+    this.armShrink();
     const surplus = this.idle.length + this.unclaimedCount() - target;
     if (surplus <= 0 || this.closed) return;
     const gone = this.idle.splice(0, Math.min(surplus, this.idle.length));
     log.info(
-      `the largest burst of sessions in the last ${Math.round(this.demandWindowMs / 1000)} s asked for ${largestBurst(this.asked)} warm box(es): the pool shrinks to ${target} idle, removing ${gone.length}`,
+      `the largest burst of sessions asking for a warm box in the last ${Math.round(this.demandWindowMs / 1000)} s is ${largestBurst(this.asked)}: the pool shrinks to ${target} idle, removing ${gone.length}`,
     );
     for (const entry of gone) {
       clearTimeout(entry.timer);
-      void disposeWarmBox(entry.warm);
+      void this.dispose(entry.warm);
     }
     this.notify();
   }
@@ -445,7 +450,7 @@ export class WarmPool {
     }
     if (this.idle.length >= this.target()) {
       // Demand fell while it was made (the window passed): the pool does not need it.
-      await disposeWarmBox(warm);
+      await this.dispose(warm);
       return;
     }
     const entry: Idle = {
@@ -469,6 +474,13 @@ export class WarmPool {
     clearTimeout(entry.timer);
     log.debug(`replacing warm box ${entry.warm.box.shortId}: ${why}`);
     this.refill();
-    await disposeWarmBox(entry.warm);
+    await this.dispose(entry.warm);
+  }
+
+  /** Removes a box the pool no longer wants; `close` waits for every such removal. */
+  private dispose(warm: WarmBox): Promise<void> {
+    const removing = disposeWarmBox(warm).finally(() => this.disposing.delete(removing));
+    this.disposing.add(removing);
+    return removing;
   }
 }

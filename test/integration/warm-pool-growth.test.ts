@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { BoxEngine } from "../../src/engine/box-engine.js";
-import { LABEL_POOL } from "../../src/engine/labels.js";
+import { LABEL_POOL, LABEL_SESSION } from "../../src/engine/labels.js";
 import type { Session } from "../../src/session/session.js";
 import { SessionManager } from "../../src/session/session-manager.js";
 import { tempRepo } from "../helpers/repos.js";
@@ -77,6 +77,31 @@ describe("a warm pool under a burst of sessions", () => {
       const info = await (await testEngine()).inspect(session.box.id);
       expect(info.Config.Labels[LABEL_POOL]).toBe("warm");
       expect((await session.bash("cat a.txt")).output).toBe("from the host\n");
+    } finally {
+      await manager.closeAll();
+    }
+  });
+
+  it("shrinks back to its base once no burst has asked for a while, removing the boxes it grew", async () => {
+    using repo = tempRepo();
+    const image = sandboxImage();
+    const engine = await testEngine();
+    const manager = await SessionManager.start(engine, {
+      pool: { size: 1, maxSize: 3, demandWindowMs: 20_000, profile: { image } },
+    });
+    try {
+      await manager.pool!.full();
+      const burst: Session[] = [];
+      for (let i = 0; i < 3; i++) burst.push(await manager.create({ repo: repo.path, image }));
+      for (const s of burst) await manager.destroy(s.id);
+      await manager.pool!.full();
+      expect(manager.pool!.idleCount).toBe(3);
+      const grown = manager.pool!.idleIds();
+      await expect.poll(() => manager.pool!.idleCount, { timeout: 60_000, interval: 250 }).toBe(1);
+      const [kept] = manager.pool!.idleIds();
+      for (const id of grown.filter((id) => id !== kept)) {
+        await expect.poll(async () => (await engine.listBoxes(LABEL_SESSION, id)).length).toBe(0);
+      }
     } finally {
       await manager.closeAll();
     }
