@@ -37,6 +37,8 @@ export const CLAIM_WAIT_MAX_MS = 30_000;
  * is wanted as soon as it can be ready, not all at the end.
  */
 const MAX_FILLING = 2;
+/** The most asks the pool remembers (the newest): far more than a burst it could follow. */
+const MAX_ASKS_KEPT = 10_000;
 /** Sessions asked for less than this apart are one burst, during which an idle pool makes no box. */
 const BURST_QUIET_MS = 1_000;
 
@@ -140,11 +142,6 @@ export class WarmPool {
 
   get idleCount(): number {
     return this.idle.length;
-  }
-
-  /** Boxes being made now (for a session waiting for one, or for the idle list). */
-  get fillingCount(): number {
-    return this.filling.size;
   }
 
   /** The session ids of the idle boxes, oldest first. */
@@ -271,6 +268,8 @@ export class WarmPool {
   private noteAsked(): void {
     const before = this.target();
     this.asked.push(Date.now());
+    // A client asking thousands of times in the window does not grow the list past this.
+    if (this.asked.length > MAX_ASKS_KEPT) this.asked.splice(0, this.asked.length - MAX_ASKS_KEPT);
     const now = this.target();
     if (now > before)
       log.debug(
