@@ -146,6 +146,14 @@ row(
   fixedName,
   stats(firstFixed),
 );
+// The machine's own figure for the same start: the fixed pool's creates that took an idle box.
+const fixedWarm = restFixed.flatMap((r, i) => r.filter((_, j) => warm.fixed[i + 1][j]));
+if (fixedWarm.length > 0) {
+  row(
+    `reference: a create that took an idle box of the fixed pool, same rounds (${label})`,
+    stats(fixedWarm),
+  );
+}
 const pooled = (name) => warm[name].slice(1).flat().filter(Boolean).length;
 const total = restGrows.flat().length;
 say(
