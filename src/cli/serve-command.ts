@@ -122,6 +122,10 @@ export function registerServeCommand(program: Command): void {
       "warm boxes kept ready for new sessions (0: none; default DRYDOCK_POOL, else 2)",
       process.env.DRYDOCK_POOL ?? "2",
     )
+    .option(
+      "--pool-max <n>",
+      "the most warm boxes the pool grows to when sessions ask for more than --pool within 5 minutes, each only as admission allows (default 8, or --pool when larger; --pool: no growth)",
+    )
     .option("--pool-ttl <seconds>", "replace a warm box idle this long", "900")
     .option(
       "--tools <sets>",
@@ -177,7 +181,7 @@ export function registerServeCommand(program: Command): void {
           includeUntrackedDependencies: opts.includeUntrackedDependencies === true,
           ...egress,
         },
-        pool: { size: flags.pool, ttlMs: flags.poolTtlMs },
+        pool: { size: flags.pool, maxSize: flags.poolMax, ttlMs: flags.poolTtlMs },
         tools,
         outputSchemas: opts.outputSchemas === true,
         ...extensions,

@@ -11,6 +11,7 @@ import { keysFileFlag } from "./keys-file-flag.js";
 import { runtimeFlag } from "./runtime-flag.js";
 import { DEFAULT_LIMITS } from "../sandbox/box-profile.js";
 import { HOST_SIDE_MIB, NEW_BOX_MIB } from "../server/admission-figure.js";
+import { DEFAULT_POOL_MAX } from "../session/pool-growth.js";
 import type { BoxRuntime } from "../sandbox/box-runtime.js";
 import { DEFAULT_MAX_OUTPUT_BYTES } from "../session/session.js";
 
@@ -43,6 +44,7 @@ export interface ServeFlags {
   maxLlmRequests?: string;
   maxLlmCostUsd?: string;
   pool: string;
+  poolMax?: string;
   poolTtl: string;
   keepSessions?: boolean;
   keepTtl?: string;
@@ -67,6 +69,8 @@ export interface CheckedServeFlags {
   maxLlmRequests?: number;
   maxLlmCostUsd?: number;
   pool: number;
+  /** The most idle boxes the pool grows to with demand (at least `pool`). */
+  poolMax: number;
   poolTtlMs: number;
   keepTtlMs?: number;
   disconnectGraceMs: number;
@@ -118,7 +122,10 @@ export async function checkServeFlags(flags: ServeFlags): Promise<CheckedServeFl
 async function engineFlags(
   engine: BoxEngine,
   flags: ServeFlags,
-  checked: Omit<CheckedServeFlags, "engine" | "runtime" | "pool" | "memoryMB" | "cpus" | "memoryReserveMB">,
+  checked: Omit<
+    CheckedServeFlags,
+    "engine" | "runtime" | "pool" | "poolMax" | "memoryMB" | "cpus" | "memoryReserveMB"
+  >,
 ): Promise<CheckedServeFlags> {
   const docker = dockerEngine(engine);
   if (!docker && flags.keepSessions) {
@@ -153,13 +160,41 @@ async function engineFlags(
       maxReason: `the engine's host has ${capacity.memoryMB} MiB, and a new session counts ${NEW_BOX_MIB + HOST_SIDE_MIB}`,
       example: 4096,
     }),
-    pool: wholeNumber(flags.pool, fromEnvironment ? "DRYDOCK_POOL" : "--pool", {
-      min: 0,
-      max: fit,
-      maxReason: `${fit} boxes at their memory limit fill the engine's host`,
-      ...(fromEnvironment ? { hint: "set it to a number such as 1, or pass --pool N" } : {}),
-    })!,
+    ...poolFlags(flags, fit, fromEnvironment),
   };
+}
+
+/** `--pool` and `--pool-max`: the base, and the ceiling the pool grows to (default DEFAULT_POOL_MAX). */
+function poolFlags(
+  flags: ServeFlags,
+  fit: number,
+  fromEnvironment: boolean,
+): { pool: number; poolMax: number } {
+  const pool = wholeNumber(flags.pool, fromEnvironment ? "DRYDOCK_POOL" : "--pool", {
+    min: 0,
+    max: fit,
+    maxReason: `${fit} boxes at their memory limit fill the engine's host`,
+    ...(fromEnvironment ? { hint: "set it to a number such as 1, or pass --pool N" } : {}),
+  })!;
+  const poolMax = wholeNumber(flags.poolMax, "--pool-max", {
+    min: 0,
+    max: fit,
+    maxReason: `${fit} boxes at their memory limit fill the engine's host`,
+  });
+  if (poolMax === undefined) return { pool, poolMax: Math.max(pool, DEFAULT_POOL_MAX) };
+  if (pool === 0 && poolMax > 0) {
+    throw new FlagError(
+      "--pool-max",
+      "is the most a warm pool grows to, and --pool 0 keeps none; pass --pool N (1 or more), or drop --pool-max",
+    );
+  }
+  if (poolMax < pool) {
+    throw new FlagError(
+      "--pool-max",
+      `${poolMax} is below --pool ${pool}, the pool's base; pass --pool-max ${pool} or more (${pool}: the pool does not grow), or lower --pool`,
+    );
+  }
+  return { pool, poolMax };
 }
 
 function secondsToMs(value: number | undefined): number | undefined {

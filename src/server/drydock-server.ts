@@ -22,7 +22,7 @@ import { EnvironmentImages } from "../environment/environment-images.js";
 import { InvalidArgumentError, describeError } from "../util/errors.js";
 import { addLogRedactor, addLogSink, logger, type LogLevel } from "../util/log.js";
 import { openHostRepo } from "../workspace/host-repo.js";
-import { defaultReserveMiB } from "./admission-figure.js";
+import { defaultReserveMiB, type AdmissionFigure } from "./admission-figure.js";
 import { ClientSessions } from "./client-sessions.js";
 import { MemoryAdmission } from "./memory-admission.js";
 import { registerTools } from "./register-tools.js";
@@ -82,8 +82,11 @@ export interface DrydockServerConfig {
    * Without it a cluster's sessions use `image` as it is (`--env-registry`).
    */
   environmentRegistry?: string;
-  /** Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none). */
-  pool?: { size: number; ttlMs?: number };
+  /**
+   * Warm pool: idle boxes kept ready for sessions on the defaults (size 0 or absent: none),
+   * growing with demand to at most `maxSize` (default `size`) as admission allows.
+   */
+  pool?: { size: number; maxSize?: number; ttlMs?: number };
   /**
    * How often the running server removes boxes whose owner died (default: DRYDOCK_REAP_INTERVAL_S
    * in seconds, else 60 s; 0: only at start).
@@ -169,10 +172,14 @@ export class DrydockServer {
       : undefined;
     // On a cluster an environment image is pushed before a pool can hold it (below).
     const poolReady = !unreadable && (!served || (served.present && !builder?.publish));
+    // Growth past the pool's base asks admission, which is made below, once the pool has started.
+    const later: { admission?: () => Promise<AdmissionFigure> } = {};
     const poolOptions = (poolImage: string) =>
       config.pool && {
         ...config.pool,
         profile: poolProfile(poolImage, config.sessionOptions),
+        room: async () =>
+          later.admission ? later.admission() : { fit: 0, why: "admission is not set up yet" },
         // Boxes wait holding the served repository's commit: a session on it sends only the change.
         prefillRepo: repo.root,
       };
@@ -213,6 +220,7 @@ export class DrydockServer {
       admission: docker ? new MemoryAdmission(docker, { hostMiB, reserveMiB }) : undefined,
       clusterRoom: roomOf(engine),
     });
+    later.admission = () => access.admission();
     const redact = secretRedactor(secretValues(loadProviderKeys({ envFile: config.envFile })));
     addLogRedactor(redact);
     log.info(`serving ${repo.root} with image ${image}, ${tools.length} tools`);

@@ -146,7 +146,8 @@ export class SessionManager {
   }
 
   private async startSession(options: SessionOptions, until: Promise<void>): Promise<Session> {
-    const warm = this.pool?.take(options, until);
+    const taking = this.pool?.take(options, until);
+    const warm = taking && (await taking);
     if (!warm) return this.startCold(options);
     try {
       const session = await Session.fromWarm(options, warm);

@@ -35,7 +35,7 @@ import { startSessionEgress } from "./session-egress.js";
 import { SessionShell, type SessionShellSetup } from "./session-shell.js";
 import { DEFAULT_WATCHDOG_GRACE_MS } from "./shell-watchdog.js";
 import { newSessionId } from "./session-id.js";
-import { disposeWarmBox, type WarmBox } from "./warm-pool.js";
+import { disposeWarmBox, type WarmBox } from "./warm-box.js";
 import { endDeadShells } from "./dead-shells.js";
 import {
   CheckpointBook,

@@ -102,6 +102,15 @@ describe("drydock serve's flags", () => {
         { DRYDOCK_POOL: "two" },
       ],
       [["--pool-ttl", "0"], /^--pool-ttl: "0" is not a number of seconds above 0/],
+      [
+        ["--pool", "3", "--pool-max", "2"],
+        /^--pool-max: 2 is below --pool 3, the pool's base; pass --pool-max 3 or more/,
+      ],
+      [
+        ["--pool", "0", "--pool-max", "4"],
+        /^--pool-max: is the most a warm pool grows to, and --pool 0 keeps none/,
+      ],
+      [["--pool-max", "100000"], /^--pool-max: "100000" is not a whole number from 0 to \d+/],
       [["--timeout", "soon"], /^--timeout: "soon" is not a number of seconds above 0/],
       [["--max-sessions", "0"], /^--max-sessions: "0" is not a whole number of 1 or more/],
       [

@@ -105,8 +105,9 @@ describe("the warm pool", () => {
       const sessions = await Promise.all(
         Array.from({ length: 5 }, () => manager.create({ repo: repo.path, image: sandboxImage() })),
       );
+      // The idle boxes go to the first two; the others wait for the boxes being made or start cold.
       const warm = sessions.filter((s) => s.warm);
-      expect(warm.map((s) => s.id).sort()).toEqual([...pooled].sort());
+      expect(warm.map((s) => s.id)).toEqual(expect.arrayContaining(pooled));
       expect(new Set(sessions.map((s) => s.box.id)).size).toBe(5);
       expect(new Set(sessions.map((s) => s.id)).size).toBe(5);
       await sessions[0]!.bash("echo mine > only-here.txt");
