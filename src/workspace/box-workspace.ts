@@ -405,6 +405,8 @@ esac
 export interface DiffOptions {
   maxBytes?: number;
   signal?: AbortSignal;
+  /** What the box agent does beside the script (BoxShOptions.fast). */
+  fast?: Record<string, string>;
 }
 
 async function runDiff(
@@ -419,6 +421,7 @@ async function runDiff(
     // (last-stat brings the index up to date with nothing: the changes are left to the next diff.)
     // Every other diff starts the box's watch if it does not run yet.
     changes: kind === "last-stat" ? false : "start",
+    ...(options.fast ? { fast: options.fast } : {}),
   });
   if (result.exitCode !== 0) {
     throw new CommandExitError(
@@ -438,10 +441,12 @@ async function runDiff(
 /**
  * Starts the box's watch of /workspace and brings the diff's index up to date once, diffing
  * nothing: a session does it as soon as it is ready, in its turn with its other diffs, so that its
- * first diff or checkpoint already follows the change, not the repository (watch.py).
+ * first diff or checkpoint already follows the change, not the repository (watch.py). The box
+ * agent's tree writer then reads the tree of that index in the background ("prime": tree.py), so
+ * that the session's first checkpoint writes what changed since, as its later ones do.
  */
 export async function startDiffWatch(box: Box, signal?: AbortSignal): Promise<void> {
-  await runDiff(box, "index", { signal });
+  await runDiff(box, "index", { signal, fast: { op: "prime", index: DIFF_INDEX, baseRef: BASE_REF } });
 }
 
 /** The unified diff (binary-safe) of everything changed in /workspace since the base. */
