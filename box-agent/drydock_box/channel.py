@@ -146,10 +146,12 @@ class Channel:
         fast = req.get("fast")
         op = fast.get("op") if isinstance(fast, dict) else None
         saving = took and op == "save"
-        # A session's start (startDiffWatch in src/workspace/box-workspace.ts): the request that
-        # starts the watch resets its account of the tree, and the tree writer then reads the
-        # tree of the diff's index as that request left it, in the background (tree.py, prime).
-        priming = took and op == "prime"
+        # A session's start (startDiffWatch in src/workspace/box-workspace.ts, also run when a
+        # warm box is prefilled): the request that starts the watch resets its account of the
+        # tree, and the tree writer then reads the tree of the diff's index as that request left
+        # it, in the background (tree.py, prime); unless the tree writer holds a tree its account
+        # still vouches for (a prefilled box's, with the session's copy-in since in the account).
+        priming = took and op == "prime" and not self.tree.vouches()
         if priming:
             self.tree.forget()
         if saving:
@@ -209,8 +211,12 @@ class Channel:
             threading.Thread(target=self.tree.load, args=(commit, epoch), daemon=True).start()
         elif priming and code == 0 and isinstance(fast.get("index"), str) and isinstance(fast.get("baseRef"), str):
             self.tree.expect()
-            threading.Thread(target=self.tree.prime, args=(fast["index"].encode(), fast["baseRef"].encode(), epoch),
-                             daemon=True).start()
+            threading.Thread(target=self.tree.prime, args=(fast["index"].encode(), fast["baseRef"].encode(), epoch,
+                                                           fast.get("readAll") is True), daemon=True).start()
+        elif took and op == "prime" and code == 0 and isinstance(fast.get("baseRef"), str):
+            # The tree was kept (a warm box's): counted from the base its session set.
+            self.tree.expect()
+            threading.Thread(target=self.tree.rebase_to, args=(fast["baseRef"].encode(), epoch), daemon=True).start()
         with self.lock:
             self.procs.pop(rid, None)
             self.killed.discard(rid)

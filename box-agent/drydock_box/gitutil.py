@@ -232,15 +232,15 @@ class Batch:
         return b"".join(parts)
 
     # Each question "info <object>" or "contents <object>": (id, type, body or None), or
-    # (None, None, None) for one that is not there.
-    def ask(self, questions):
+    # (None, None, None) for one that is not there; with sizes, each with the object's size last.
+    def ask(self, questions, sizes=False):
         writer = threading.Thread(target=self.write, args=(b"".join(q + b"\n" for q in questions),), daemon=True)
         writer.start()
         answers = []
         for q in questions:
             words = self.line().split(b" ")
             if len(words) == 2 and words[1] in (b"missing", b"ambiguous"):
-                answers.append((None, None, None))
+                answers.append((None, None, None, None) if sizes else (None, None, None))
                 continue
             if len(words) != 3 or not words[2].isdigit():
                 raise Decline("git cat-file answered oddly")
@@ -252,7 +252,7 @@ class Batch:
                 body = self.take(size)
                 if self.take(1) != b"\n":
                     raise Decline("git cat-file answered oddly")
-            answers.append((words[0], words[1], body))
+            answers.append((words[0], words[1], body, int(words[2])) if sizes else (words[0], words[1], body))
         writer.join(max(0.0, self.deadline - time.monotonic()))
         return answers
 

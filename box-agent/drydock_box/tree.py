@@ -61,6 +61,9 @@ from .watch import MAX_CONFIG_BYTES
 PRIME_WAIT = 2.0
 # The largest diff's index primed from (about 100 bytes a file: a million files).
 MAX_INDEX = 128 << 20
+# The largest diff's index whose tree a warm box's priming reads whole (about 40,000 files: some
+# 25 ms of a one-CPU box and a few MB of the agent's memory at 10,000).
+READ_ALL_MAX_INDEX = 4 << 20
 
 
 def depth_of(d):
@@ -147,6 +150,14 @@ class TreeWriter:
                 self.model = model
             self.idle.notify_all()
 
+    # Whether it holds a tree (none under way) whose changes since the watch can name.
+    # (One under way, a warm box's priming that has not ended, serves as well: its epoch is kept.)
+    def vouches(self):
+        with self.lock:
+            if self.model is None and not self.pending:
+                return False
+        return self.watch.tree_vouches()
+
     # The tree writer holds nothing from here on (a request that resets the watch's account of
     # the tree is about to run: the tree it held would not match that account).
     def forget(self):
@@ -173,7 +184,7 @@ class TreeWriter:
     # the index itself it would take its lock (a diff beside it would fail) and may write it. Any
     # later version of the index serves as well as the one the request left: each path it holds
     # as changed since is in the watch's account too, and is read again by the save.
-    def prime(self, index, base_ref, epoch):
+    def prime(self, index, base_ref, epoch, read_all=False):
         model, copy = None, None
         try:
             body = read_regular(index, MAX_INDEX + 1)
@@ -182,9 +193,14 @@ class TreeWriter:
             fd, copy = tempfile.mkstemp(prefix=b".drydock-prime-", dir=b"/tmp")
             with os.fdopen(fd, "wb") as f:
                 f.write(body)
-            tree = git([b"write-tree"], extra={b"GIT_INDEX_FILE": copy}).strip()
-            base = git([b"rev-parse", b"--verify", base_ref + b"^{commit}"]).strip()
-            model = self.model_of(tree, base)
+            # (Two gits at once: each waits on its own start and files.)
+            # (A warm box's has no base yet: its session's copy-in sets it, and the first save
+            # counts the changes from it.)
+            tree, base = git_beside([b"for-each-ref", b"--format=%(objectname)", base_ref],
+                                    lambda: git([b"write-tree"], extra={b"GIT_INDEX_FILE": copy}))
+            model = self.model_of(tree.strip(), base.strip() or None)
+            if read_all and len(body) <= READ_ALL_MAX_INDEX:
+                self.read_all(model["w"])
         except Exception as error:
             self.declined("the tree could not be primed: %s" % (str(error) or type(error).__name__))
         finally:
@@ -196,32 +212,91 @@ class TreeWriter:
                         pass
             self.loaded(model, epoch)
 
-    # A lazy model of tree `tree` whose base is commit `base`: what differs from the base, from
-    # diff-tree, with the sizes of its files.
+    # A session's start on a warm box whose tree the writer kept (primed in the pool, before the
+    # session's copy-in set the base): what differs is counted from that base now, in the
+    # background, rather than by the session's first save. The tree is taken out while that runs
+    # (a save that stops waiting leaves itself to the script).
+    def rebase_to(self, base_ref, epoch):
+        model = None
+        try:
+            with self.lock:
+                self.idle.wait_for(lambda: self.pending <= 1, PRIME_WAIT)
+                model, self.model = self.model, None
+            trees = model["w"]["trees"] if model is not None else {}
+            if b"" in trees:
+                base = git([b"for-each-ref", b"--format=%(objectname)", base_ref]).strip()
+                if len(base) == 40 and base != model["base_commit"]:
+                    batch = Batch()
+                    try:
+                        self.rebase(model, base, trees[b""].hex().encode(), batch)
+                        self.load_dirs(model["w"], {path.rpartition(b"/")[0] for path in model["was"]}, batch)
+                    finally:
+                        batch.close()
+        except Exception as error:
+            model = None
+            self.declined("the tree's base could not be read: %s" % (str(error) or type(error).__name__))
+        finally:
+            self.loaded(model, epoch)
+
+    # A lazy model of tree `tree` whose base is commit `base` (None: not known yet), with what
+    # differs from the base, the sizes of its files and the trees of the directories that hold
+    # them read (by one cat-file, here in the background rather than in the next save).
     def model_of(self, tree, base):
-        if len(tree) != 40 or len(base) != 40:
+        if len(tree) != 40 or (base is not None and len(base) != 40):
             raise Decline("not an object id")
         w = {"dirs": {}, "trees": {b"": bytes.fromhex(tree.decode())}}
         model = {"w": w, "base_commit": base, "was": {}, "sizes": {}}
+        if base is None:
+            return model
+        batch = Batch()
+        try:
+            self.rebase(model, base, tree, batch)
+            self.load_dirs(w, {path.rpartition(b"/")[0] for path in model["was"]}, batch)
+        finally:
+            batch.close()
+        return model
+
+    # What differs between commit `base` and tree `tree` (w as it is), as git diff-tree -r finds
+    # it, becomes the model's account of what differs from its base, with the sizes of the files.
+    def rebase(self, model, base, tree, batch):
         diff = git([b"diff-tree", b"-r", b"-z", b"--no-renames", base, tree]).split(b"\0")
-        was, wanted = model["was"], []
+        was, wanted = {}, []
         for i in range(0, len(diff) - 1, 2):
             old_mode, new_mode, old_sha, new_sha, _ = diff[i][1:].split(b" ")
             was[diff[i + 1]] = None if old_mode == b"000000" else (old_mode, bytes.fromhex(old_sha.decode()))
             if new_mode not in (b"000000", b"160000"):
                 wanted.append(new_sha)
+        sizes = {}
         if wanted:
-            out = git([b"cat-file", b"--batch-check=%(objectname) %(objectsize)"],
-                      stdin=b"".join(sha + b"\n" for sha in wanted))
-            for line in out.split(b"\n"):
-                if line:
-                    hexsha, size = line.split(b" ")
-                    model["sizes"][bytes.fromhex(hexsha.decode())] = int(size)
-        return model
+            for sha, _, _, size in batch.ask([b"info " + sha for sha in wanted], sizes=True):
+                if sha is None:
+                    raise Decline("an object of the tree is missing")
+                sizes[bytes.fromhex(sha.decode())] = size
+        model["was"], model["sizes"], model["base_commit"] = was, sizes, base
+
+    # Every tree of w, read ahead (a warm box's priming, while it waits in the pool for a session:
+    # the session's first save then reads none). One ls-tree; a tree of more entries than
+    # READ_ALL_MAX_INDEX allows stays lazy.
+    def read_all(self, w):
+        dirs, trees = {b"": {}}, {b"": w["trees"][b""]}
+        out = git([b"ls-tree", b"-r", b"-t", b"-z", b"--full-tree", w["trees"][b""].hex().encode()])
+        for item in out.split(b"\0"):
+            if not item:
+                continue
+            head, path = item.split(b"\t", 1)
+            mode, kind, hexsha = head.split(b" ")
+            sha = bytes.fromhex(hexsha.decode())
+            parent, _, name = path.rpartition(b"/")
+            if kind == b"tree":
+                mode = TREE_MODE
+                dirs.setdefault(path, {})
+                trees[path] = sha
+            dirs.setdefault(parent, {})[name] = (mode, sha)
+        w["dirs"], w["trees"] = dirs, trees
 
     # Reads the tree objects of the directories in `wanted` and of every directory on the way to
     # them that w holds, a depth at a time (one question to git per depth, not per directory).
-    def load_dirs(self, w, wanted):
+    def load_dirs(self, w, wanted, batch=None):
         dirs, trees = w["dirs"], w["trees"]
         chains = set()
         for d in wanted:
@@ -246,9 +321,11 @@ class TreeWriter:
                     asked.append((d, found[1]))
             if not asked:
                 continue
-            if self.batch is None:
-                self.batch = Batch()
-            answers = self.batch.ask([b"contents " + sha.hex().encode() for _, sha in asked])
+            if batch is None:
+                if self.batch is None:
+                    self.batch = Batch()
+                batch = self.batch
+            answers = batch.ask([b"contents " + sha.hex().encode() for _, sha in asked])
             for (d, sha), (_, kind, body) in zip(asked, answers):
                 if kind != b"tree":
                     raise Decline("a tree of the model is missing")
@@ -527,8 +604,14 @@ class TreeWriter:
         wtree = self.write_trees(w)
         named, base = parse_refs(refs_out, req["baseRef"].encode())
         refs = [sha + b" " + ref for ref, sha in named.items()]
-        if base is None or base != model["base_commit"]:
-            raise Decline("the base moved")
+        if base is None or len(base) != 40:
+            raise Decline("no base")
+        if base != model["base_commit"]:
+            # A warm box's tree, primed before its session set the base (or the base moved): what
+            # differs is counted from this base, over the tree just written.
+            if self.batch is None:
+                self.batch = Batch()
+            self.rebase(model, base, wtree.hex().encode(), self.batch)
         refs_text = b"\n".join(refs)
         head = read_regular(ROOT + b"/.git/HEAD", 4096) if not os.path.islink(ROOT + b"/.git/HEAD") else None
         if head is None:
