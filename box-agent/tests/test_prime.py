@@ -84,11 +84,13 @@ class Box:
         self.watch, self.writer, self.channel, self.out = watch, writer, channel, out
         self.slot = 10
 
-    def prime(self, wait=True):
-        """The session's start: the watch started, the diff's index brought up to date, priming."""
+    def prime(self, wait=True, read_all=False):
+        """The session's start (or a warm box's prefill, read_all): the watch started, the diff's
+        index brought up to date, priming."""
         self.channel.serve({"id": 1, "argv": ["bash", "-c", INDEX_STEP, "x", str(self.root), str(self.index)],
                             "changes": "start",
-                            "fast": {"op": "prime", "index": str(self.index), "baseRef": BASE_REF}}, b"")
+                            "fast": {"op": "prime", "index": str(self.index), "baseRef": BASE_REF,
+                                     "readAll": read_all}}, b"")
         meta, _, err = self.out.last()
         assert meta["exit"] == 0, err
         if wait:
@@ -313,3 +315,48 @@ def test_random_changes_after_priming_save_as_git_adds_them(box):
     # Most rounds are the tree writer's (a round whose changes it cannot vouch for goes to the
     # script, which is right too, and the next round starts from the script's tree).
     assert fast >= 20
+
+
+def test_a_warm_boxs_tree_primed_before_its_base_serves_its_sessions_first_save(box):
+    # The pool's prefill: no base yet (the session's copy-in sets it), every tree read ahead.
+    base = git_out(box.root, "rev-parse", BASE_REF)
+    run_git(box.root, "update-ref", "-d", BASE_REF)
+    box.prime(read_all=True)
+    assert box.writer.model is not None and box.writer.model["base_commit"] is None
+    assert len(box.writer.model["w"]["dirs"]) == 2
+    epoch = box.watch.tree_epoch
+    # The session's copy-in: a file from the host, the config and exclude written anew with the
+    # same bytes, the repository's directory touched, the base set.
+    (box.root / "src" / "host.txt").write_text("from the host\n")
+    for name in ("config", "info/exclude"):
+        path = box.root / ".git" / name
+        if path.exists():
+            body = path.read_bytes()
+            os.unlink(str(path))
+            path.write_bytes(body)
+    os.utime(str(box.root / ".git"))
+    run_git(box.root, "update-ref", BASE_REF, base)
+    # The session's start keeps that tree (its account still vouches for it) and counts from the
+    # base in the background; the first save is the tree writer's, with the script's counts.
+    box.prime()
+    assert box.watch.tree_epoch == epoch, "the session's start primed again"
+    assert box.writer.model["base_commit"] == base.encode()
+    (box.root / "a.txt").write_text("the agent's\n")
+    saved = box.save()
+    assert saved[3]
+    box.check(saved)
+    assert saved[2] == 2
+
+
+def test_a_warm_boxs_tree_its_copy_in_changed_past_the_account_is_primed_again(box):
+    run_git(box.root, "update-ref", "-d", BASE_REF)
+    box.prime(read_all=True)
+    epoch = box.watch.tree_epoch
+    for i in range(200):
+        (box.root / ("f%d.txt" % i)).write_text("%d\n" % i)
+    run_git(box.root, "update-ref", BASE_REF, "HEAD")
+    box.prime()
+    assert box.watch.tree_epoch == epoch + 1
+    saved = box.save()
+    assert saved[3]
+    box.check(saved)
