@@ -11,7 +11,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { boxSh } from "../../src/sandbox/box-channel.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Session } from "../../src/session/session.js";
+import { SessionManager } from "../../src/session/session-manager.js";
 import {
   restoreCheckpoint,
   saveCheckpoint,
@@ -408,6 +411,34 @@ describe("a session's first checkpoint", () => {
       "cd /workspace && echo E >> d0/f0.txt && printf x > d0/f1.txt && printf y > d0/f1.txt",
     );
     expect((await checkSaved(session, await saveInTurn(session), "the second save")).byTreeWriter).toBe(true);
+  }, 600_000);
+
+  it("from a pool prefilled with the repository is the tree writer's and git's", async () => {
+    // The warm box's watch and tree start in the pool; the session keeps them (its copy-in is in
+    // the watch's account) and counts from the base its copy-in set.
+    const repo = tempRepo({ ...agentStepFiles(), "d1/deep/er/x.txt": "x\n" });
+    repos.push(repo);
+    writeFileSync(join(repo.path, "d0", "host-only.txt"), "uncommitted on the host\n");
+    const manager = await SessionManager.start(await testEngine(), {
+      pool: { size: 1, profile: { image: sandboxImage() }, prefillRepo: repo.path },
+    });
+    try {
+      await manager.pool!.full();
+      const session = await manager.create({ repo: repo.path, image: sandboxImage() });
+      expect(session.warm).toBe(true);
+      await bash(
+        session,
+        "cd /workspace && echo e >> d0/f0.txt && rm d2/f3.txt && echo n > d1/deep/er/n.txt",
+      );
+      const first = await checkSaved(session, await saveInTurn(session), "the first save");
+      expect(first.byTreeWriter, "the session's first checkpoint went to its script").toBe(true);
+      await bash(session, "cd /workspace && echo again >> d1/deep/er/x.txt");
+      expect((await checkSaved(session, await saveInTurn(session), "the second save")).byTreeWriter).toBe(
+        true,
+      );
+    } finally {
+      await manager.closeAll();
+    }
   }, 600_000);
 
   it("a file the agent cannot read fails the first save as git does, and saves nothing wrong", async () => {
