@@ -7,9 +7,10 @@ checkpoint-script.ts) runs ten: `git add` and `write-tree` each read and write t
 A request that names `"fast": {"op": "save", …}` is served here when the tree writer can vouch
 for what it holds, and by its script otherwise, which gives the same answer: the save's script
 is then run as any request, and the tree it wrote (`<checkpoint>:w`) is read back, in the
-background, as the tree from which the next save starts. The tree writer answers for nothing
-it did not see: it declines (and the script runs) whenever the watch cannot vouch for the
-paths changed since (the same cases as for the diff's index, plus more than MAX_PATHS changed),
+background, as the tree from which the next save starts (and, from a session's start, the tree
+of the diff's index: `prime`; a warm box's, primed in the pool, serves its session). The tree
+writer answers for nothing it did not see: it declines (and the script runs) whenever the
+watch cannot vouch for the paths changed since (the same cases as for the diff's index, plus more than MAX_PATHS changed),
 another request that took changes still runs, git's config or the box's attributes could make
 `git add` store other bytes than the file's (filters, line endings, core.fileMode,
 core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is in a nested
