@@ -7,8 +7,10 @@
 // with the repository, as bench/checkpoint.mjs times it (the changes made through the shell, then
 // at once the checkpoint). `start`: a warm session from that pool, then at once its bash `true`
 // round trip and its first diff (what a session's start must not slow), each timed on its own.
+// `fork`: a fresh session's state (the same 20 changes) forked into two copies at once, from a
+// pool of three prefilled boxes (the session's and the two copies'), per copy.
 //   BENCH_RUNS=N   rounds (default 20; the channel's start runs twice as many)
-//   AB_ONLY=channel,cold,first,start   only these figures (default channel,cold)
+//   AB_ONLY=channel,cold,first,start,fork   only these figures (default channel,cold)
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -68,7 +70,7 @@ try {
       rmSync(made.gatewayDir, { recursive: true, force: true });
     }
   }
-  if (only.includes("first") || only.includes("start")) {
+  if (only.includes("first") || only.includes("start") || only.includes("fork")) {
     const files = Number(process.env.AB_FILES ?? 10_000);
     const repo = makeRepo(tmp, files);
     const dirs = Math.min(100, files);
@@ -79,7 +81,7 @@ try {
     for (const build of Object.keys(builds)) {
       const { SessionManager } = await load(build, "session/session-manager.js");
       managers[build] = await SessionManager.start(engine, {
-        pool: { size: 1, profile: { image }, prefillRepo: repo },
+        pool: { size: only.includes("fork") ? 3 : 1, profile: { image }, prefillRepo: repo },
       });
     }
     const done = async (build, s) => {
@@ -103,6 +105,38 @@ try {
           `a session's first checkpoint, ${files} files, 20 changed`,
           await interleaved(runs, { this: first("this"), other: first("other") }),
         );
+      }
+      if (only.includes("fork")) {
+        const fork = async (build) => {
+          const { forkSession } = await load(build, "session/session-fork.js");
+          const m = managers[build];
+          return {
+            before: async () => {
+              await m.pool.full();
+              const s = await m.create({ repo, image });
+              const r = await s.bash(change);
+              if (r.exitCode !== 0) throw new Error(r.output);
+              return s;
+            },
+            run: (s) =>
+              forkSession(
+                s,
+                { n: 2 },
+                (options) => m.create(options),
+                (x) => m.destroy(x.id),
+              ),
+            after: async (made, s) => {
+              await Promise.all([...made, s].map((x) => m.destroy(x.id)));
+              await m.pool.full();
+            },
+          };
+        };
+        const r = await interleaved(runs, { this: await fork("this"), other: await fork("other") });
+        const perCopy = (x) => ({ ...stats(x.samples.map((v) => v / 2)), paired: x.paired });
+        report(`a fresh session's state forked into 2 at once, per copy, ${files} files`, {
+          this: perCopy(r.this),
+          other: perCopy(r.other),
+        });
       }
       if (only.includes("start")) {
         const parts = { this: { bash: [], diff: [] }, other: { bash: [], diff: [] } };
