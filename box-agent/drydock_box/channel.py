@@ -211,8 +211,13 @@ class Channel:
             threading.Thread(target=self.tree.load, args=(commit, epoch), daemon=True).start()
         elif priming and code == 0 and isinstance(fast.get("index"), str) and isinstance(fast.get("baseRef"), str):
             self.tree.expect()
-            threading.Thread(target=self.tree.prime, args=(fast["index"].encode(), fast["baseRef"].encode(), epoch,
-                                                           fast.get("readAll") is True), daemon=True).start()
+            args = (fast["index"].encode(), fast["baseRef"].encode(), epoch, fast.get("readAll") is True)
+            if fast.get("readAll") is True:
+                # A warm box's, in the pool: done before the answer, so that the box is idle when
+                # a session takes it (its copy-in, shell and first commands share no CPU with it).
+                self.tree.prime(*args)
+            else:
+                threading.Thread(target=self.tree.prime, args=args, daemon=True).start()
         elif took and op == "prime" and code == 0 and isinstance(fast.get("baseRef"), str):
             # The tree was kept (a warm box's): counted from the base its session set.
             self.tree.expect()
