@@ -12,9 +12,9 @@ of the diff's index: `prime`; a warm box's, primed in the pool, serves its sessi
 writer answers for nothing it did not see: it declines (and the script runs) whenever the
 watch cannot vouch for the paths changed since (the same cases as for the diff's index, plus
 more than MAX_PATHS changed), another request that took changes still runs, git's config or
-the box's attributes could make `git add` store other bytes than the file's (filters, line endings, core.fileMode,
-core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is in a nested
-repository, is not a file, a link or a directory, or is over MAX_FILE bytes, or anything fails.
+the box's attributes could make `git add` store other bytes than the file's (filters, line
+endings, core.fileMode, core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is
+in a nested repository, is not a file, a link or a directory, or is over MAX_FILE bytes, or anything fails.
 
 Which paths the tree holds is git's word, not the writer's: for the paths that changed, one
 `git ls-files --cached --others --exclude-standard` on the diff's index names the files that
