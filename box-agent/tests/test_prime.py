@@ -128,6 +128,9 @@ class Box:
 
 def test_a_sessions_first_save_after_priming_is_the_tree_writers_and_the_scripts(box):
     box.prime()
+    # The agent's index is written ahead as the blob the save will hold.
+    index_blob = git_out(box.root, "hash-object", str(box.root / ".git" / "index"))
+    run_git(box.root, "cat-file", "-e", index_blob)
     (box.root / "a.txt").write_text("changed after priming\n")
     (box.root / "src" / "new").mkdir()
     (box.root / "src" / "new" / "c.txt").write_text("new\n")
