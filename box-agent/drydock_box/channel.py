@@ -146,6 +146,14 @@ class Channel:
         fast = req.get("fast")
         op = fast.get("op") if isinstance(fast, dict) else None
         saving = took and op == "save"
+        # A session's start (startDiffWatch in src/workspace/box-workspace.ts, also run when a
+        # warm box is prefilled): the request that starts the watch resets its account of the
+        # tree, and the tree writer then reads the tree of the diff's index as that request left
+        # it, in the background (tree.py, prime); unless the tree writer holds a tree its account
+        # still vouches for (a prefilled box's, with the session's copy-in since in the account).
+        priming = took and op == "prime" and not self.tree.vouches()
+        if priming:
+            self.tree.forget()
         if saving:
             try:
                 done = self.tree.save(fast)
@@ -164,7 +172,8 @@ class Channel:
             if done is not None:
                 self.answer(rid, cap, *done)
                 return
-        env, listings, whole = self.changes(req["changes"] == "start", saving) if took else (None, [], False)
+        env, listings, whole = (self.changes(req["changes"] == "start", saving or priming) if took
+                                else (None, [], False))
         epoch = self.watch.tree_epoch
         try:
             proc = subprocess.Popen(req["argv"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -195,9 +204,24 @@ class Channel:
         if took:
             self.watch.done(code == 0, whole)
         if saving and code == 0 and outs[0][0].startswith(b"saved "):
-            # The tree the script wrote is the tree writer's from here on.
+            # The tree the script wrote is the tree writer's from here on (counted before the
+            # answer goes: the next save waits for it).
             commit = outs[0][0][6:46]
+            self.tree.expect()
             threading.Thread(target=self.tree.load, args=(commit, epoch), daemon=True).start()
+        elif priming and code == 0 and isinstance(fast.get("index"), str) and isinstance(fast.get("baseRef"), str):
+            self.tree.expect()
+            args = (fast["index"].encode(), fast["baseRef"].encode(), epoch, fast.get("readAll") is True)
+            if fast.get("readAll") is True:
+                # A warm box's, in the pool: done before the answer, so that the box is idle when
+                # a session takes it (its copy-in, shell and first commands share no CPU with it).
+                self.tree.prime(*args)
+            else:
+                threading.Thread(target=self.tree.prime, args=args, daemon=True).start()
+        elif took and op == "prime" and code == 0 and isinstance(fast.get("baseRef"), str):
+            # The tree was kept (a warm box's): counted from the base its session set.
+            self.tree.expect()
+            threading.Thread(target=self.tree.rebase_to, args=(fast["baseRef"].encode(), epoch), daemon=True).start()
         with self.lock:
             self.procs.pop(rid, None)
             self.killed.discard(rid)

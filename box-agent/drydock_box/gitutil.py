@@ -8,11 +8,13 @@ every object the same way, and the tree writer's test checks every object it wri
 """
 import hashlib
 import os
+import select
 import stat as stat_
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import zlib
 
 ROOT = b"/workspace"
@@ -181,3 +183,90 @@ def parse_config(data):
 TRUE = (b"true", b"yes", b"on", b"1", b"")
 FALSE = (b"false", b"no", b"off", b"0")
 
+# The most bytes of one object a Batch reads (a restore's agent index is the largest).
+MAX_OBJECT = 256 << 20
+
+class Batch:
+    # One git cat-file --batch-command for one restore or one save: questions written from a thread of their
+    # own (many never fill both pipes), answers read with the restore's time limit.
+    def __init__(self):
+        self.proc = subprocess.Popen([b"git", b"cat-file", b"--batch-command"], cwd=ROOT, env=git_env(),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.fd = self.proc.stdout.fileno()
+        self.buf = b""
+        self.deadline = time.monotonic() + GIT_TIMEOUT
+
+    def write(self, data):
+        try:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+        except OSError:
+            pass
+
+    def fill(self):
+        left = self.deadline - time.monotonic()
+        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+            raise Decline("git cat-file did not answer")
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            raise Decline("git cat-file ended")
+        self.buf += chunk
+
+    def line(self):
+        while b"\n" not in self.buf:
+            if len(self.buf) > 4096:
+                raise Decline("git cat-file answered oddly")
+            self.fill()
+        line, _, self.buf = self.buf.partition(b"\n")
+        return line
+
+    def take(self, n):
+        parts, size = [], 0
+        while size < n:
+            if not self.buf:
+                self.fill()
+            piece = self.buf[:n - size]
+            self.buf = self.buf[len(piece):]
+            parts.append(piece)
+            size += len(piece)
+        return b"".join(parts)
+
+    # Each question "info <object>" or "contents <object>": (id, type, body or None), or
+    # (None, None, None) for one that is not there; with sizes, each with the object's size last.
+    def ask(self, questions, sizes=False):
+        writer = threading.Thread(target=self.write, args=(b"".join(q + b"\n" for q in questions),), daemon=True)
+        writer.start()
+        answers = []
+        for q in questions:
+            words = self.line().split(b" ")
+            if len(words) == 2 and words[1] in (b"missing", b"ambiguous"):
+                answers.append((None, None, None, None) if sizes else (None, None, None))
+                continue
+            if len(words) != 3 or not words[2].isdigit():
+                raise Decline("git cat-file answered oddly")
+            body = None
+            if q.startswith(b"contents "):
+                size = int(words[2])
+                if size > MAX_OBJECT:
+                    raise Decline("an object too large")
+                body = self.take(size)
+                if self.take(1) != b"\n":
+                    raise Decline("git cat-file answered oddly")
+            answers.append((words[0], words[1], body, int(words[2])) if sizes else (words[0], words[1], body))
+        writer.join(max(0.0, self.deadline - time.monotonic()))
+        return answers
+
+    # (Its end is waited for beside the answer, not before it.)
+    def close(self):
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        threading.Thread(target=self.reap, daemon=True).start()
+
+    def reap(self):
+        try:
+            self.proc.wait(timeout=GIT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()

@@ -21,102 +21,13 @@ will name is missing, or anything fails. The script then does the whole restore 
 the box agent did before declining: it moves the workspace to the checkpoint from any state.
 """
 import os
-import select
 import stat as stat_
 import subprocess
 import threading
 import time
 
 from .files import read_regular
-from .gitutil import GIT_TIMEOUT, ROOT, Decline, Objects, git_beside, git_env, left_to_script, parse_refs
-
-# The most bytes of one object the restore reads here (the agent's index is the largest).
-MAX_OBJECT = 256 << 20
-
-class Batch:
-    # One git cat-file --batch-command for one restore: questions written from a thread of their
-    # own (many never fill both pipes), answers read with the restore's time limit.
-    def __init__(self):
-        self.proc = subprocess.Popen([b"git", b"cat-file", b"--batch-command"], cwd=ROOT, env=git_env(),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.fd = self.proc.stdout.fileno()
-        self.buf = b""
-        self.deadline = time.monotonic() + GIT_TIMEOUT
-
-    def write(self, data):
-        try:
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
-        except OSError:
-            pass
-
-    def fill(self):
-        left = self.deadline - time.monotonic()
-        if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-            raise Decline("git cat-file did not answer")
-        chunk = os.read(self.fd, 1 << 20)
-        if not chunk:
-            raise Decline("git cat-file ended")
-        self.buf += chunk
-
-    def line(self):
-        while b"\n" not in self.buf:
-            if len(self.buf) > 4096:
-                raise Decline("git cat-file answered oddly")
-            self.fill()
-        line, _, self.buf = self.buf.partition(b"\n")
-        return line
-
-    def take(self, n):
-        parts, size = [], 0
-        while size < n:
-            if not self.buf:
-                self.fill()
-            piece = self.buf[:n - size]
-            self.buf = self.buf[len(piece):]
-            parts.append(piece)
-            size += len(piece)
-        return b"".join(parts)
-
-    # Each question "info <object>" or "contents <object>": (id, type, body or None), or
-    # (None, None, None) for one that is not there.
-    def ask(self, questions):
-        writer = threading.Thread(target=self.write, args=(b"".join(q + b"\n" for q in questions),), daemon=True)
-        writer.start()
-        answers = []
-        for q in questions:
-            words = self.line().split(b" ")
-            if len(words) == 2 and words[1] in (b"missing", b"ambiguous"):
-                answers.append((None, None, None))
-                continue
-            if len(words) != 3 or not words[2].isdigit():
-                raise Decline("git cat-file answered oddly")
-            body = None
-            if q.startswith(b"contents "):
-                size = int(words[2])
-                if size > MAX_OBJECT:
-                    raise Decline("an object too large")
-                body = self.take(size)
-                if self.take(1) != b"\n":
-                    raise Decline("git cat-file answered oddly")
-            answers.append((words[0], words[1], body))
-        writer.join(max(0.0, self.deadline - time.monotonic()))
-        return answers
-
-    # (Its end is waited for beside the answer, not before it.)
-    def close(self):
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        threading.Thread(target=self.reap, daemon=True).start()
-
-    def reap(self):
-        try:
-            self.proc.wait(timeout=GIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+from .gitutil import GIT_TIMEOUT, ROOT, Batch, Decline, Objects, git_beside, git_env, left_to_script, parse_refs
 
 AGENT_INDEX = ROOT + b"/.git/index"
 

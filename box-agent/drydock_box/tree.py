@@ -7,13 +7,14 @@ checkpoint-script.ts) runs ten: `git add` and `write-tree` each read and write t
 A request that names `"fast": {"op": "save", …}` is served here when the tree writer can vouch
 for what it holds, and by its script otherwise, which gives the same answer: the save's script
 is then run as any request, and the tree it wrote (`<checkpoint>:w`) is read back, in the
-background, as the tree from which the next save starts. The tree writer answers for nothing
-it did not see: it declines (and the script runs) whenever the watch cannot vouch for the
-paths changed since (the same cases as for the diff's index, plus more than MAX_PATHS changed),
-another request that took changes still runs, git's config or the box's attributes could make
-`git add` store other bytes than the file's (filters, line endings, core.fileMode,
-core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is in a nested
-repository, is not a file, a link or a directory, or is over MAX_FILE bytes, or anything fails.
+background, as the tree from which the next save starts (and, from a session's start, the tree
+of the diff's index: `prime`; a warm box's, primed in the pool, serves its session). The tree
+writer answers for nothing it did not see: it declines (and the script runs) whenever the
+watch cannot vouch for the paths changed since (the same cases as for the diff's index, plus
+more than MAX_PATHS changed), another request that took changes still runs, git's config or
+the box's attributes could make `git add` store other bytes than the file's (filters, line
+endings, core.fileMode, core.symlinks, core.ignoreCase, a SHA-256 repository), a changed path is
+in a nested repository, is not a file, a link or a directory, or is over MAX_FILE bytes, or anything fails.
 
 Which paths the tree holds is git's word, not the writer's: for the paths that changed, one
 `git ls-files --cached --others --exclude-standard` on the diff's index names the files that
@@ -32,6 +33,7 @@ bytes) and m (its time); refs names come with the request, so this program knows
 """
 import os
 import stat as stat_
+import tempfile
 import threading
 import time
 
@@ -42,6 +44,7 @@ from .gitutil import (
     ROOT,
     TREE_MODE,
     TRUE,
+    Batch,
     Decline,
     Objects,
     git,
@@ -53,12 +56,43 @@ from .gitutil import (
 )
 from .watch import MAX_CONFIG_BYTES
 
+# How long a save waits for a load or a priming under way before it leaves the save to its
+# script: either costs about what the script would (both read the index and every tree git
+# changed), so past this something is slow that the script will meet too.
+PRIME_WAIT = 2.0
+# The largest diff's index primed from (about 100 bytes a file: a million files).
+MAX_INDEX = 128 << 20
+# The largest diff's index whose tree a warm box's priming reads whole (about 40,000 files: some
+# 25 ms of a one-CPU box and a few MB of the agent's memory at 10,000).
+READ_ALL_MAX_INDEX = 4 << 20
+
+
+def depth_of(d):
+    return d.count(b"/") + 1 if d else 0
+
+
+# A tree object's entries, name -> (mode, id), as git writes them ("<mode> <name>\0<20 bytes>").
+def parse_tree(body):
+    entries, at, end = {}, 0, len(body)
+    while at < end:
+        space = body.find(b" ", at)
+        nul = body.find(b"\0", space + 1)
+        if space < 0 or nul < 0 or nul + 21 > end:
+            raise Decline("a tree object git would not have written")
+        mode = body[at:space]
+        entries[body[space + 1:nul]] = (TREE_MODE if mode == TREE_MODE else mode, body[nul + 1:nul + 21])
+        at = nul + 21
+    return entries
+
 
 class TreeWriter:
     def __init__(self, watch):
         self.watch = watch
         self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self.pending = 0
         self.model = None
+        self.batch = None
 
     # --- what the tree writer vouches for ---
 
@@ -96,37 +130,178 @@ class TreeWriter:
 
     # --- the model: each directory's entries, name -> (mode, sha); trees' ids where known ---
 
+    # A model is lazy: it starts as w's root tree and the paths that differ from the base, and
+    # reads a directory's tree object only when a change reaches into it (load_dirs), so that
+    # making one costs what differs from the base, not the repository (at 10,000 files reading
+    # every tree is about 25 ms in a one-CPU box). A directory is loaded when w["dirs"] holds it;
+    # w["trees"] holds the ids of loaded ones whose entries are as their tree object says, and
+    # the root's; an unloaded one's id is its entry in its parent.
+
+    # A load or a priming is under way (expect() counts it before the request that starts it is
+    # answered): a save waits for it, up to PRIME_WAIT seconds, rather than leave a session's
+    # first checkpoint to its script.
+    def expect(self):
+        with self.lock:
+            self.pending += 1
+
+    def loaded(self, model, epoch):
+        with self.lock:
+            self.pending = max(0, self.pending - 1)
+            if model is not None and self.watch.tree_epoch == epoch:
+                self.model = model
+            self.idle.notify_all()
+
+    # Whether it holds a tree (none under way) whose changes since the watch can name.
+    # (One under way, a warm box's priming that has not ended, serves as well: its epoch is kept.)
+    def vouches(self):
+        with self.lock:
+            if self.model is None and not self.pending:
+                return False
+        return self.watch.tree_vouches()
+
+    # The tree writer holds nothing from here on (a request that resets the watch's account of
+    # the tree is about to run: the tree it held would not match that account).
+    def forget(self):
+        with self.lock:
+            self.model = None
+
     # The model from checkpoint commit K, which a script just saved (in the background: the next
-    # save waits for nothing; until it is here, saves run their script): w's entries from
-    # ls-tree, and what differs from the base from diff-tree, with the sizes of its files.
+    # save waits for it, briefly): w as K holds it, the base K's parent.
     def load(self, commit, epoch):
+        model = None
         try:
-            base = git([b"rev-parse", commit + b"^"]).strip()
-            model = {"w": self.read_tree(commit + b":w"), "base_commit": base, "was": {}, "sizes": {}}
-            diff = git([b"diff-tree", b"-r", b"-z", b"--no-renames", base, commit + b":w"]).split(b"\0")
-            was, wanted = model["was"], []
-            for i in range(0, len(diff) - 1, 2):
-                old_mode, new_mode, old_sha, new_sha, _ = diff[i][1:].split(b" ")
-                was[diff[i + 1]] = None if old_mode == b"000000" else (old_mode, bytes.fromhex(old_sha.decode()))
-                if new_mode not in (b"000000", b"160000"):
-                    wanted.append(new_sha)
-            if wanted:
-                out = git([b"cat-file", b"--batch-check=%(objectname) %(objectsize)"],
-                          stdin=b"".join(sha + b"\n" for sha in wanted))
-                for line in out.split(b"\n"):
-                    if line:
-                        hexsha, size = line.split(b" ")
-                        model["sizes"][bytes.fromhex(hexsha.decode())] = int(size)
+            out = git([b"rev-parse", commit + b"^", commit + b":w"]).split()
+            if len(out) != 2:
+                raise Decline("git rev-parse answered oddly")
+            model = self.model_of(out[1], out[0])
         except Exception as error:
             self.declined("the tree could not be read: %s" % (str(error) or type(error).__name__))
-            return
-        with self.lock:
-            if self.watch.tree_epoch == epoch:
-                self.model = model
+        finally:
+            self.loaded(model, epoch)
 
-    def read_tree(self, tree):
-        dirs, trees = {b"": {}}, {}
-        out = git([b"ls-tree", b"-r", b"-t", b"-z", b"--full-tree", tree])
+    # The model from the diff's index, as a session's start left it (a request that brought it up
+    # to date with the watch's account of the tree reset): a session's first checkpoint then
+    # writes what changed since, not every tree. git write-tree reads a copy of that index: on
+    # the index itself it would take its lock (a diff beside it would fail) and may write it. Any
+    # later version of the index serves as well as the one the request left: each path it holds
+    # as changed since is in the watch's account too, and is read again by the save.
+    def prime(self, index, base_ref, epoch, read_all=False):
+        model, copy = None, None
+        try:
+            body = read_regular(index, MAX_INDEX + 1)
+            if body is None or len(body) > MAX_INDEX:
+                raise Decline("the diff's index is not a plain file of at most %d bytes" % MAX_INDEX)
+            fd, copy = tempfile.mkstemp(prefix=b".drydock-prime-", dir=b"/tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(body)
+            # (Two gits at once: each waits on its own start and files.)
+            # (A warm box's has no base yet: its session's copy-in sets it, and the first save
+            # counts the changes from it.)
+            tree, base = git_beside([b"for-each-ref", b"--format=%(objectname)", base_ref],
+                                    lambda: git([b"write-tree"], extra={b"GIT_INDEX_FILE": copy}))
+            model = self.model_of(tree.strip(), base.strip() or None)
+            if read_all and len(body) <= READ_ALL_MAX_INDEX:
+                self.read_all(model["w"])
+            if not read_all:
+                self.index_ahead()
+        except Exception as error:
+            self.declined("the tree could not be primed: %s" % (str(error) or type(error).__name__))
+        finally:
+            if copy is not None:
+                for path in (copy, copy + b".lock"):
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+            self.loaded(model, epoch)
+
+    # A session's start on a warm box whose tree the writer kept (primed in the pool, before the
+    # session's copy-in set the base): what differs is counted from that base now, in the
+    # background, rather than by the session's first save. The tree is taken out while that runs
+    # (a save that stops waiting leaves itself to the script).
+    def rebase_to(self, base_ref, epoch):
+        model = None
+        try:
+            with self.lock:
+                self.idle.wait_for(lambda: self.pending <= 1, PRIME_WAIT)
+                model, self.model = self.model, None
+            trees = model["w"]["trees"] if model is not None else {}
+            if b"" in trees:
+                base = git([b"for-each-ref", b"--format=%(objectname)", base_ref]).strip()
+                if len(base) == 40 and base != model["base_commit"]:
+                    batch = Batch()
+                    try:
+                        self.rebase(model, base, trees[b""].hex().encode(), batch)
+                        self.load_dirs(model["w"], {path.rpartition(b"/")[0] for path in model["was"]}, batch)
+                    finally:
+                        batch.close()
+            self.index_ahead()
+        except Exception as error:
+            model = None
+            self.declined("the tree's base could not be read: %s" % (str(error) or type(error).__name__))
+        finally:
+            self.loaded(model, epoch)
+
+    # The agent's index as the blob a save holds (i), written ahead at a session's start: at
+    # 10,000 files compressing it is some 10 ms of the first save's. If the agent changes its
+    # index first, the save writes the new one and this one waits for git's gc, as any object no
+    # ref names. Nothing here is relied on: any failure leaves it to the save.
+    def index_ahead(self):
+        path = ROOT + b"/.git/index"
+        try:
+            st = os.lstat(path)
+            if not stat_.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX:
+                return
+            body = read_regular(path, st.st_size + 1)
+            if body is not None and len(body) == st.st_size:
+                objects = Objects(ROOT)
+                objects.check()
+                objects.write(b"blob", body)
+        except Exception:
+            pass
+
+    # A lazy model of tree `tree` whose base is commit `base` (None: not known yet), with what
+    # differs from the base, the sizes of its files and the trees of the directories that hold
+    # them read (by one cat-file, here in the background rather than in the next save).
+    def model_of(self, tree, base):
+        if len(tree) != 40 or (base is not None and len(base) != 40):
+            raise Decline("not an object id")
+        w = {"dirs": {}, "trees": {b"": bytes.fromhex(tree.decode())}}
+        model = {"w": w, "base_commit": base, "was": {}, "sizes": {}}
+        if base is None:
+            return model
+        batch = Batch()
+        try:
+            self.rebase(model, base, tree, batch)
+            self.load_dirs(w, {path.rpartition(b"/")[0] for path in model["was"]}, batch)
+        finally:
+            batch.close()
+        return model
+
+    # What differs between commit `base` and tree `tree` (w as it is), as git diff-tree -r finds
+    # it, becomes the model's account of what differs from its base, with the sizes of the files.
+    def rebase(self, model, base, tree, batch):
+        diff = git([b"diff-tree", b"-r", b"-z", b"--no-renames", base, tree]).split(b"\0")
+        was, wanted = {}, []
+        for i in range(0, len(diff) - 1, 2):
+            old_mode, new_mode, old_sha, new_sha, _ = diff[i][1:].split(b" ")
+            was[diff[i + 1]] = None if old_mode == b"000000" else (old_mode, bytes.fromhex(old_sha.decode()))
+            if new_mode not in (b"000000", b"160000"):
+                wanted.append(new_sha)
+        sizes = {}
+        if wanted:
+            for sha, _, _, size in batch.ask([b"info " + sha for sha in wanted], sizes=True):
+                if sha is None:
+                    raise Decline("an object of the tree is missing")
+                sizes[bytes.fromhex(sha.decode())] = size
+        model["was"], model["sizes"], model["base_commit"] = was, sizes, base
+
+    # Every tree of w, read ahead (a warm box's priming, while it waits in the pool for a session:
+    # the session's first save then reads none). One ls-tree; a tree of more entries than
+    # READ_ALL_MAX_INDEX allows stays lazy.
+    def read_all(self, w):
+        dirs, trees = {b"": {}}, {b"": w["trees"][b""]}
+        out = git([b"ls-tree", b"-r", b"-t", b"-z", b"--full-tree", w["trees"][b""].hex().encode()])
         for item in out.split(b"\0"):
             if not item:
                 continue
@@ -139,11 +314,50 @@ class TreeWriter:
                 dirs.setdefault(path, {})
                 trees[path] = sha
             dirs.setdefault(parent, {})[name] = (mode, sha)
-        return {"dirs": dirs, "trees": trees}
+        w["dirs"], w["trees"] = dirs, trees
+
+    # Reads the tree objects of the directories in `wanted` and of every directory on the way to
+    # them that w holds, a depth at a time (one question to git per depth, not per directory).
+    def load_dirs(self, w, wanted, batch=None):
+        dirs, trees = w["dirs"], w["trees"]
+        chains = set()
+        for d in wanted:
+            while d not in dirs and d not in chains:
+                chains.add(d)
+                if not d:
+                    break
+                d = d.rpartition(b"/")[0]
+        if not chains:
+            return
+        for depth in sorted({depth_of(d) for d in chains}):
+            asked = []
+            for d in chains:
+                if d in dirs or depth_of(d) != depth:
+                    continue
+                if not d:
+                    asked.append((d, trees[b""]))
+                    continue
+                parent, _, name = d.rpartition(b"/")
+                found = dirs.get(parent, {}).get(name)
+                if found is not None and found[0] == TREE_MODE and found[1] is not None:
+                    asked.append((d, found[1]))
+            if not asked:
+                continue
+            if batch is None:
+                if self.batch is None:
+                    self.batch = Batch()
+                batch = self.batch
+            answers = batch.ask([b"contents " + sha.hex().encode() for _, sha in asked])
+            for (d, sha), (_, kind, body) in zip(asked, answers):
+                if kind != b"tree":
+                    raise Decline("a tree of the model is missing")
+                dirs[d] = parse_tree(body)
+                trees[d] = sha
 
     # The file (mode, sha) at path in w, or None.
     def entry(self, w, path):
         parent, _, name = path.rpartition(b"/")
+        self.load_dirs(w, [parent])
         found = w["dirs"].get(parent, {}).get(name)
         return None if found is None or found[0] == TREE_MODE else found
 
@@ -153,15 +367,19 @@ class TreeWriter:
         top = self.entry(w, rel)
         if top is not None:
             found[rel] = top
-        todo = [rel] if rel in w["dirs"] else []
-        while todo:
-            d = todo.pop()
-            for name, (mode, sha) in w["dirs"].get(d, {}).items():
-                sub = d + b"/" + name
-                if mode == TREE_MODE:
-                    todo.append(sub)
-                else:
-                    found[sub] = (mode, sha)
+        self.load_dirs(w, [rel])
+        level = [rel] if rel in w["dirs"] else []
+        while level:
+            self.load_dirs(w, level)
+            below = []
+            for d in level:
+                for name, (mode, sha) in w["dirs"].get(d, {}).items():
+                    sub = d + b"/" + name
+                    if mode == TREE_MODE:
+                        below.append(sub)
+                    else:
+                        found[sub] = (mode, sha)
+            level = below
         return found
 
     # Paths that differ from the base, and the bytes of those that are files now, as git
@@ -170,6 +388,7 @@ class TreeWriter:
         w, was, sizes = model["w"], model["was"], model["sizes"]
         files = changed = 0
         kept = {}
+        self.load_dirs(w, {path.rpartition(b"/")[0] for path in was})
         for path in list(was):
             now = self.entry(w, path)
             if now == was[path]:
@@ -229,6 +448,7 @@ class TreeWriter:
     def drop(self, w, rel):
         # Removes rel (a file, or a directory with all under it) from w.
         parent, _, name = rel.rpartition(b"/")
+        self.load_dirs(w, [parent])
         entries = w["dirs"].get(parent)
         if entries is None or name not in entries:
             return
@@ -249,6 +469,7 @@ class TreeWriter:
 
     def put(self, w, rel, mode, sha):
         parts = rel.split(b"/")
+        self.load_dirs(w, [rel.rpartition(b"/")[0]])
         d = b""
         for part in parts[:-1]:
             entries = w["dirs"].setdefault(d, {})
@@ -343,6 +564,12 @@ class TreeWriter:
             mode, sha = entries[name]
             if mode == TREE_MODE:
                 sub = d + b"/" + name if d else name
+                if sub not in w["dirs"]:
+                    # Not read, so not changed: as its tree object says.
+                    if sha is None:
+                        raise Decline("a new directory with no entries read")
+                    items.append((tree_key(name, mode), mode, name, sha))
+                    continue
                 sha = self.write_trees(w, sub)
                 if sha is None:
                     del entries[name]
@@ -361,6 +588,8 @@ class TreeWriter:
 
     def save(self, req):
         with self.lock:
+            if self.pending:
+                self.idle.wait_for(lambda: not self.pending, PRIME_WAIT)
             model = self.model
             self.model = None
             if model is None:
@@ -375,6 +604,10 @@ class TreeWriter:
             except Exception as error:
                 self.watch.tree_lost()
                 return self.declined(str(error) or type(error).__name__)
+            finally:
+                if self.batch is not None:
+                    self.batch.close()
+                    self.batch = None
             self.model = model
             return answer
 
@@ -393,8 +626,14 @@ class TreeWriter:
         wtree = self.write_trees(w)
         named, base = parse_refs(refs_out, req["baseRef"].encode())
         refs = [sha + b" " + ref for ref, sha in named.items()]
-        if base is None or base != model["base_commit"]:
-            raise Decline("the base moved")
+        if base is None or len(base) != 40:
+            raise Decline("no base")
+        if base != model["base_commit"]:
+            # A warm box's tree, primed before its session set the base (or the base moved): what
+            # differs is counted from this base, over the tree just written.
+            if self.batch is None:
+                self.batch = Batch()
+            self.rebase(model, base, wtree.hex().encode(), self.batch)
         refs_text = b"\n".join(refs)
         head = read_regular(ROOT + b"/.git/HEAD", 4096) if not os.path.islink(ROOT + b"/.git/HEAD") else None
         if head is None:

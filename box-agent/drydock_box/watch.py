@@ -34,6 +34,7 @@ what the take promised.
 """
 import ctypes
 import errno
+import hashlib
 import os
 import select
 import stat as stat_
@@ -52,6 +53,7 @@ MAX_DIRS = 20000
 MAX_ENTRIES = 200000
 MAX_PATHS = 128
 MAX_CONFIG_BYTES = 65536
+MAX_IGNORE_BYTES = 1 << 20
 
 
 class Watch:
@@ -232,6 +234,11 @@ class Watch:
                 self.lost()
             return
         rel = base + b"/" + name if base else name
+        if rel == b".git" and not mask & (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE):
+            # The repository's own directory written to or its times set (a copy-in does): no file
+            # of the working tree changed. (What under it decides what git stores or ignores is
+            # read at each take: config_print, and the tree writer's settings_plain.)
+            return
         if name == b".gitignore":
             self.whole = True
             self.tree_whole = True
@@ -254,28 +261,30 @@ class Watch:
                 pass
         self.note(rel)
 
-    # What decides which files git ignores, as stat data; None when a config names another file
-    # (core.excludesFile, include): git must then look at everything every time.
+    # What decides which files git ignores, as a digest of each file's bytes (None where there is
+    # no file): the same bytes decide the same, so a copy-in that writes the same config or exclude
+    # file anew changes nothing. None when a file cannot be read whole, or a config names another
+    # file (core.excludesFile, include): git must then look at everything every time.
     def config_print(self):
         prints = []
         for path in self.config_files:
             try:
-                st = os.stat(path)
+                os.stat(path)
             except FileNotFoundError:
                 prints.append(None)
                 continue
             except OSError:
                 return None
-            prints.append((st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-            if path.endswith(b"config"):
-                if st.st_size > MAX_CONFIG_BYTES:
+            config = path.endswith(b"config")
+            limit = MAX_CONFIG_BYTES if config else MAX_IGNORE_BYTES
+            text = read_regular(path, limit + 1)
+            if text is None or len(text) > limit:
+                return None
+            if config:
+                lower = text.lower()
+                if b"excludesfile" in lower or b"include" in lower:
                     return None
-                text = read_regular(path, MAX_CONFIG_BYTES)
-                if text is None:
-                    return None
-                text = text.lower()
-                if b"excludesfile" in text or b"include" in text:
-                    return None
+            prints.append(hashlib.sha1(text).digest())
         return prints
 
     def nlink(self, rel):
@@ -380,6 +389,19 @@ class Watch:
             dirty = self.tree_dirty
             self.tree_dirty = set()
             return dirty
+
+    # Whether the tree writer's account still vouches for the changes since its tree (tree_take's
+    # conditions, nothing taken): a session's start keeps a tree its warm box was primed with.
+    def tree_vouches(self):
+        with self.lock:
+            if self.fd < 0 or self.dead or self.suspended or self.inflight:
+                return False
+            self.drain()
+            if self.dead or self.suspended or self.tree_whole:
+                return False
+            self.links = {rel for rel in self.links if self.nlink(rel) > 1}
+            self.attributes = {rel for rel in self.attributes if os.path.lexists(self.full(rel))}
+            return not self.links and not self.attributes and self.config_print() == self.tree_config
 
     # A tree write that took changes failed: it vouches for nothing until a script writes one.
     def tree_lost(self):

@@ -218,3 +218,32 @@ def test_a_request_whose_listings_find_no_room_asks_git_for_everything(workspace
     assert env[b"DRYDOCK_CHANGES"] == b"all" and b"DRYDOCK_GONE" not in env
     assert listings == [] and whole is True
     w.done(True, whole)
+
+
+def test_ignore_rules_written_anew_with_the_same_bytes_change_nothing(tree):
+    # A copy-in writes .git/config and .git/info/exclude again, as new files with the same bytes:
+    # git ignores what it ignored, so the next take still names only what changed.
+    (tree / ".git" / "config").write_text("[core]\n\tbare = false\n")
+    (tree / ".git" / "info" / "exclude").write_text("*.tmp\n")
+    w = started(tree)
+    for name in ("config", "info/exclude"):
+        path = tree / ".git" / name
+        body = path.read_bytes()
+        os.unlink(str(path))
+        path.write_bytes(body)
+    (tree / "a.txt").write_text("changed")
+    assert take(w) == (([b"a.txt"], []), False)
+    (tree / ".git" / "info" / "exclude").write_text("*.tmp\n*.log\n")
+    assert take(w) == (None, True)
+
+
+def test_writes_to_the_roots_git_directory_are_no_change_but_replacing_it_is(tree):
+    w = started(tree)
+    os.utime(str(tree / ".git"), (1, 1))
+    os.chmod(str(tree / ".git"), 0o700)
+    (tree / ".git" / "HEAD").write_text("ref: refs/heads/other\n")
+    assert take(w) == (([], []), False)
+    os.rename(str(tree / ".git"), str(tree / ".git-old"))
+    os.rename(str(tree / ".git-old"), str(tree / ".git"))
+    found, whole = take(w)
+    assert found is None

@@ -283,8 +283,9 @@ export interface BoxShOptions extends ExecOptions {
    * The program in the box may answer the request itself, without running the script, when it
    * can vouch for the answer being the script's: a checkpoint's save (`{ op: "save", … }`, with
    * `changes`: box-agent/drydock_box/tree.py), a restore (`{ op: "restore", … }`, with `changes`)
-   * or a fork's import (`{ op: "import", … }`: restore.py, fork.py there). Through an exec the
-   * script always runs.
+   * or a fork's import (`{ op: "import", … }`: restore.py, fork.py there). `{ op: "prime", … }`
+   * (with `changes`) runs the script as always, then has the box's tree writer read the tree of
+   * the diff's index in the background. Through an exec the script always runs.
    */
   fast?: Record<string, string | number | boolean>;
 }

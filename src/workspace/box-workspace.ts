@@ -6,8 +6,8 @@
 import { join } from "node:path";
 import tar from "tar-stream";
 import type { Box } from "../sandbox/box.js";
-import { boxSh } from "../sandbox/box-channel.js";
-import { CommandExitError, LimitExceededError } from "../util/errors.js";
+import { boxSh, openBoxChannel } from "../sandbox/box-channel.js";
+import { CommandExitError, describeError, LimitExceededError } from "../util/errors.js";
 import { logger } from "../util/log.js";
 import { reportProgress } from "../util/progress-scope.js";
 import { DEFAULT_MAX_DIFF_BYTES } from "./diff-safety.js";
@@ -284,6 +284,15 @@ export async function prefillBox(
   });
   failedCopy(box, received);
   const stats = await packing;
+  // The watch of /workspace and the tree writer's tree start here, while the box waits in the
+  // pool: the session that takes it then brings the diff's index up to date over what its copy-in
+  // changed, not every file, and its first checkpoint starts from this tree. Best effort: a box
+  // whose channel does not answer starts both when its session does, as any box.
+  try {
+    if (await openBoxChannel(box)) await startDiffWatch(box, undefined, { readAll: true });
+  } catch (error) {
+    log.debug(`box ${box.shortId}: the watch did not start with the prefill: ${describeError(error)}`);
+  }
   return { repoRoot: plan.repo.root, commit, objects: new Set(stats.objects) };
 }
 
@@ -405,6 +414,8 @@ esac
 export interface DiffOptions {
   maxBytes?: number;
   signal?: AbortSignal;
+  /** What the box agent does beside the script (BoxShOptions.fast). */
+  fast?: Record<string, string | boolean>;
 }
 
 async function runDiff(
@@ -419,6 +430,7 @@ async function runDiff(
     // (last-stat brings the index up to date with nothing: the changes are left to the next diff.)
     // Every other diff starts the box's watch if it does not run yet.
     changes: kind === "last-stat" ? false : "start",
+    ...(options.fast ? { fast: options.fast } : {}),
   });
   if (result.exitCode !== 0) {
     throw new CommandExitError(
@@ -438,10 +450,19 @@ async function runDiff(
 /**
  * Starts the box's watch of /workspace and brings the diff's index up to date once, diffing
  * nothing: a session does it as soon as it is ready, in its turn with its other diffs, so that its
- * first diff or checkpoint already follows the change, not the repository (watch.py).
+ * first diff or checkpoint already follows the change, not the repository (watch.py). The box
+ * agent's tree writer then reads the tree of that index in the background ("prime": tree.py), so
+ * that the session's first checkpoint writes what changed since, as its later ones do.
  */
-export async function startDiffWatch(box: Box, signal?: AbortSignal): Promise<void> {
-  await runDiff(box, "index", { signal });
+export async function startDiffWatch(
+  box: Box,
+  signal?: AbortSignal,
+  options: { readAll?: boolean } = {},
+): Promise<void> {
+  await runDiff(box, "index", {
+    signal,
+    fast: { op: "prime", index: DIFF_INDEX, baseRef: BASE_REF, readAll: options.readAll === true },
+  });
 }
 
 /** The unified diff (binary-safe) of everything changed in /workspace since the base. */

@@ -11,7 +11,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { boxSh } from "../../src/sandbox/box-channel.js";
-import type { Session } from "../../src/session/session.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Session } from "../../src/session/session.js";
+import { SessionManager } from "../../src/session/session-manager.js";
 import {
   restoreCheckpoint,
   saveCheckpoint,
@@ -28,7 +31,7 @@ import {
 } from "../helpers/agent-steps.js";
 import { tempRepo, type TempRepo } from "../helpers/repos.js";
 import { boxRuntime } from "../helpers/runtime.js";
-import { testSession } from "../helpers/sessions.js";
+import { sandboxImage, testEngine, testSession } from "../helpers/sessions.js";
 
 /**
  * Checks checkpoint commit $1 against git's own account of the workspace now (with $2 = 1, also
@@ -131,6 +134,11 @@ async function saveAndCheck(session: Session, what: string): Promise<SavedCheckp
     includeIgnored: false,
     maxBytes: 1 << 30,
   });
+  return checkSaved(session, saved, what);
+}
+
+/** Checks a save against git's account of the workspace now. */
+async function checkSaved(session: Session, saved: SavedCheckpoint, what: string): Promise<SavedCheckpoint> {
   const fsck = saved.byTreeWriter && FSCK_EVERY_SAVE;
   const r = await boxSh(session.box, CHECK, [saved.commit, fsck ? "1" : "0"], {
     maxOutputBytes: 1 << 20,
@@ -354,5 +362,90 @@ describe("the box's tree writer", () => {
       if (!saved.byTreeWriter) await settle(session);
     }
     expect(wrong, "the tree writer saved what it cannot vouch for").toEqual([]);
+  }, 600_000);
+});
+
+/**
+ * A session's first checkpoint: the request that starts the box's watch at a session's start also
+ * has the tree writer read the tree of the diff's index, in the background (tree.py, prime), so
+ * the first save is the tree writer's too. Nothing here waits for that start: the agent's changes
+ * and the save race it, as a caller's would.
+ */
+describe("a session's first checkpoint", () => {
+  const repos: TempRepo[] = [];
+  const sessions: Session[] = [];
+  afterAll(async () => {
+    await Promise.all(sessions.map((s) => s.destroy()));
+    for (const r of repos) r[Symbol.dispose]();
+  }, 600_000);
+
+  /** A session on a new repository of `files`, handed over as soon as it is ready. */
+  async function fresh(files: Record<string, string>): Promise<Session> {
+    const repo = tempRepo(files);
+    repos.push(repo);
+    const session = await Session.create(await testEngine(), { repo: repo.path, image: sandboxImage() });
+    sessions.push(session);
+    return session;
+  }
+
+  /** The save a checkpoint makes, in its turn with the session's other diffs (as Session.checkpoint). */
+  function saveInTurn(session: Session): Promise<SavedCheckpoint> {
+    return session.oneDiffAtATime(() =>
+      saveCheckpoint(session.box, slot(), { name: "t", includeIgnored: false, maxBytes: 1 << 30 }),
+    );
+  }
+
+  it("taken at once after the start is the tree writer's and git's, and so are the saves after it", async () => {
+    const deep = Array.from({ length: 40 }, (_, i) => `n${i}`).join("/");
+    const session = await fresh({ ...agentStepFiles(), [`${deep}/leaf.txt`]: "leaf\n" });
+    await bash(
+      session,
+      `cd /workspace && echo e >> d0/f0.txt && rm d2/f3.txt && mkdir -p d1/new && echo n > d1/new/n.txt && ` +
+        `ln -s /etc/passwd d1/pw && echo i > d2/x.log && echo deeper >> ${deep}/leaf.txt && ${NESTED_REPOSITORY}`,
+    );
+    const first = await checkSaved(session, await saveInTurn(session), "the first save");
+    expect(first.byTreeWriter, "the session's first checkpoint went to its script").toBe(true);
+    // The same file again within the second, the same size: the next save holds the new bytes.
+    await bash(
+      session,
+      "cd /workspace && echo E >> d0/f0.txt && printf x > d0/f1.txt && printf y > d0/f1.txt",
+    );
+    expect((await checkSaved(session, await saveInTurn(session), "the second save")).byTreeWriter).toBe(true);
+  }, 600_000);
+
+  it("from a pool prefilled with the repository is the tree writer's and git's", async () => {
+    // The warm box's watch and tree start in the pool; the session keeps them (its copy-in is in
+    // the watch's account) and counts from the base its copy-in set.
+    const repo = tempRepo({ ...agentStepFiles(), "d1/deep/er/x.txt": "x\n" });
+    repos.push(repo);
+    writeFileSync(join(repo.path, "d0", "host-only.txt"), "uncommitted on the host\n");
+    const manager = await SessionManager.start(await testEngine(), {
+      pool: { size: 1, profile: { image: sandboxImage() }, prefillRepo: repo.path },
+    });
+    try {
+      await manager.pool!.full();
+      const session = await manager.create({ repo: repo.path, image: sandboxImage() });
+      expect(session.warm).toBe(true);
+      await bash(
+        session,
+        "cd /workspace && echo e >> d0/f0.txt && rm d2/f3.txt && echo n > d1/deep/er/n.txt",
+      );
+      const first = await checkSaved(session, await saveInTurn(session), "the first save");
+      expect(first.byTreeWriter, "the session's first checkpoint went to its script").toBe(true);
+      await bash(session, "cd /workspace && echo again >> d1/deep/er/x.txt");
+      expect((await checkSaved(session, await saveInTurn(session), "the second save")).byTreeWriter).toBe(
+        true,
+      );
+    } finally {
+      await manager.closeAll();
+    }
+  }, 600_000);
+
+  it("a file the agent cannot read fails the first save as git does, and saves nothing wrong", async () => {
+    const session = await fresh(agentStepFiles());
+    await bash(session, "cd /workspace && echo secret > d0/locked.txt && chmod 000 d0/locked.txt");
+    await expect(saveInTurn(session)).rejects.toThrow(/locked\.txt|Permission denied|permission/i);
+    await bash(session, "cd /workspace && chmod 644 d0/locked.txt && echo more >> d0/f0.txt");
+    await checkSaved(session, await saveInTurn(session), "once it can be read");
   }, 600_000);
 });
