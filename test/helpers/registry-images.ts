@@ -10,6 +10,7 @@ import { PassThrough, Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import tar from "tar-stream";
 import type { Engine } from "../../src/engine/engine.js";
+import { pushImage, type PushedImage } from "../../src/engine/image-push.js";
 
 /**
  * What the slim image leaves out of the sandbox image: toolchains, aider, docs, caches. It keeps
@@ -150,4 +151,26 @@ export async function pushAndForget(
     .push({ authconfig: auth } as never)) as unknown as NodeJS.ReadableStream;
   await drain(stream, engine);
   await engine.docker.getImage(ref).remove({ noprune: false });
+}
+
+/**
+ * The slim box image with a marker layer, pushed to `registry` as `REGISTRY/PATH` and gone from
+ * the engine: what a cluster's nodes must pull. Returns the push's names (tag, by digest, digest).
+ */
+export async function pushedBoxImage(
+  engine: Engine,
+  sandbox: string,
+  target: string,
+  marker: string,
+): Promise<PushedImage> {
+  const local = await markedImage(
+    engine,
+    await slimBoxImage(engine, sandbox),
+    `drydock-pushed-box:${marker}`,
+    marker,
+  );
+  const pushed = await pushImage(engine, local, target);
+  await engine.removeImage(local).catch(() => undefined);
+  await engine.removeImage(pushed.tagged).catch(() => undefined);
+  return pushed;
 }

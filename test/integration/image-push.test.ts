@@ -6,7 +6,6 @@
  * and nowhere else, and a target without a registry host, with a digest, or an image the engine
  * lacks is refused before anything is pushed.
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,11 +13,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine } from "../../src/engine/engine.js";
 import { manifestDigest } from "../../src/engine/registry-manifest.js";
+import { runDrydock, type CliRun } from "../helpers/cli.js";
 import { LoopbackRegistry } from "../helpers/loopback-registry.js";
 import { tinyImageWithoutGit } from "../helpers/registry-images.js";
 import { testEngine } from "../helpers/sessions.js";
 
-const cli = join(process.cwd(), "dist", "cli", "main.js");
 const run = randomBytes(4).toString("hex");
 const USER = "pusher";
 const PASSWORD = `pw-${randomBytes(9).toString("hex")}`;
@@ -31,22 +30,8 @@ let dir: string;
 let withCredentials: string;
 let withoutCredentials: string;
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function drydock(args: string[], configDir: string): Promise<Ran> {
-  const child = spawn(process.execPath, [cli, ...args], {
-    env: { ...process.env, DRYDOCK_STATE_DIR: join(dir, "state"), DOCKER_CONFIG: configDir },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function drydock(args: string[], configDir: string): Promise<CliRun> {
+  return runDrydock(args, { DRYDOCK_STATE_DIR: join(dir, "state"), DOCKER_CONFIG: configDir });
 }
 
 beforeAll(async () => {

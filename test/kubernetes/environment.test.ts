@@ -10,11 +10,10 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
-import { pushImage } from "../../src/engine/image-push.js";
 import { testNamespace } from "../helpers/kube.js";
 import { LoopbackRegistry } from "../helpers/loopback-registry.js";
 import { inMemoryDrydock, ok } from "../helpers/mcp-client.js";
-import { markedImage, slimBoxImage } from "../helpers/registry-images.js";
+import { pushedBoxImage } from "../helpers/registry-images.js";
 import { tempRepo } from "../helpers/repos.js";
 import { sandboxImage } from "../helpers/sessions.js";
 
@@ -24,15 +23,12 @@ describe("environments on a cluster", () => {
   it("builds the repository's environment here, pushes it, and the Pod runs it by digest", async () => {
     const docker = await Engine.connect();
     await using registry = await LoopbackRegistry.start();
-    const local = await markedImage(
+    const base = await pushedBoxImage(
       docker,
-      await slimBoxImage(docker, sandboxImage()),
-      `drydock-kube-env-base:${run}`,
+      sandboxImage(),
+      `${registry.address}/drydock-box`,
       `base-${run}`,
     );
-    const base = await pushImage(docker, local, `${registry.address}/drydock-box`);
-    await docker.removeImage(local).catch(() => undefined);
-    await docker.removeImage(base.tagged).catch(() => undefined);
 
     await using ns = await testNamespace("environment");
     using repo = tempRepo({

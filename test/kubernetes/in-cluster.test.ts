@@ -31,7 +31,7 @@ import { buildServerImage } from "../../src/sandbox/server-image.js";
 import { kubeConfig } from "../helpers/kube.js";
 import { LoopbackRegistry } from "../helpers/loopback-registry.js";
 import { ok } from "../helpers/mcp-client.js";
-import { markedImage, slimBoxImage } from "../helpers/registry-images.js";
+import { pushedBoxImage } from "../helpers/registry-images.js";
 import { sandboxImage } from "../helpers/sessions.js";
 import { freePort } from "../helpers/ports.js";
 
@@ -95,15 +95,7 @@ describe("drydock in the cluster", () => {
       `${registry.address}/drydock-server`,
     );
     const marker = `in-cluster-${run}`;
-    const local = await markedImage(
-      docker,
-      await slimBoxImage(docker, sandboxImage()),
-      `drydock-in-cluster:${run}`,
-      marker,
-    );
-    const boxImage = await pushImage(docker, local, `${registry.address}/drydock-box`);
-    await docker.removeImage(local).catch(() => undefined);
-    await docker.removeImage(boxImage.tagged).catch(() => undefined);
+    const boxImage = await pushedBoxImage(docker, sandboxImage(), `${registry.address}/drydock-box`, marker);
 
     const kc = kubeConfig();
     const core = kc.makeApiClient(CoreV1Api);

@@ -8,12 +8,11 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Engine } from "../../src/engine/engine.js";
-import { pushImage } from "../../src/engine/image-push.js";
 import { manifestDigest } from "../../src/engine/registry-manifest.js";
 import { testNamespace } from "../helpers/kube.js";
 import { LoopbackRegistry } from "../helpers/loopback-registry.js";
 import { failure, inMemoryDrydock, ok } from "../helpers/mcp-client.js";
-import { markedImage, slimBoxImage } from "../helpers/registry-images.js";
+import { pushedBoxImage } from "../helpers/registry-images.js";
 import { tempRepo } from "../helpers/repos.js";
 import { sandboxImage } from "../helpers/sessions.js";
 
@@ -24,15 +23,7 @@ describe("box images from a registry", () => {
     const docker = await Engine.connect();
     await using registry = await LoopbackRegistry.start();
     const marker = `kube-registry-${run}`;
-    const local = await markedImage(
-      docker,
-      await slimBoxImage(docker, sandboxImage()),
-      `drydock-kube-registry:${run}`,
-      marker,
-    );
-    const pushed = await pushImage(docker, local, `${registry.address}/drydock-box`);
-    await docker.removeImage(local).catch(() => undefined);
-    await docker.removeImage(pushed.tagged).catch(() => undefined);
+    const pushed = await pushedBoxImage(docker, sandboxImage(), `${registry.address}/drydock-box`, marker);
     expect(await manifestDigest(pushed.tagged, null)).toBe(pushed.digest);
 
     await using ns = await testNamespace("registry");

@@ -4,23 +4,13 @@
  * show, diff, checkpoint, checkpoints, restore, apply); without it, the local Docker engine has no
  * such box, and the answer says to name the cluster.
  */
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runDrydock } from "../helpers/cli.js";
 import { testNamespace } from "../helpers/kube.js";
 import { inMemoryDrydock, ok } from "../helpers/mcp-client.js";
 import { git, tempRepo } from "../helpers/repos.js";
 
-const cli = join(process.cwd(), "dist", "cli", "main.js");
-
-function drydock(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
-}
+const drydock = (args: string[]) => runDrydock(args);
 
 describe("the sessions verbs on a cluster", () => {
   it("find and work on a live session's Pod with --engine, and say to name the cluster without it", async () => {
