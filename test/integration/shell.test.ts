@@ -181,7 +181,15 @@ describe("PtyShell in a real box", () => {
     // The kernel's last process id in the box (runc; gVisor does not tell it, and resets always).
     const lastPid = async () =>
       Number((await session.bash("read -r p < /proc/sys/kernel/ns_last_pid; echo $p")).output);
-    const before = await lastPid();
+    // The session's start primes the box agent's tree writer in the background (git in the box):
+    // wait until the box has started no process for a while before counting.
+    let before = await lastPid();
+    for (let i = 0; i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      const now = await lastPid();
+      if (now === before) break;
+      before = now;
+    }
     await session.bash("true");
     await session.bash("cd /tmp; export X=1; cd /workspace");
     expect(await lastPid(), "builtins only: no process, not even the frame's stty").toBe(before);
