@@ -223,7 +223,7 @@ describe("session_create's egress over MCP", () => {
         arguments: { session_id: none.session_id, command: "echo proxy=${HTTPS_PROXY:-unset}" },
       }),
     );
-    expect(env.output).toBe("proxy=unset\n");
+    expect(env.stdout).toBe("proxy=unset\n");
   });
 
   it("lets aider reach the LLM gateway on the box's loopback past the proxy (NO_PROXY)", async () => {
