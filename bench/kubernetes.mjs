@@ -1,9 +1,10 @@
 // drydock on the test cluster (scripts/kube/cluster.sh up) beside drydock on Docker, same machine,
-// interleaved: a cold session ready (10 files), a bash `true` round trip, and eval of the SWE-bench
+// interleaved: a cold session ready (10 files), a warm one (a box from a pool prefilled with the
+// repository, as `serve` keeps), a bash `true` round trip, and eval of the SWE-bench
 // fixtures (8 tasks, patch agent, 4 at a time, 0.5 CPU each) as tasks per minute, the cluster's
 // attempts placed on its two nodes by the scheduler. Needs `npm run build` and a cluster that is up.
 //
-//   node bench/kubernetes.mjs          BENCH_RUNS=N (default 20; eval runs 2 rounds)
+//   node bench/kubernetes.mjs          BENCH_RUNS=N (default 20; eval runs 2 rounds; BENCH_EVAL=0 leaves it out)
 // Writes bench/results/kubernetes-<time>.json (untracked) and prints the table.
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -22,6 +23,7 @@ const { Engine } = await import("../dist/engine/engine.js");
 const { KubernetesEngine } = await import("../dist/engine/kubernetes/kubernetes-engine.js");
 const { parseKubernetesTarget } = await import("../dist/engine/kubernetes/kubernetes-target.js");
 const { Session } = await import("../dist/session/session.js");
+const { SessionManager } = await import("../dist/session/session-manager.js");
 const { defaultSandboxImage } = await import("../dist/sandbox/sandbox-image.js");
 const { setLogLevel } = await import("../dist/util/log.js");
 setLogLevel("warning");
@@ -61,6 +63,35 @@ try {
     docker: { run: () => Session.create(docker, { repo, image }), after: (s) => s.destroy() },
   });
   row("cold session ready, 10 files", ready.kubernetes, ready.docker);
+
+  say(`load ${loadavg()[0].toFixed(1)}: warm session ready (prefilled pool), ${runs} rounds`);
+  const pools = {
+    kubernetes: await SessionManager.start(cluster, {
+      pool: { size: 1, profile: { image }, prefillRepo: repo },
+    }),
+    docker: await SessionManager.start(docker, { pool: { size: 1, profile: { image }, prefillRepo: repo } }),
+  };
+  let notWarm = 0;
+  const fromPool = (manager) => ({
+    run: () => manager.create({ repo, image }),
+    before: () => manager.pool.full(),
+    after: async (s) => {
+      if (!s.warm) notWarm++;
+      await manager.destroy(s.id);
+      // The pool refills now, not during the other alternative's run.
+      await manager.pool.full();
+    },
+  });
+  try {
+    const warm = await interleaved(runs, {
+      kubernetes: fromPool(pools.kubernetes),
+      docker: fromPool(pools.docker),
+    });
+    if (notWarm) say(`${notWarm} "warm" sessions did not get a pooled box`);
+    row("warm session ready, 10 files (prefilled pool)", warm.kubernetes, warm.docker);
+  } finally {
+    await Promise.allSettled([pools.kubernetes.closeAll(), pools.docker.closeAll()]);
+  }
 
   say(`load ${loadavg()[0].toFixed(1)}: bash round trip`);
   const [onCluster, onDocker] = await Promise.all([
@@ -127,7 +158,7 @@ try {
     return { ms, tasks: results.tasks.length, nodes: [...nodes].sort() };
   };
   const evalRounds = { kubernetes: [], docker: [] };
-  for (let i = 0; i < 2; i++) {
+  for (let i = 0; i < (process.env.BENCH_EVAL === "0" ? 0 : 2); i++) {
     for (const name of i % 2 === 0 ? ["kubernetes", "docker"] : ["docker", "kubernetes"]) {
       evalRounds[name].push(evalOnce(name === "kubernetes" ? ["--engine", target] : [], name));
     }
