@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { fromPool } from "./lib/pool-alternative.mjs";
 import { makeRepo } from "./lib/repos.mjs";
 import { compare, interleaved } from "./lib/stats.mjs";
 
@@ -72,20 +73,10 @@ try {
     docker: await SessionManager.start(docker, { pool: { size: 1, profile: { image }, prefillRepo: repo } }),
   };
   let notWarm = 0;
-  const fromPool = (manager) => ({
-    run: () => manager.create({ repo, image }),
-    before: () => manager.pool.full(),
-    after: async (s) => {
-      if (!s.warm) notWarm++;
-      await manager.destroy(s.id);
-      // The pool refills now, not during the other alternative's run.
-      await manager.pool.full();
-    },
-  });
   try {
     const warm = await interleaved(runs, {
-      kubernetes: fromPool(pools.kubernetes),
-      docker: fromPool(pools.docker),
+      kubernetes: fromPool(pools.kubernetes, { repo, image }, () => notWarm++),
+      docker: fromPool(pools.docker, { repo, image }, () => notWarm++),
     });
     if (notWarm) say(`${notWarm} "warm" sessions did not get a pooled box`);
     row("warm session ready, 10 files (prefilled pool)", warm.kubernetes, warm.docker);

@@ -8,6 +8,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { fromPool } from "./lib/pool-alternative.mjs";
 import { interleaved } from "./lib/stats.mjs";
 
 export async function sessionReady(ctx) {
@@ -36,25 +37,9 @@ export async function sessionReady(ctx) {
           after: destroy,
         },
         cold: { run: () => Session.create(engine, { repo, image }), after: destroy },
-        warm: {
-          run: () => manager.create({ repo, image }),
-          before: () => manager.pool.full(),
-          after: async (s) => {
-            if (!s.warm) notWarm++;
-            await manager.destroy(s.id);
-            // The pool refills now, not during the next alternative's run.
-            await manager.pool.full();
-          },
-        },
-        prefilled: {
-          run: () => prefilling.create({ repo, image }),
-          before: () => prefilling.pool.full(),
-          after: async (s) => {
-            if (!s.warm) notWarm++;
-            await prefilling.destroy(s.id);
-            await prefilling.pool.full();
-          },
-        },
+        warm: fromPool(manager, { repo, image }, () => notWarm++),
+        // The pool drydock serve keeps, prefilled with the repository.
+        prefilled: fromPool(prefilling, { repo, image }, () => notWarm++),
         floor: {
           run: async () => {
             const made = await createSessionBox(engine, newSessionId(), { image });
@@ -74,9 +59,13 @@ export async function sessionReady(ctx) {
         },
         docker: {
           run: () => {
-            const id = execFileSync("docker", ["run", "-d", "--network", "none", image, "sleep", "infinity"], {
-              encoding: "utf8",
-            }).trim();
+            const id = execFileSync(
+              "docker",
+              ["run", "-d", "--network", "none", image, "sleep", "infinity"],
+              {
+                encoding: "utf8",
+              },
+            ).trim();
             execFileSync("docker", ["cp", `${repo}/.`, `${id}:/workspace/`]);
             return id;
           },
@@ -93,9 +82,21 @@ export async function sessionReady(ctx) {
     const label = `${files.toLocaleString("en-US")} files`;
     ctx.row("session ready", `cold, first time (${label})`, first, "docker run + docker cp", docker);
     ctx.row("session ready", `cold (${label})`, cold, "docker run + docker cp", docker);
-    ctx.row("session ready", `cold (${label}), against the engine's floor`, cold, "box created and started, one exec of true", floor);
+    ctx.row(
+      "session ready",
+      `cold (${label}), against the engine's floor`,
+      cold,
+      "box created and started, one exec of true",
+      floor,
+    );
     ctx.row("session ready", `warm, from the pool (${label})`, warm, "docker run + docker cp", docker);
-    ctx.row("session ready", `warm, prefilled with the repository (${label})`, prefilled, "warm, from the pool", warm);
+    ctx.row(
+      "session ready",
+      `warm, prefilled with the repository (${label})`,
+      prefilled,
+      "warm, from the pool",
+      warm,
+    );
     points.push({ files, first, cold, warm, docker });
   }
   ctx.results.series.sessionReady = points;
