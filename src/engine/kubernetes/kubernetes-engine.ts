@@ -27,14 +27,13 @@ import { DrydockError, ImageMissingError, InvalidArgumentError } from "../../uti
 import { logger } from "../../util/log.js";
 import { clusterImageMissing } from "./cluster-image.js";
 import { clusterRoom, type BoxSize, type ClusterRoom } from "./cluster-room.js";
+import { RegistryPins } from "./registry-pins.js";
 import { nodesCapacity, nodesHaveImage, readyNodes, runLoader } from "./cluster-nodes.js";
 import type { BoxEngine, BoxState, BoxSummary, EngineRuntime } from "../box-engine.js";
 import type { ContainerSpec } from "../container-spec.js";
 import type { TerminalExec, TerminalExecOptions } from "../exec-terminal.js";
 import type { ExecOptions, ExecResult } from "../exec.js";
-import { parseImageReference } from "../image-reference.js";
 import { currentOwner, formatOwner } from "../labels.js";
-import { byDigest, manifestDigest, namesRegistry } from "../registry-manifest.js";
 import { terminalArgv } from "../runtime-terminal.js";
 import { apiMessage, apiStatusOf, kubeApiError } from "./kube-api-error.js";
 import { kubeExec, type PodTarget } from "./kube-exec.js";
@@ -106,8 +105,8 @@ export class KubernetesEngine implements BoxEngine {
   private readonly roomReadings = new Map<string, Promise<ClusterRoom>>();
   /** Whether drydock may list Pods of every namespace; undefined until tried. */
   private listsAllPods: boolean | undefined;
-  /** Registry digests by reference (registryDigest). */
-  private readonly digests = new Map<string, Promise<string | undefined>>();
+  /** The registry digests Pods name images by. */
+  private readonly pins = new RegistryPins();
 
   private constructor(
     readonly name: string,
@@ -287,7 +286,13 @@ export class KubernetesEngine implements BoxEngine {
     // runc is the nodes' default handler: a Pod asks for it by naming no RuntimeClass.
     const runtime = spec.runtime === "runc" ? undefined : spec.runtime;
     const pod = podFor(
-      { ...spec, runtime, image: await this.podImage(spec.image) },
+      {
+        ...spec,
+        runtime,
+        image: await this.pins.podImage(spec.image, (why) =>
+          log.warn(`${this.name}: ${spec.image} stays named by tag: ${why}`),
+        ),
+      },
       {
         namespace: this.namespace,
         runtimeClasses: runtime ? await this.classes() : {},
@@ -527,43 +532,7 @@ export class KubernetesEngine implements BoxEngine {
    */
   async hasImage(ref: string): Promise<boolean> {
     if (nodesHaveImage(await this.readyNodes(), ref)) return true;
-    return namesRegistry(ref) && (await this.registryDigest(ref)) !== undefined;
-  }
-
-  /**
-   * The digest a registry gives a reference, asked once per process: a tag pushed again while
-   * drydock runs does not change its boxes (restart it, or name the image by digest). A registry
-   * without it is asked again next time.
-   */
-  private registryDigest(ref: string): Promise<string | undefined> {
-    let digest = this.digests.get(ref);
-    if (!digest) {
-      digest = manifestDigest(ref);
-      this.digests.set(ref, digest);
-      digest.then(
-        (found) => {
-          if (!found) this.digests.delete(ref);
-        },
-        () => this.digests.delete(ref),
-      );
-    }
-    return digest;
-  }
-
-  /**
-   * The image a Pod names: by digest (`name@sha256:…`) when the reference names a registry that
-   * answers, so every node runs the same bytes; else the reference as given (an image imported
-   * onto the nodes, which no registry serves).
-   */
-  private async podImage(ref: string): Promise<string> {
-    if (!namesRegistry(ref) || parseImageReference(ref)?.digest) return ref;
-    try {
-      const digest = await this.registryDigest(ref);
-      return digest ? byDigest(ref, digest) : ref;
-    } catch (error) {
-      log.warn(`${this.name}: ${ref} stays named by tag: ${(error as Error).message}`);
-      return ref;
-    }
+    return (await this.pins.digest(ref)) !== undefined;
   }
 
   private async readyNodes(): Promise<V1Node[]> {
